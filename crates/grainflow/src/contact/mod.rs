@@ -1,0 +1,261 @@
+//! The soft-sphere contact law, composed of slots evaluated in a fixed order:
+//! normal (with its damping) → cohesion → tangential → rolling → twisting.
+//!
+//! Each slot is an enum whose variants are small pure functions citing their seed equation
+//! (002 §3, Appendix A; 003 §2). The same law serves particle–particle and particle–wall
+//! contacts: a wall is a body of infinite radius and mass whose surface velocity is given.
+
+pub mod cohesion;
+pub mod normal;
+pub mod rolling;
+pub mod tangential;
+pub mod twisting;
+
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+
+use crate::material::{effective_mass, effective_radius, PairParams};
+pub use cohesion::Cohesion;
+pub use normal::Normal;
+pub use rolling::Rolling;
+pub use tangential::Tangential;
+pub use twisting::Twisting;
+
+/// The contact model of a scene: one variant per slot.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactModel {
+    /// Normal force and damping (002 §3.1, A5–A7; 003 §2).
+    pub normal: Normal,
+    /// Tangential spring with history (002 §3.2).
+    #[serde(default)]
+    pub tangential: Tangential,
+    /// Rolling resistance (002 §3.4.1).
+    #[serde(default)]
+    pub rolling: Rolling,
+    /// Spinning resistance (002 §3.4.2).
+    #[serde(default)]
+    pub twisting: Twisting,
+    /// Cohesion (002 §3.3).
+    #[serde(default)]
+    pub cohesion: Cohesion,
+    /// Characteristic collision velocity v_c (m/s): sets Hooke's stiffness (002 A5), the
+    /// contact time behind `dt = "auto"`, and the least v₀ of the Flores damping.
+    #[serde(default = "default_characteristic_velocity")]
+    pub characteristic_velocity: f64,
+}
+
+fn default_characteristic_velocity() -> f64 {
+    1.0
+}
+
+/// History of one contact, kept while the bodies touch and dropped when they separate.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactState {
+    /// Tangential displacement δ_t (m), 002 eq 8.
+    pub slip: DVec3,
+    /// Relative normal speed at first touch v₀ (m/s), for Flores (002 eq 6).
+    pub impact_speed: f64,
+    /// Whether the bodies touched at the last evaluation.
+    pub touching: bool,
+}
+
+/// One body of a contact: its surface moves with `vel + omega × (lever · direction)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Body {
+    /// Velocity of the centre, or of the wall surface at the contact point (m/s).
+    pub vel: DVec3,
+    /// Angular velocity (rad/s).
+    pub omega: DVec3,
+    /// Radius (m); `None` for a wall (infinite radius).
+    pub radius: Option<f64>,
+    /// Inverse mass (1/kg), 0 for immovable bodies.
+    pub inv_mass: f64,
+    /// Inverse moment of inertia (1/(kg m²)), 0 when it cannot rotate.
+    pub inv_inertia: f64,
+}
+
+/// What a contact does to its two bodies.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactForce {
+    /// Force on body i (N); body j receives the opposite.
+    pub force_i: DVec3,
+    /// Torque on body i (N m).
+    pub torque_i: DVec3,
+    /// Torque on body j (N m).
+    pub torque_j: DVec3,
+    /// Normal force magnitude, elastic + damping, positive when repulsive (N).
+    pub normal_force: f64,
+}
+
+impl ContactModel {
+    /// Evaluates the contact of bodies i (radius `r_i`) and j touching with `overlap` (m > 0)
+    /// along the unit normal `n` from i to j, updating `state`.
+    pub fn force(
+        &self,
+        p: &PairParams,
+        n: DVec3,
+        overlap: f64,
+        r_i: f64,
+        i: &Body,
+        j: &Body,
+        state: &mut ContactState,
+        dt: f64,
+    ) -> ContactForce {
+        let lever_j = j.radius.unwrap_or(0.0);
+        // Velocity of i's surface relative to j's at the contact point (002 eq 4, with the
+        // signs of the rigid-body velocities ω × r of each surface point).
+        let rel = i.vel + i.omega.cross(r_i * n) - (j.vel + j.omega.cross(-lever_j * n));
+        let approach = rel.dot(n);
+        let v_t = rel - approach * n;
+        if !state.touching {
+            *state = ContactState {
+                slip: DVec3::ZERO,
+                impact_speed: approach.max(self.characteristic_velocity),
+                touching: true,
+            };
+        }
+        let r_eff = effective_radius(r_i, j.radius);
+        let m_eff = effective_mass(i.inv_mass, j.inv_mass);
+        let nf = normal::normal_force(
+            &self.normal,
+            p.e_star,
+            p.g_star,
+            p.restitution,
+            r_eff,
+            m_eff,
+            overlap,
+            approach,
+            self.characteristic_velocity,
+            state.impact_speed,
+        );
+        let f_c = cohesion::cohesion_force(&self.cohesion, p.cohesion, r_eff);
+        // Normal force on i: repulsion pushes i away from j (−n), cohesion pulls it towards j.
+        let mut force_i = (f_c - nf.force) * n;
+        let mut torque_i = DVec3::ZERO;
+        let mut torque_j = DVec3::ZERO;
+        if self.tangential == Tangential::Spring {
+            // 002 eq 7: Coulomb limit on the net normal force F_n + F_c.
+            let f_max = p.mu_s * (nf.force - f_c).abs();
+            let f_t =
+                tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt);
+            force_i += f_t;
+            torque_i += (r_i * n).cross(f_t);
+            torque_j += (lever_j * n).cross(f_t);
+        }
+        if self.rolling == Rolling::Constant && p.mu_r > 0.0 {
+            let (ti, tj) = rolling::rolling_torque(
+                n,
+                r_i,
+                lever_j,
+                i.omega,
+                j.omega,
+                i.inv_inertia,
+                j.inv_inertia,
+                p.mu_r,
+                nf.force,
+                dt,
+            );
+            torque_i += ti;
+            torque_j += tj;
+        }
+        if self.twisting == Twisting::Constant && p.mu_t > 0.0 {
+            let r_c = twisting::contact_radius(r_i, j.radius, overlap);
+            let (ti, tj) = twisting::twisting_torque(
+                n,
+                i.omega,
+                j.omega,
+                i.inv_inertia,
+                j.inv_inertia,
+                p.mu_t,
+                r_c,
+                nf.force,
+                dt,
+            );
+            torque_i += ti;
+            torque_j += tj;
+        }
+        ContactForce {
+            force_i,
+            torque_i,
+            torque_j,
+            normal_force: nf.force,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> PairParams {
+        PairParams {
+            e_star: 0.5e6 / 1.82,
+            g_star: 0.5e6 / 8.84,
+            restitution: 0.5,
+            mu_s: 0.3,
+            mu_r: 0.0,
+            mu_t: 0.0,
+            cohesion: 0.0,
+        }
+    }
+
+    fn body(vel: DVec3, omega: DVec3) -> Body {
+        Body {
+            vel,
+            omega,
+            radius: Some(0.5),
+            inv_mass: 1.0,
+            inv_inertia: 10.0,
+        }
+    }
+
+    #[test]
+    fn tangential_force_is_coulomb_bounded_and_torques_use_radii_as_lever_arms() {
+        // Oblique contact of two spinning equal spheres: with lever arms r_i = r_j (002 eq 4) the
+        // friction torques on both bodies are equal, r n × F_t, and |F_t| ≤ μ_s F_n.
+        let m = ContactModel {
+            normal: Normal::Hertz,
+            tangential: Tangential::Spring,
+            rolling: Rolling::None,
+            twisting: Twisting::None,
+            cohesion: Cohesion::None,
+            characteristic_velocity: 1.0,
+        };
+        let n = DVec3::new(1.0, 0.2, -0.1).normalize();
+        let mut s = ContactState::default();
+        let i = body(DVec3::new(0.3, 0.1, 0.0), DVec3::new(0.0, 2.0, 1.0));
+        let j = body(DVec3::new(-0.1, 0.0, 0.2), DVec3::new(1.0, 0.0, -1.0));
+        let mut f = ContactForce::default();
+        for _ in 0..200 {
+            f = m.force(&params(), n, 1e-3, 0.5, &i, &j, &mut s, 1e-5);
+        }
+        let f_t = f.force_i - f.force_i.dot(n) * n;
+        assert!(f_t.length() > 0.0 && f_t.length() <= 0.3 * f.normal_force * (1.0 + 1e-12));
+        assert!((f.torque_i - 0.5 * n.cross(f_t)).length() < 1e-12 * f_t.length());
+        assert_eq!(f.torque_i, f.torque_j);
+        assert!(s.touching && s.slip.dot(n).abs() < 1e-15);
+    }
+
+    #[test]
+    fn cohesion_pulls_bodies_together() {
+        let m = ContactModel {
+            normal: Normal::Hooke,
+            tangential: Tangential::None,
+            rolling: Rolling::None,
+            twisting: Twisting::None,
+            cohesion: Cohesion::Constant,
+            characteristic_velocity: 1.0,
+        };
+        let p = PairParams {
+            cohesion: 10.0,
+            ..params()
+        };
+        let mut s = ContactState::default();
+        let still = body(DVec3::ZERO, DVec3::ZERO);
+        // Tiny overlap: the 10 N of cohesion dominates, pulling i along +n towards j.
+        let f = m.force(&p, DVec3::Z, 1e-9, 0.5, &still, &still, &mut s, 1e-5);
+        assert!((f.force_i.z - (10.0 - f.normal_force)).abs() < 1e-12);
+        assert!(f.force_i.z > 9.9);
+    }
+}

@@ -1,0 +1,236 @@
+//! Normal force models of 002 §3.1 and Appendix A, and the linear spring–dashpot of 003 §2.
+//!
+//! Each model gives the normal force magnitude (positive = repulsive) and the tangential
+//! stiffness and damping that go with it (A5–A7 tie them together):
+//! * Hooke (002 eq 3 with p = 1, q = 0; A5): k_n from the characteristic velocity v_c;
+//! * Hertz (002 eq 3 with p = 3/2, q = 1/4; A6): k_n = 4/3 Ē √R;
+//! * Flores (002 eq 5–6; A7): hysteresis damping c_n = 8/5 k_n (1−e)/(e v₀);
+//! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default, no tangential damping.
+
+use serde::{Deserialize, Serialize};
+
+/// The normal-force slot.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Normal {
+    /// Linear visco-elastic, stiffness from E, ν and v_c (002 A5).
+    Hooke,
+    /// Hertzian visco-elastic (002 A6).
+    Hertz,
+    /// Hertz with Flores et al. (2011) hysteresis damping (002 eq 5–6, A7).
+    Flores,
+    /// Linear spring–dashpot with constants given directly (003 §2).
+    Linear {
+        /// Normal stiffness k_n (N/m).
+        kn: f64,
+        /// Normal damping γ (N s/m), on the relative normal velocity.
+        damping: f64,
+        /// Tangential stiffness k_t (N/m); 2/7 k_n when absent (Silbert et al. 2001, 003 §2.2).
+        kt: Option<f64>,
+    },
+}
+
+/// What the normal slot hands to the rest of the contact law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NormalOut {
+    /// Normal force magnitude, elastic + damping, positive when repulsive (N).
+    pub force: f64,
+    /// Tangential stiffness at this overlap, k_t δ^s (N/m), 002 eq 8.
+    pub kt: f64,
+    /// Tangential damping at this overlap, g_t δ^q (N s/m), 002 eq 8.
+    pub gt: f64,
+}
+
+/// Damping ratio factor −ln e / √(ln² e + π²) of a restitution e ∈ [0, 1] (Tsuji et al. 1992).
+/// e = 0 gives its limit 1 (critical damping of the linear oscillator).
+pub fn damping_factor(e: f64) -> f64 {
+    if e <= 0.0 {
+        1.0
+    } else {
+        let l = e.ln();
+        -l / (l * l + std::f64::consts::PI.powi(2)).sqrt()
+    }
+}
+
+/// Hooke normal stiffness k_n = 16/15 Ē √R (15 M v_c² / (16 Ē √R))^{1/5} (002 eq A5), N/m.
+pub fn hooke_stiffness(e_star: f64, r_eff: f64, m_eff: f64, v_c: f64) -> f64 {
+    let a = e_star * r_eff.sqrt();
+    16.0 / 15.0 * a * (15.0 * m_eff * v_c * v_c / (16.0 * a)).powf(0.2)
+}
+
+/// Hooke normal damping g_n = √(4 M k_n / (1 + (π/ln e)²)) (002 eq A5), N s/m.
+/// Written as 2 ξ √(M k_n) with ξ = [`damping_factor`], which is the same for e > 0 and
+/// gives critical damping at e = 0.
+pub fn hooke_damping(m_eff: f64, kn: f64, e: f64) -> f64 {
+    2.0 * damping_factor(e) * (m_eff * kn).sqrt()
+}
+
+/// Hertz normal stiffness k_n = 4/3 Ē √R (002 eq A6), N/m^{3/2}.
+pub fn hertz_stiffness(e_star: f64, r_eff: f64) -> f64 {
+    4.0 / 3.0 * e_star * r_eff.sqrt()
+}
+
+/// Hertz/Mindlin tangential stiffness k_t = 8 Ḡ √R (002 eq A6), N/m^{3/2}.
+pub fn mindlin_stiffness(g_star: f64, r_eff: f64) -> f64 {
+    8.0 * g_star * r_eff.sqrt()
+}
+
+/// Flores hysteresis damping factor c_n = 8/5 k_n (1 − e) / (e v₀) (002 eq 6), s/m.
+pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
+    1.6 * kn * (1.0 - e) / (e * v0)
+}
+
+/// Normal force of `model` for overlap δ (m) growing at δ̇ (m/s, > 0 when approaching).
+///
+/// `v_c` is the characteristic velocity of Hooke's stiffness and `v0` the relative normal
+/// speed at first touch (Flores), both m/s. Parameters: Ē, Ḡ (Pa), e, R (m), M (kg).
+#[allow(clippy::too_many_arguments)]
+pub fn normal_force(
+    model: &Normal,
+    e_star: f64,
+    g_star: f64,
+    e: f64,
+    r_eff: f64,
+    m_eff: f64,
+    overlap: f64,
+    overlap_rate: f64,
+    v_c: f64,
+    v0: f64,
+) -> NormalOut {
+    match *model {
+        Normal::Hooke => {
+            let kn = hooke_stiffness(e_star, r_eff, m_eff, v_c);
+            let gn = hooke_damping(m_eff, kn, e);
+            // A5: F_n = k_n δ + g_n δ̇; k_t = k_n, g_t = g_n.
+            NormalOut {
+                force: kn * overlap + gn * overlap_rate,
+                kt: kn,
+                gt: gn,
+            }
+        }
+        Normal::Hertz => {
+            let kn = hertz_stiffness(e_star, r_eff);
+            let kt = mindlin_stiffness(g_star, r_eff);
+            let b = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt();
+            let gn = b * (1.5 * m_eff * kn).sqrt();
+            let gt = b * (m_eff * kt).sqrt();
+            let sqrt_d = overlap.sqrt();
+            let q = sqrt_d.sqrt();
+            // A6: F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇; F_t = −k_t δ^{1/2} δ_t − g_t δ^{1/4} v_t.
+            NormalOut {
+                force: kn * overlap * sqrt_d + gn * q * overlap_rate,
+                kt: kt * sqrt_d,
+                gt: gt * q,
+            }
+        }
+        Normal::Flores => {
+            let kn = hertz_stiffness(e_star, r_eff);
+            let kt = mindlin_stiffness(g_star, r_eff);
+            let cn = flores_damping(kn, e, v0);
+            let gt = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt() * (m_eff * kt).sqrt();
+            let d32 = overlap * overlap.sqrt();
+            // A7: F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇; tangential as Hertz.
+            NormalOut {
+                force: kn * d32 + cn * d32 * overlap_rate,
+                kt: kt * overlap.sqrt(),
+                gt: gt * overlap.sqrt().sqrt(),
+            }
+        }
+        Normal::Linear { kn, damping, kt } => NormalOut {
+            force: kn * overlap + damping * overlap_rate,
+            kt: kt.unwrap_or(2.0 / 7.0 * kn),
+            gt: 0.0,
+        },
+    }
+}
+
+/// Linear stiffness and damping that set the contact time of a pair (002 eq 27–29 use the
+/// Hookean contact as the conservative estimate for every model, as 002 §5.2 does).
+pub fn linear_equivalent(
+    model: &Normal,
+    e_star: f64,
+    e: f64,
+    r_eff: f64,
+    m_eff: f64,
+    v_c: f64,
+) -> (f64, f64) {
+    match *model {
+        Normal::Linear { kn, damping, .. } => (kn, damping),
+        _ => {
+            let kn = hooke_stiffness(e_star, r_eff, m_eff, v_c);
+            (kn, hooke_damping(m_eff, kn, e))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooke_damping_matches_a5_form() {
+        // A5 written literally: g_n = √(4 M k_n / (1 + (π / ln e)²)).
+        for e in [0.05f64, 0.3, 0.64, 0.97] {
+            let (m, k): (f64, f64) = (0.5, 1.2e4);
+            let literal = (4.0 * m * k / (1.0 + (std::f64::consts::PI / e.ln()).powi(2))).sqrt();
+            assert!((hooke_damping(m, k, e) - literal).abs() < 1e-9 * literal);
+        }
+        // e = 0 is critical damping 2 √(M k).
+        assert!((hooke_damping(0.5, 1.2e4, 0.0) - 2.0 * 6.0e3f64.sqrt()).abs() < 1e-9);
+        // e = 1 is no damping.
+        assert_eq!(hooke_damping(0.5, 1.2e4, 1.0), 0.0);
+    }
+
+    #[test]
+    fn hertz_static_force_is_kn_delta_three_halves() {
+        // At rest (δ̇ = 0) the Hertz force is (4/3) Ē √R δ^{3/2}.
+        let out = normal_force(
+            &Normal::Hertz,
+            2.0e5,
+            5.0e4,
+            0.5,
+            0.25,
+            0.5,
+            1e-3,
+            0.0,
+            1.0,
+            1.0,
+        );
+        let expected = 4.0 / 3.0 * 2.0e5 * 0.5 * 1e-3f64.powf(1.5);
+        assert!((out.force - expected).abs() < 1e-12 * expected);
+        assert!((out.kt - 8.0 * 5.0e4 * 0.5 * 1e-3f64.sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn flores_damping_is_proportional_to_elastic_force() {
+        // 002 eq 5: F = k δ^{3/2} (1 + c_n/k δ̇); with δ̇ = v₀ the factor is 1 + 8(1−e)/(5e).
+        let e = 0.8;
+        let out = normal_force(
+            &Normal::Flores,
+            2.0e5,
+            5.0e4,
+            e,
+            0.25,
+            0.5,
+            1e-3,
+            2.0,
+            1.0,
+            2.0,
+        );
+        let elastic = hertz_stiffness(2.0e5, 0.25) * 1e-3f64.powf(1.5);
+        let factor = 1.0 + 8.0 * (1.0 - e) / (5.0 * e);
+        assert!((out.force - elastic * factor).abs() < 1e-12 * out.force);
+    }
+
+    #[test]
+    fn linear_defaults_to_silbert_kt() {
+        let m = Normal::Linear {
+            kn: 9000.0,
+            damping: 0.01,
+            kt: None,
+        };
+        let out = normal_force(&m, 0.0, 0.0, 0.0, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
+        assert!((out.kt - 9000.0 * 2.0 / 7.0).abs() < 1e-12);
+        assert!((out.force - (9000.0 * 1e-6 + 0.01 * 0.1)).abs() < 1e-15);
+    }
+}

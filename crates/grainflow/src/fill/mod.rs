@@ -1,0 +1,14 @@
+//! Ways to make particles: lattices (cubic, HCP), random sequential placement, files.
+
+pub mod file;
+pub mod lattice;
+pub mod random;
+
+/// A sphere placed by a filling routine: centre (m) and radius (m).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    /// Centre (m).
+    pub pos: glam::DVec3,
+    /// Radius (m).
+    pub radius: f64,
+}

@@ -1,0 +1,225 @@
+//! Checkpoints: the whole state of a run, so that a resumed run continues bit for bit.
+//!
+//! A small documented little-endian binary format (every f64 stored by its bits):
+//! `GRAINFLOW-CKPT` magic, format version (u32), the scene as TOML (u64 length + UTF-8),
+//! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
+//! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
+//! force, torque; then the touching particle–particle pairs (count, then id_i, id_j, slip,
+//! v₀) and particle–wall contacts (count, then id, wall, slip, v₀).
+//! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use glam::DVec3;
+
+use crate::contact::ContactState;
+use crate::particles::{Mobility, Particles};
+use crate::{Error, Result};
+
+const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
+const VERSION: u32 = 1;
+
+/// The state a checkpoint holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// The scene of the run, as TOML.
+    pub scene: String,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Steps taken.
+    pub step: u64,
+    /// Time step (s).
+    pub dt: f64,
+    /// The particles, with the forces of the last evaluation.
+    pub particles: Particles,
+    /// Touching pairs: (id_i, id_j, history).
+    pub pairs: Vec<(u64, u64, ContactState)>,
+    /// Touching wall contacts: (particle id, wall index, history).
+    pub walls: Vec<(u64, u32, ContactState)>,
+}
+
+struct Out<W: Write>(W);
+
+impl<W: Write> Out<W> {
+    fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(b)
+    }
+    fn u64(&mut self, v: u64) -> std::io::Result<()> {
+        self.bytes(&v.to_le_bytes())
+    }
+    fn f64(&mut self, v: f64) -> std::io::Result<()> {
+        self.bytes(&v.to_le_bytes())
+    }
+    fn vec3(&mut self, v: DVec3) -> std::io::Result<()> {
+        self.f64(v.x)?;
+        self.f64(v.y)?;
+        self.f64(v.z)
+    }
+    fn state(&mut self, s: &ContactState) -> std::io::Result<()> {
+        self.vec3(s.slip)?;
+        self.f64(s.impact_speed)
+    }
+}
+
+struct In<'a>(&'a [u8]);
+
+impl In<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u16(&mut self) -> Option<u16> {
+        Some(u16::from_le_bytes(self.take(2)?.try_into().ok()?))
+    }
+    fn f64(&mut self) -> Option<f64> {
+        Some(f64::from_bits(self.u64()?))
+    }
+    fn vec3(&mut self) -> Option<DVec3> {
+        Some(DVec3::new(self.f64()?, self.f64()?, self.f64()?))
+    }
+    fn state(&mut self) -> Option<ContactState> {
+        Some(ContactState {
+            slip: self.vec3()?,
+            impact_speed: self.f64()?,
+            touching: true,
+        })
+    }
+}
+
+impl Checkpoint {
+    /// Writes the checkpoint to `path` (through a temporary file, so a crash leaves the old one).
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let tmp = path.with_extension("tmp");
+        let run = || -> std::io::Result<()> {
+            let mut o = Out(std::io::BufWriter::new(std::fs::File::create(&tmp)?));
+            o.bytes(MAGIC)?;
+            o.bytes(&VERSION.to_le_bytes())?;
+            o.u64(self.scene.len() as u64)?;
+            o.bytes(self.scene.as_bytes())?;
+            o.f64(self.time)?;
+            o.u64(self.step)?;
+            o.f64(self.dt)?;
+            let p = &self.particles;
+            o.u64(p.len() as u64)?;
+            for k in 0..p.len() {
+                o.u64(p.id[k])?;
+                for v in [p.pos[k], p.vel[k], p.omega[k]] {
+                    o.vec3(v)?;
+                }
+                for v in [
+                    p.radius[k],
+                    p.mass[k],
+                    p.inv_mass[k],
+                    p.inertia[k],
+                    p.inv_inertia[k],
+                ] {
+                    o.f64(v)?;
+                }
+                o.bytes(&p.material[k].to_le_bytes())?;
+                o.bytes(&[p.mobility[k] as u8])?;
+                o.vec3(p.force[k])?;
+                o.vec3(p.torque[k])?;
+            }
+            o.u64(self.pairs.len() as u64)?;
+            for (a, b, s) in &self.pairs {
+                o.u64(*a)?;
+                o.u64(*b)?;
+                o.state(s)?;
+            }
+            o.u64(self.walls.len() as u64)?;
+            for (a, w, s) in &self.walls {
+                o.u64(*a)?;
+                o.bytes(&w.to_le_bytes())?;
+                o.state(s)?;
+            }
+            o.0.flush()?;
+            std::fs::rename(&tmp, path)
+        };
+        run().map_err(|e| Error::io(path, e))
+    }
+
+    /// Reads a checkpoint written by [`Checkpoint::write`].
+    pub fn read(path: &Path) -> Result<Checkpoint> {
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|e| Error::io(path, e))?;
+        let bad = |reason: &str| Error::Format {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        let mut i = In(&bytes);
+        if i.take(MAGIC.len()) != Some(MAGIC.as_slice()) {
+            return Err(bad("not a grainflow checkpoint (magic bytes differ)"));
+        }
+        match i.u32() {
+            Some(VERSION) => {}
+            Some(v) => {
+                return Err(bad(&format!(
+                    "checkpoint format {v}; this grainflow reads format {VERSION}"
+                )))
+            }
+            None => return Err(bad("truncated header")),
+        }
+        Self::body(&mut i).ok_or_else(|| bad("truncated or corrupt checkpoint"))
+    }
+
+    fn body(i: &mut In) -> Option<Checkpoint> {
+        let len = i.u64()? as usize;
+        let scene = String::from_utf8(i.take(len)?.to_vec()).ok()?;
+        let (time, step, dt) = (i.f64()?, i.u64()?, i.f64()?);
+        let n = i.u64()? as usize;
+        let mut p = Particles::default();
+        for _ in 0..n.min(i.0.len()) {
+            p.id.push(i.u64()?);
+            p.pos.push(i.vec3()?);
+            p.vel.push(i.vec3()?);
+            p.omega.push(i.vec3()?);
+            p.radius.push(i.f64()?);
+            p.mass.push(i.f64()?);
+            p.inv_mass.push(i.f64()?);
+            p.inertia.push(i.f64()?);
+            p.inv_inertia.push(i.f64()?);
+            p.material.push(i.u16()?);
+            p.mobility.push(match i.take(1)?[0] {
+                0 => Mobility::Free,
+                1 => Mobility::NoRotation,
+                2 => Mobility::Fixed,
+                _ => return None,
+            });
+            p.force.push(i.vec3()?);
+            p.torque.push(i.vec3()?);
+        }
+        if p.len() != n {
+            return None;
+        }
+        let mut pairs = Vec::new();
+        for _ in 0..i.u64()? {
+            pairs.push((i.u64()?, i.u64()?, i.state()?));
+        }
+        let mut walls = Vec::new();
+        for _ in 0..i.u64()? {
+            walls.push((i.u64()?, i.u32()?, i.state()?));
+        }
+        i.0.is_empty().then_some(Checkpoint {
+            scene,
+            time,
+            step,
+            dt,
+            particles: p,
+            pairs,
+            walls,
+        })
+    }
+}

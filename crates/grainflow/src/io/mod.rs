@@ -1,0 +1,157 @@
+//! Files a run reads and writes: VTU/PVD snapshots, LAMMPS-style dumps, CSV series,
+//! checkpoints; and the [`Outputs`] observer that writes them at the scene's cadence.
+
+pub mod checkpoint;
+pub mod dump;
+pub mod series;
+pub mod vtk;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use glam::DVec3;
+
+use crate::sim::Simulation;
+use crate::{Error, Result};
+
+/// Writes a run's files into one folder at the intervals of the scene's `[output]` table.
+pub struct Outputs {
+    dir: PathBuf,
+    pvd: vtk::PvdIndex,
+    dump: Option<BufWriter<File>>,
+    series: Option<BufWriter<File>>,
+    next_snapshot: f64,
+    next_series: f64,
+    next_checkpoint: f64,
+    frame: usize,
+}
+
+/// The first multiple of `interval` after `time` (s), or ∞ when the output is off.
+fn next_after(time: f64, interval: Option<f64>) -> f64 {
+    match interval {
+        Some(i) => ((time / i + 1e-9).floor() + 1.0) * i,
+        None => f64::INFINITY,
+    }
+}
+
+fn create(path: &Path, append: bool) -> Result<BufWriter<File>> {
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(append)
+        .write(true)
+        .truncate(!append)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(BufWriter::new(f))
+}
+
+impl Outputs {
+    /// Opens the output folder for `sim` and writes the first snapshot and row. A resumed run
+    /// (time > 0) appends to the series and dump and continues the frame numbering.
+    pub fn new(dir: &Path, sim: &Simulation) -> Result<Outputs> {
+        std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
+        let spec = &sim.scene.output;
+        let t = sim.world.time;
+        let resumed = t > 0.0;
+        let mut out = Outputs {
+            dir: dir.to_path_buf(),
+            pvd: vtk::PvdIndex::new(dir.join("particles.pvd")),
+            dump: None,
+            series: None,
+            next_snapshot: next_after(t, spec.snapshot_interval),
+            next_series: next_after(t, spec.series_interval),
+            next_checkpoint: next_after(t, spec.checkpoint_interval),
+            frame: spec
+                .snapshot_interval
+                .map_or(0, |i| (t / i + 1e-9).floor() as usize + 1),
+        };
+        if spec.snapshot_interval.is_some() {
+            out.dump = Some(create(&dir.join("particles.dump"), resumed)?);
+            for (k, w) in sim.world.walls.iter().enumerate() {
+                let (v, poly) = w.mesh(wall_extent(sim));
+                vtk::write_mesh_vtp(&dir.join(format!("wall_{k}.vtp")), &v, &poly, t)?;
+            }
+            if !resumed {
+                out.snapshot(sim)?;
+            }
+        }
+        if spec.series_interval.is_some() {
+            let path = dir.join("series.csv");
+            let mut w = create(&path, resumed)?;
+            if !resumed {
+                writeln!(w, "{}", series::HEADER).map_err(|e| Error::io(&path, e))?;
+                series::write_row(&mut w, sim).map_err(|e| Error::io(&path, e))?;
+            }
+            out.series = Some(w);
+        }
+        Ok(out)
+    }
+
+    fn snapshot(&mut self, sim: &Simulation) -> Result<()> {
+        let name = format!("frames/particles_{:06}.vtu", self.frame);
+        vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
+        self.pvd.push(sim.world.time, &name)?;
+        if let Some(w) = &mut self.dump {
+            let path = self.dir.join("particles.dump");
+            dump::write_dump_frame(w, sim.world.step, vtk_bounds(sim), &sim.world.particles)
+                .map_err(|e| Error::io(path, e))?;
+        }
+        self.frame += 1;
+        Ok(())
+    }
+
+    /// Writes whatever is due at the current time of `sim`.
+    pub fn observe(&mut self, sim: &Simulation) -> Result<()> {
+        let t = sim.world.time + 0.5 * sim.physics.dt;
+        if t >= self.next_snapshot {
+            self.snapshot(sim)?;
+            self.next_snapshot = next_after(sim.world.time, sim.scene.output.snapshot_interval);
+        }
+        if t >= self.next_series {
+            let path = self.dir.join("series.csv");
+            if let Some(w) = &mut self.series {
+                series::write_row(w, sim).map_err(|e| Error::io(path, e))?;
+            }
+            self.next_series = next_after(sim.world.time, sim.scene.output.series_interval);
+        }
+        if t >= self.next_checkpoint {
+            sim.checkpoint().write(&self.dir.join("checkpoint.gfck"))?;
+            self.next_checkpoint = next_after(sim.world.time, sim.scene.output.checkpoint_interval);
+        }
+        Ok(())
+    }
+
+    /// Flushes the files and writes the final checkpoint `final.gfck`.
+    pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
+        for w in [&mut self.dump, &mut self.series].into_iter().flatten() {
+            w.flush().map_err(|e| Error::io(&self.dir, e))?;
+        }
+        sim.checkpoint().write(&self.dir.join("final.gfck"))
+    }
+}
+
+/// Bounding box of the particles, padded by the largest radius (m).
+fn vtk_bounds(sim: &Simulation) -> (DVec3, DVec3) {
+    let p = &sim.world.particles;
+    let pad = DVec3::splat(p.max_radius());
+    let lo = p
+        .pos
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, b| a.min(*b));
+    let hi = p
+        .pos
+        .iter()
+        .fold(DVec3::splat(f64::NEG_INFINITY), |a, b| a.max(*b));
+    if p.is_empty() {
+        (DVec3::ZERO, DVec3::ZERO)
+    } else {
+        (lo - pad, hi + pad)
+    }
+}
+
+/// Half-size (m) to draw infinite walls with: the particles' extent.
+fn wall_extent(sim: &Simulation) -> f64 {
+    let (lo, hi) = vtk_bounds(sim);
+    (hi - lo).max_element().max(1e-3)
+}

@@ -1,0 +1,24 @@
+//! grainflow: granular dynamics with the Discrete Element Method.
+//!
+//! The library holds all physics and never prints or exits; the `grainflow`
+//! binary, tests and future front ends drive the same [`sim::Simulation`] API.
+//! Data flows one way: a [`scene::Scene`] (plain data, checked on load) builds a
+//! [`sim::Simulation`] (world state + physics), which steps and feeds observers.
+
+pub mod contact;
+pub mod error;
+pub mod fill;
+pub mod gravity;
+pub mod io;
+pub mod material;
+pub mod neighbor;
+pub mod particles;
+pub mod scene;
+pub mod sim;
+pub mod soft;
+pub mod timestep;
+pub mod validation;
+pub mod walls;
+
+pub use error::{Error, Result};
+pub use glam::DVec3;

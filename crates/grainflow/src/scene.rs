@@ -1,0 +1,661 @@
+//! Scenes: plain data read from TOML, checked as a whole before anything physical happens.
+//!
+//! Unknown keys are refused by the parser (with line and column); impossible values are
+//! refused by [`Scene::problems`] with the field's path and the reason
+//! (`walls[2].half_size: must be > 0, got [-1, 2]`). Derived numbers that depend on the
+//! particles (contact time, dt) are checked when the simulation is built.
+
+use std::path::{Path, PathBuf};
+
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+
+use crate::contact::{Cohesion, ContactModel, Normal};
+use crate::fill::lattice::LatticeKind;
+use crate::gravity::Gravity;
+use crate::material::{Material, PairOverride};
+use crate::particles::Mobility;
+use crate::{Error, Result};
+
+/// A whole scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Method, duration, time step, seed and run limits.
+    pub simulation: SimulationSpec,
+    /// The contact law.
+    pub contact: ContactModel,
+    /// Materials of particles and walls.
+    pub materials: Vec<Material>,
+    /// Explicit values for pairs of materials.
+    #[serde(default)]
+    pub pairs: Vec<PairOverride>,
+    /// Gravity fields.
+    #[serde(default)]
+    pub gravity: Gravity,
+    /// Walls.
+    #[serde(default)]
+    pub walls: Vec<WallSpec>,
+    /// Ways to make particles, applied in order.
+    #[serde(default)]
+    pub particles: Vec<ParticleSource>,
+    /// What to write and how often.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// How grains move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Soft spheres with overlap-based contact forces and a fixed step (002, 003).
+    #[default]
+    Soft,
+}
+
+/// The keyword `"auto"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Auto {
+    /// Chosen by grainflow.
+    Auto,
+}
+
+/// The time step: `"auto"` (t_c/15, 002 §5.2) or seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TimeStep {
+    /// Given in seconds.
+    Fixed(f64),
+    /// t_c/15 of the stiffest, lightest pair.
+    Auto(Auto),
+}
+
+/// The `[simulation]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// How grains move.
+    #[serde(default)]
+    pub method: Method,
+    /// Simulated time to run (s).
+    pub duration: f64,
+    /// Time step.
+    pub dt: TimeStep,
+    /// Seed of the random generator (ChaCha8) used to make particles.
+    #[serde(default)]
+    pub seed: u64,
+    /// Largest overlap allowed, as a fraction of the smaller radius; a run past it stops.
+    #[serde(default = "default_max_overlap")]
+    pub max_overlap: f64,
+    /// Verlet skin (m); 0.2 × the largest radius when absent.
+    #[serde(default)]
+    pub skin: Option<f64>,
+    /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
+    #[serde(default)]
+    pub domain: Option<[DVec3; 2]>,
+}
+
+fn default_max_overlap() -> f64 {
+    0.3
+}
+
+/// One wall as written in a scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WallSpec {
+    /// Infinite plane; grains live on the side `normal` points to.
+    Plane {
+        /// Material name.
+        material: String,
+        /// A point of the plane (m).
+        point: DVec3,
+        /// Normal towards the grains (normalised on load).
+        normal: DVec3,
+    },
+    /// Finite rectangle with centre, normal, in-plane axis `u` and half-sizes along u and n × u.
+    Plate {
+        /// Material name.
+        material: String,
+        /// Centre (m).
+        center: DVec3,
+        /// Normal (normalised on load).
+        normal: DVec3,
+        /// In-plane axis (made perpendicular to the normal and normalised on load).
+        u: DVec3,
+        /// Half-sizes along u and n × u (m).
+        half_size: [f64; 2],
+    },
+}
+
+/// One sphere of an explicit list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SphereSpec {
+    /// Centre (m).
+    pub pos: DVec3,
+    /// Radius (m).
+    pub radius: f64,
+    /// Velocity (m/s).
+    #[serde(default)]
+    pub vel: DVec3,
+    /// Angular velocity (rad/s).
+    #[serde(default)]
+    pub omega: DVec3,
+    /// free, no_rotation or fixed.
+    #[serde(default)]
+    pub mobility: Mobility,
+}
+
+/// A way to make particles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ParticleSource {
+    /// An explicit list.
+    List {
+        /// Material name.
+        material: String,
+        /// The spheres.
+        spheres: Vec<SphereSpec>,
+    },
+    /// A CSV file with columns x, y, z, radius and optionally vx, vy, vz (relative to the scene).
+    File {
+        /// Material name.
+        material: String,
+        /// Path of the file.
+        path: PathBuf,
+    },
+    /// A cubic or HCP lattice filling a box, radii uniform in r(1 ± spread) (003 §2.4).
+    Lattice {
+        /// Material name.
+        material: String,
+        /// cubic or hcp.
+        kind: LatticeKind,
+        /// Lower corner (m).
+        min: DVec3,
+        /// Upper corner (m).
+        max: DVec3,
+        /// Mean radius (m).
+        radius: f64,
+        /// Relative radius spread, in [0, 1).
+        #[serde(default)]
+        spread: f64,
+        /// Initial velocity of every sphere (m/s).
+        #[serde(default)]
+        velocity: DVec3,
+    },
+    /// Random non-overlapping placement in a box (random sequential addition).
+    Random {
+        /// Material name.
+        material: String,
+        /// Lower corner (m).
+        min: DVec3,
+        /// Upper corner (m).
+        max: DVec3,
+        /// Number of spheres.
+        count: usize,
+        /// Mean radius (m).
+        radius: f64,
+        /// Relative radius spread, in [0, 1).
+        #[serde(default)]
+        spread: f64,
+        /// Initial velocity of every sphere (m/s).
+        #[serde(default)]
+        velocity: DVec3,
+    },
+}
+
+impl ParticleSource {
+    /// The material name the source uses.
+    pub fn material(&self) -> &str {
+        match self {
+            ParticleSource::List { material, .. }
+            | ParticleSource::File { material, .. }
+            | ParticleSource::Lattice { material, .. }
+            | ParticleSource::Random { material, .. } => material,
+        }
+    }
+}
+
+/// The `[output]` table; intervals in simulated seconds, absent = not written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Snapshots (VTU + PVD, LAMMPS dump, walls VTP).
+    #[serde(default)]
+    pub snapshot_interval: Option<f64>,
+    /// Rows of the CSV time series.
+    #[serde(default)]
+    pub series_interval: Option<f64>,
+    /// Checkpoints that resume bit for bit.
+    #[serde(default)]
+    pub checkpoint_interval: Option<f64>,
+}
+
+/// Largest number of lattice sites a scene may ask for.
+const MAX_LATTICE_SITES: f64 = 1e8;
+
+fn positive(problems: &mut Vec<Error>, field: impl Into<String>, v: f64) {
+    if !(v.is_finite() && v > 0.0) {
+        problems.push(Error::scene(
+            field,
+            format!("must be a finite number > 0, got {v}"),
+        ));
+    }
+}
+
+fn in_range(problems: &mut Vec<Error>, field: impl Into<String>, v: f64, lo: f64, hi: f64) {
+    if !(v >= lo && v <= hi) {
+        problems.push(Error::scene(
+            field,
+            format!("must be in [{lo}, {hi}], got {v}"),
+        ));
+    }
+}
+
+fn nonzero(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
+    if !(v.is_finite() && v.length_squared() > 0.0) {
+        problems.push(Error::scene(
+            field,
+            format!("must be a finite non-zero vector, got {v:?}"),
+        ));
+    }
+}
+
+fn finite(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
+    if !v.is_finite() {
+        problems.push(Error::scene(field, format!("must be finite, got {v:?}")));
+    }
+}
+
+fn box_corners(problems: &mut Vec<Error>, field: &str, min: DVec3, max: DVec3) {
+    finite(problems, format!("{field}.min"), min);
+    finite(problems, format!("{field}.max"), max);
+    if !min.cmplt(max).all() {
+        problems.push(Error::scene(
+            format!("{field}.max"),
+            format!("must exceed min on every axis, got min {min:?}, max {max:?}"),
+        ));
+    }
+}
+
+impl Scene {
+    /// Parses TOML text; `origin` names the source in messages.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Scene> {
+        toml::from_str(text).map_err(|e| Error::Parse {
+            path: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })
+    }
+
+    /// Reads and parses a scene file.
+    pub fn load(path: &Path) -> Result<Scene> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Scene::from_toml(&text, &path.display().to_string())
+    }
+
+    /// The scene as TOML (for templates).
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string_pretty(self).map_err(|e| Error::Parse {
+            path: "scene".into(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Index of the material called `name`.
+    pub fn material_index(&self, name: &str) -> Option<usize> {
+        self.materials.iter().position(|m| m.name == name)
+    }
+
+    fn check_material_ref(&self, problems: &mut Vec<Error>, field: String, name: &str) {
+        if self.material_index(name).is_none() {
+            let known: Vec<&str> = self.materials.iter().map(|m| m.name.as_str()).collect();
+            problems.push(Error::scene(
+                field,
+                format!("no material named \"{name}\" (known: {known:?})"),
+            ));
+        }
+    }
+
+    /// Everything a run would refuse in the scene's own values, each with its field path.
+    pub fn problems(&self) -> Vec<Error> {
+        let mut p = Vec::new();
+        let s = &self.simulation;
+        positive(&mut p, "simulation.duration", s.duration);
+        if let TimeStep::Fixed(dt) = s.dt {
+            positive(&mut p, "simulation.dt", dt);
+        }
+        if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
+            p.push(Error::scene(
+                "simulation.max_overlap",
+                format!("must be in (0, 1], got {}", s.max_overlap),
+            ));
+        }
+        if let Some(skin) = s.skin {
+            positive(&mut p, "simulation.skin", skin);
+        }
+        if let Some([lo, hi]) = s.domain {
+            box_corners(&mut p, "simulation.domain", lo, hi);
+        }
+        self.contact_problems(&mut p);
+        self.material_problems(&mut p);
+        if let Some(g) = self.gravity.uniform {
+            finite(&mut p, "gravity.uniform", g);
+        }
+        self.wall_problems(&mut p);
+        self.particle_problems(&mut p);
+        let o = &self.output;
+        for (name, v) in [
+            ("output.snapshot_interval", o.snapshot_interval),
+            ("output.series_interval", o.series_interval),
+            ("output.checkpoint_interval", o.checkpoint_interval),
+        ] {
+            if let Some(v) = v {
+                positive(&mut p, name, v);
+            }
+        }
+        p
+    }
+
+    fn contact_problems(&self, p: &mut Vec<Error>) {
+        let c = &self.contact;
+        positive(
+            p,
+            "contact.characteristic_velocity",
+            c.characteristic_velocity,
+        );
+        if let Normal::Linear { kn, damping, kt } = c.normal {
+            positive(p, "contact.normal.linear.kn", kn);
+            if !(damping.is_finite() && damping >= 0.0) {
+                p.push(Error::scene(
+                    "contact.normal.linear.damping",
+                    format!("must be ≥ 0, got {damping}"),
+                ));
+            }
+            if let Some(kt) = kt {
+                positive(p, "contact.normal.linear.kt", kt);
+            }
+        }
+        if let Cohesion::Perko {
+            hamaker,
+            separation,
+        } = c.cohesion
+        {
+            positive(p, "contact.cohesion.perko.hamaker", hamaker);
+            positive(p, "contact.cohesion.perko.separation", separation);
+        }
+    }
+
+    fn material_problems(&self, p: &mut Vec<Error>) {
+        if self.materials.is_empty() {
+            p.push(Error::scene("materials", "at least one material is needed"));
+        }
+        let flores = self.contact.normal == Normal::Flores;
+        let no_cohesion = self.contact.cohesion == Cohesion::None;
+        for (k, m) in self.materials.iter().enumerate() {
+            let f = |name: &str| format!("materials[{k}].{name}");
+            if m.name.is_empty() || self.materials[..k].iter().any(|o| o.name == m.name) {
+                p.push(Error::scene(
+                    f("name"),
+                    format!("must be non-empty and unique, got \"{}\"", m.name),
+                ));
+            }
+            if let Some(rho) = m.density {
+                positive(p, f("density"), rho);
+            } else if self.particles.iter().any(|s| s.material() == m.name) {
+                p.push(Error::scene(
+                    f("density"),
+                    "is needed: particles are made of this material",
+                ));
+            }
+            positive(p, f("youngs_modulus"), m.youngs_modulus);
+            if !(m.poisson_ratio > -1.0 && m.poisson_ratio < 0.5) {
+                p.push(Error::scene(
+                    f("poisson_ratio"),
+                    format!("must be in (-1, 0.5), got {}", m.poisson_ratio),
+                ));
+            }
+            in_range(p, f("restitution"), m.restitution, 0.0, 1.0);
+            if flores && m.restitution <= 0.0 {
+                p.push(Error::scene(
+                    f("restitution"),
+                    "must be > 0 with contact.normal = \"flores\" (c_n = 8/5 k_n (1 − e)/(e v₀) is infinite at e = 0, 002 eq 6)",
+                ));
+            }
+            for (name, v) in [
+                ("sliding_friction", m.sliding_friction),
+                ("rolling_friction", m.rolling_friction),
+                ("twisting_friction", m.twisting_friction),
+                ("cohesion", m.cohesion),
+            ] {
+                if !(v.is_finite() && v >= 0.0) {
+                    p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
+                }
+            }
+            if no_cohesion && m.cohesion > 0.0 {
+                p.push(Error::scene(
+                    f("cohesion"),
+                    "is set but contact.cohesion is \"none\"; choose constant, dmt or perko",
+                ));
+            }
+        }
+        for (k, o) in self.pairs.iter().enumerate() {
+            for (n, name) in o.materials.iter().enumerate() {
+                self.check_material_ref(p, format!("pairs[{k}].materials[{n}]"), name);
+            }
+            if let Some(e) = o.restitution {
+                in_range(
+                    p,
+                    format!("pairs[{k}].restitution"),
+                    e,
+                    if flores { f64::MIN_POSITIVE } else { 0.0 },
+                    1.0,
+                );
+            }
+            for (name, v) in [
+                ("sliding_friction", o.sliding_friction),
+                ("rolling_friction", o.rolling_friction),
+                ("twisting_friction", o.twisting_friction),
+                ("cohesion", o.cohesion),
+            ] {
+                if let Some(v) = v {
+                    if !(v.is_finite() && v >= 0.0) {
+                        p.push(Error::scene(
+                            format!("pairs[{k}].{name}"),
+                            format!("must be ≥ 0, got {v}"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn wall_problems(&self, p: &mut Vec<Error>) {
+        for (k, w) in self.walls.iter().enumerate() {
+            let f = |name: &str| format!("walls[{k}].{name}");
+            match w {
+                WallSpec::Plane {
+                    material,
+                    point,
+                    normal,
+                } => {
+                    self.check_material_ref(p, f("material"), material);
+                    finite(p, f("point"), *point);
+                    nonzero(p, f("normal"), *normal);
+                }
+                WallSpec::Plate {
+                    material,
+                    center,
+                    normal,
+                    u,
+                    half_size,
+                } => {
+                    self.check_material_ref(p, f("material"), material);
+                    finite(p, f("center"), *center);
+                    nonzero(p, f("normal"), *normal);
+                    nonzero(p, f("u"), *u);
+                    if normal.cross(*u).length_squared()
+                        <= 1e-12 * normal.length_squared() * u.length_squared()
+                    {
+                        p.push(Error::scene(
+                            f("u"),
+                            format!("must not be parallel to the normal, got {u:?}"),
+                        ));
+                    }
+                    if !half_size.iter().all(|h| h.is_finite() && *h > 0.0) {
+                        p.push(Error::scene(
+                            f("half_size"),
+                            format!("must be > 0, got {half_size:?}"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn particle_problems(&self, p: &mut Vec<Error>) {
+        for (k, src) in self.particles.iter().enumerate() {
+            let f = |name: &str| format!("particles[{k}].{name}");
+            self.check_material_ref(p, f("material"), src.material());
+            match src {
+                ParticleSource::List { spheres, .. } => {
+                    for (n, s) in spheres.iter().enumerate() {
+                        positive(p, f(&format!("spheres[{n}].radius")), s.radius);
+                        finite(p, f(&format!("spheres[{n}].pos")), s.pos);
+                        finite(p, f(&format!("spheres[{n}].vel")), s.vel);
+                        finite(p, f(&format!("spheres[{n}].omega")), s.omega);
+                    }
+                }
+                ParticleSource::File { .. } => {}
+                ParticleSource::Lattice {
+                    min,
+                    max,
+                    radius,
+                    spread,
+                    velocity,
+                    ..
+                }
+                | ParticleSource::Random {
+                    min,
+                    max,
+                    radius,
+                    spread,
+                    velocity,
+                    ..
+                } => {
+                    box_corners(p, &format!("particles[{k}]"), *min, *max);
+                    positive(p, f("radius"), *radius);
+                    if !(*spread >= 0.0 && *spread < 1.0) {
+                        p.push(Error::scene(
+                            f("spread"),
+                            format!("must be in [0, 1), got {spread}"),
+                        ));
+                    }
+                    finite(p, f("velocity"), *velocity);
+                    if let ParticleSource::Random { count: 0, .. } = src {
+                        p.push(Error::scene(f("count"), "must be at least 1"));
+                    }
+                    // A lattice makes about V / (2 r_max)³ spheres: refuse a typo that asks for billions.
+                    let estimate =
+                        (*max - *min).element_product() / (2.0 * radius * (1.0 + spread)).powi(3);
+                    if matches!(src, ParticleSource::Lattice { .. }) && estimate > MAX_LATTICE_SITES
+                    {
+                        p.push(Error::scene(
+                            f("radius"),
+                            format!("{radius} m in this box would make about {estimate:.1e} spheres (limit {MAX_LATTICE_SITES:.0e}); check the units"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+[simulation]
+duration = 0.1
+dt = "auto"
+
+[contact]
+normal = "hertz"
+
+[[materials]]
+name = "glass"
+density = 2500
+youngs_modulus = 70e6
+poisson_ratio = 0.24
+restitution = 0.97
+sliding_friction = 0.16
+
+[[walls]]
+type = "plane"
+material = "glass"
+point = [0, 0, 0]
+normal = [0, 0, 1]
+
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [{ pos = [0, 0, 1e-3], radius = 5e-4 }]
+"#;
+
+    #[test]
+    fn minimal_scene_parses_and_has_no_problems() {
+        let s = Scene::from_toml(MINIMAL, "test").expect("parses");
+        assert!(s.problems().is_empty(), "{:?}", s.problems());
+        assert_eq!(s.simulation.dt, TimeStep::Auto(Auto::Auto));
+        assert_eq!(s.contact.tangential, crate::contact::Tangential::Spring);
+    }
+
+    #[test]
+    fn misspelt_key_is_refused_with_its_name() {
+        let text = MINIMAL.replace("poisson_ratio", "poisson_ration");
+        let e = Scene::from_toml(&text, "test")
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("poisson_ration"), "{e}");
+    }
+
+    #[test]
+    fn negative_radius_names_the_field() {
+        let text = MINIMAL.replace("radius = 5e-4", "radius = -1");
+        let s = Scene::from_toml(&text, "test").expect("parses");
+        let p = s.problems();
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            p[0].to_string(),
+            "particles[0].spheres[0].radius: must be a finite number > 0, got -1"
+        );
+    }
+
+    #[test]
+    fn flores_needs_positive_restitution_and_unknown_material_is_named() {
+        let text = MINIMAL
+            .replace("\"hertz\"", "\"flores\"")
+            .replace("restitution = 0.97", "restitution = 0")
+            .replace("material = \"glass\"\npoint", "material = \"steel\"\npoint");
+        let s = Scene::from_toml(&text, "test").expect("parses");
+        let msgs: Vec<String> = s.problems().iter().map(|e| e.to_string()).collect();
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("materials[0].restitution: must be > 0")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("walls[0].material: no material named \"steel\"")),
+            "{msgs:?}"
+        );
+    }
+
+    #[test]
+    fn template_round_trips() {
+        let s = Scene::from_toml(MINIMAL, "test").expect("parses");
+        let again = Scene::from_toml(&s.to_toml().expect("writes"), "again").expect("re-parses");
+        assert_eq!(s, again);
+    }
+}

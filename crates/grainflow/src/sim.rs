@@ -1,0 +1,500 @@
+//! Simulation: built from a [`Scene`], stepped, observed.
+//!
+//! [`World`] is the state (particles, walls, contact history, clock) and can be checkpointed
+//! and resumed bit for bit; [`Physics`] is what does not change during a run (method, contact
+//! law, pair table, fields, dt, limits).
+
+use std::path::Path;
+
+use glam::DVec3;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::contact::{ContactForce, ContactModel, ContactState};
+use crate::fill::{file::read_particle_file, lattice::lattice, random::random_placement, Sphere};
+use crate::gravity::Gravity;
+use crate::io::checkpoint::Checkpoint;
+use crate::material::{PairOverride, PairTable};
+use crate::neighbor::NeighborList;
+use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
+use crate::scene::{ParticleSource, Scene, TimeStep, WallSpec};
+use crate::soft::{self, ContactStats};
+use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
+use crate::walls::{Plane, Plate, Shape, Wall};
+use crate::{Error, Result};
+
+/// Attempts random placement may make per requested sphere before it gives up.
+const RANDOM_ATTEMPTS_PER_SPHERE: usize = 1000;
+
+/// The state of a run.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The grains.
+    pub particles: Particles,
+    /// The walls.
+    pub walls: Vec<Wall>,
+    /// Neighbour list with the particle–particle contact history.
+    pub neighbors: NeighborList,
+    /// Particle–wall contact history, per particle: (wall index, state).
+    pub wall_state: Vec<Vec<(u32, ContactState)>>,
+    /// Owner particle of each neighbour-list slot.
+    pub owner: Vec<u32>,
+    /// Per-slot pair forces of the last evaluation.
+    pub pair_force: Vec<ContactForce>,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Steps taken.
+    pub step: u64,
+}
+
+impl World {
+    /// Rebuilds the neighbour list (keeping the history of listed pairs) and its buffers.
+    pub fn rebuild_neighbors(&mut self) {
+        let nl = &mut self.neighbors;
+        nl.build(&self.particles.pos, &self.particles.radius);
+        self.pair_force.resize(nl.len(), ContactForce::default());
+        self.owner.clear();
+        for i in 0..self.particles.len() {
+            self.owner
+                .extend(std::iter::repeat_n(i as u32, nl.start[i + 1] - nl.start[i]));
+        }
+    }
+}
+
+/// What stays fixed during a run.
+#[derive(Clone, Debug)]
+pub struct Physics {
+    /// The contact law.
+    pub model: ContactModel,
+    /// Resolved constants of every material pair.
+    pub table: PairTable,
+    /// Gravity fields.
+    pub gravity: Gravity,
+    /// Time step (s).
+    pub dt: f64,
+    /// Shortest contact time of the scene (s), 002 eq 27.
+    pub contact_time: f64,
+    /// Largest overlap / radius before the run stops.
+    pub max_overlap: f64,
+    /// Box the grains must stay in.
+    pub domain: Option<(DVec3, DVec3)>,
+}
+
+/// A runnable simulation.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    /// State.
+    pub world: World,
+    /// Fixed physics.
+    pub physics: Physics,
+    /// The scene it was built from.
+    pub scene: Scene,
+    /// Statistics of the last force evaluation.
+    pub stats: ContactStats,
+}
+
+/// Energies of the current state (J).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Energies {
+    /// Σ ½ m v².
+    pub translational: f64,
+    /// Σ ½ I ω².
+    pub rotational: f64,
+    /// Gravitational potential energy.
+    pub potential: f64,
+}
+
+impl Simulation {
+    /// Builds a simulation from a scene; `base` is the folder relative paths are read from.
+    pub fn new(scene: Scene, base: &Path) -> Result<Simulation> {
+        if let Some(first) = scene.problems().into_iter().next() {
+            return Err(first);
+        }
+        let particles = make_particles(&scene, base)?;
+        let walls = make_walls(&scene);
+        let overrides: Vec<(usize, usize, PairOverride)> = scene
+            .pairs
+            .iter()
+            .filter_map(|o| {
+                let a = scene.material_index(&o.materials[0])?;
+                let b = scene.material_index(&o.materials[1])?;
+                Some((a, b, o.clone()))
+            })
+            .collect();
+        let table = PairTable::new(&scene.materials, &overrides);
+        let contact_time = shortest_contact_time(&scene, &table, &particles, &walls);
+        if !contact_time.is_finite() {
+            return Err(Error::scene(
+                "particles",
+                "the scene makes no particles; at least one is needed",
+            ));
+        }
+        let dt = match scene.simulation.dt {
+            TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
+            TimeStep::Fixed(dt) => {
+                if dt > contact_time * MAX_FRACTION {
+                    return Err(Error::scene(
+                        "simulation.dt",
+                        format!(
+                            "{dt:.3e} s is above t_c/10 = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
+                            contact_time * MAX_FRACTION,
+                            contact_time * MAX_FRACTION,
+                            contact_time * AUTO_FRACTION
+                        ),
+                    ));
+                }
+                dt
+            }
+        };
+        let skin = scene
+            .simulation
+            .skin
+            .unwrap_or(0.2 * particles.max_radius());
+        let n = particles.len();
+        let physics = Physics {
+            model: scene.contact,
+            table,
+            gravity: scene.gravity,
+            dt,
+            contact_time,
+            max_overlap: scene.simulation.max_overlap,
+            domain: scene.simulation.domain.map(|[a, b]| (a, b)),
+        };
+        let world = World {
+            particles,
+            walls,
+            neighbors: NeighborList::new(skin),
+            wall_state: vec![Vec::new(); n],
+            owner: Vec::new(),
+            pair_force: Vec::new(),
+            time: 0.0,
+            step: 0,
+        };
+        let mut sim = Simulation {
+            world,
+            physics,
+            scene,
+            stats: ContactStats::default(),
+        };
+        sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        Ok(sim)
+    }
+
+    /// Advances one step.
+    pub fn step(&mut self) -> Result<()> {
+        self.stats = soft::step(&mut self.world, &self.physics)?;
+        Ok(())
+    }
+
+    /// Steps until the simulated time reaches `until` (s), calling `observe` after every step.
+    pub fn run_until(
+        &mut self,
+        until: f64,
+        mut observe: impl FnMut(&Simulation) -> Result<()>,
+    ) -> Result<()> {
+        while self.world.time + 0.5 * self.physics.dt < until {
+            self.step()?;
+            observe(self)?;
+        }
+        Ok(())
+    }
+
+    /// The whole state, for a checkpoint.
+    pub fn checkpoint(&self) -> Checkpoint {
+        let w = &self.world;
+        let p = &w.particles;
+        let nl = &w.neighbors;
+        let pairs = (0..nl.len())
+            .filter(|&s| nl.state[s].touching)
+            .map(|s| {
+                (
+                    p.id[w.owner[s] as usize],
+                    p.id[nl.partner[s] as usize],
+                    nl.state[s],
+                )
+            })
+            .collect();
+        let walls = w
+            .wall_state
+            .iter()
+            .enumerate()
+            .flat_map(|(k, list)| list.iter().map(move |(wall, s)| (p.id[k], *wall, *s)))
+            .collect();
+        Checkpoint {
+            scene: self.scene.to_toml().unwrap_or_default(),
+            time: w.time,
+            step: w.step,
+            dt: self.physics.dt,
+            particles: p.clone(),
+            pairs,
+            walls,
+        }
+    }
+
+    /// Resumes a run from a checkpoint: the physics comes from `scene` (which must be the
+    /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
+    pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
+        let saved = Scene::from_toml(&ckpt.scene, "checkpoint scene")?;
+        let comparable = |s: &Scene| {
+            let mut s = s.clone();
+            s.simulation.duration = 0.0;
+            s.output = Default::default();
+            s
+        };
+        if comparable(&saved) != comparable(&scene) {
+            return Err(Error::scene(
+                "scene",
+                "differs from the scene the checkpoint was written with (only simulation.duration and [output] may change on resume)",
+            ));
+        }
+        let mut sim = Simulation::new(scene, base)?;
+        if sim.physics.dt.to_bits() != ckpt.dt.to_bits() {
+            return Err(Error::scene(
+                "simulation.dt",
+                format!(
+                    "is {:e} s but the checkpoint used {:e} s",
+                    sim.physics.dt, ckpt.dt
+                ),
+            ));
+        }
+        let index: std::collections::HashMap<u64, usize> = ckpt
+            .particles
+            .id
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| (id, k))
+            .collect();
+        let n = ckpt.particles.len();
+        let w = &mut sim.world;
+        w.particles = ckpt.particles;
+        w.time = ckpt.time;
+        w.step = ckpt.step;
+        w.wall_state = vec![Vec::new(); n];
+        for (id, wall, s) in ckpt.walls {
+            if let Some(&k) = index.get(&id) {
+                w.wall_state[k].push((wall, s));
+            }
+        }
+        w.rebuild_neighbors();
+        let entries: Vec<_> = ckpt
+            .pairs
+            .iter()
+            .filter_map(|(a, b, s)| {
+                let (i, j) = (*index.get(a)?, *index.get(b)?);
+                Some((i.min(j), i.max(j), *s))
+            })
+            .collect();
+        w.neighbors.set_history(&entries);
+        Ok(sim)
+    }
+
+    /// Energies of the current state.
+    pub fn energies(&self) -> Energies {
+        let p = &self.world.particles;
+        let potential = (0..p.len())
+            .filter(|&k| p.inv_mass[k] > 0.0)
+            .map(|k| self.physics.gravity.potential(p.mass[k], p.pos[k]))
+            .sum();
+        Energies {
+            translational: p.translational_energy(),
+            rotational: p.rotational_energy(),
+            potential,
+        }
+    }
+
+    /// Number of steps to cover the scene's duration.
+    pub fn total_steps(&self) -> u64 {
+        (self.scene.simulation.duration / self.physics.dt).round() as u64
+    }
+
+    /// Bytes the state takes, roughly: particle arrays, neighbour slots and their history.
+    pub fn memory_estimate(&self) -> usize {
+        let per_particle = 8 * (3 * 6 + 6) + 2 + 8;
+        let per_slot =
+            4 + 4 + std::mem::size_of::<ContactState>() + std::mem::size_of::<ContactForce>() + 4;
+        self.world.particles.len() * per_particle
+            + self
+                .world
+                .neighbors
+                .len()
+                .max(6 * self.world.particles.len())
+                * per_slot
+    }
+}
+
+/// The walls of a scene with unit normals (already checked by [`Scene::problems`]).
+fn make_walls(scene: &Scene) -> Vec<Wall> {
+    scene
+        .walls
+        .iter()
+        .map(|w| match w {
+            WallSpec::Plane {
+                material,
+                point,
+                normal,
+            } => Wall {
+                shape: Shape::Plane(Plane {
+                    point: *point,
+                    normal: normal.normalize(),
+                }),
+                material: scene.material_index(material).unwrap_or(0),
+            },
+            WallSpec::Plate {
+                material,
+                center,
+                normal,
+                u,
+                half_size,
+            } => {
+                let n = normal.normalize();
+                Wall {
+                    shape: Shape::Plate(Plate {
+                        center: *center,
+                        normal: n,
+                        u: (*u - u.dot(n) * n).normalize(),
+                        half: *half_size,
+                    }),
+                    material: scene.material_index(material).unwrap_or(0),
+                }
+            }
+        })
+        .collect()
+}
+
+/// All particles of the scene's sources, in order, with ids 0, 1, 2, …
+fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
+    let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
+    let mut particles = Particles::default();
+    for (k, src) in scene.particles.iter().enumerate() {
+        let material = scene
+            .material_index(src.material())
+            .ok_or_else(|| Error::scene(format!("particles[{k}].material"), "unknown material"))?;
+        let density = scene.materials[material].density.ok_or_else(|| {
+            Error::scene(
+                format!("materials[{material}].density"),
+                "is needed for particles",
+            )
+        })?;
+        let free = |pos, radius, vel| ParticleSpec {
+            pos,
+            vel,
+            omega: DVec3::ZERO,
+            radius,
+            material,
+            mobility: Mobility::Free,
+        };
+        let specs: Vec<ParticleSpec> = match src {
+            ParticleSource::List { spheres, .. } => spheres
+                .iter()
+                .map(|s| ParticleSpec {
+                    pos: s.pos,
+                    vel: s.vel,
+                    omega: s.omega,
+                    radius: s.radius,
+                    material,
+                    mobility: s.mobility,
+                })
+                .collect(),
+            ParticleSource::File { path, .. } => read_particle_file(&base.join(path))?
+                .into_iter()
+                .map(|f| free(f.pos, f.radius, f.vel))
+                .collect(),
+            ParticleSource::Lattice {
+                kind,
+                min,
+                max,
+                radius,
+                spread,
+                velocity,
+                ..
+            } => lattice(*kind, *min, *max, *radius, *spread, &mut rng)
+                .into_iter()
+                .map(|s: Sphere| free(s.pos, s.radius, *velocity))
+                .collect(),
+            ParticleSource::Random {
+                min,
+                max,
+                count,
+                radius,
+                spread,
+                velocity,
+                ..
+            } => random_placement(
+                *min,
+                *max,
+                *count,
+                *radius,
+                *spread,
+                &mut rng,
+                count * RANDOM_ATTEMPTS_PER_SPHERE,
+            )
+            .map_err(|e| match e {
+                Error::Scene { field, reason } => Error::scene(
+                    field.replacen("particles.", &format!("particles[{k}]."), 1),
+                    reason,
+                ),
+                other => other,
+            })?
+            .into_iter()
+            .map(|s| free(s.pos, s.radius, *velocity))
+            .collect(),
+        };
+        for spec in specs {
+            let id = particles.len() as u64;
+            particles.push(id, &spec, sphere_mass(spec.radius, density));
+        }
+    }
+    Ok(particles)
+}
+
+/// The shortest contact time over every kind of contact the scene can make: for each pair of
+/// materials present, the smallest spheres (lightest and, for Hooke, stiffest per unit mass),
+/// and each particle material against each wall material.
+fn shortest_contact_time(scene: &Scene, table: &PairTable, p: &Particles, walls: &[Wall]) -> f64 {
+    let n_mat = scene.materials.len();
+    let mut smallest: Vec<Option<(f64, f64)>> = vec![None; n_mat];
+    for k in 0..p.len() {
+        let m = p.material[k] as usize;
+        if smallest[m].is_none_or(|(r, _)| p.radius[k] < r) {
+            smallest[m] = Some((p.radius[k], p.mass[k]));
+        }
+    }
+    let v_c = scene.contact.characteristic_velocity;
+    let mut t = f64::INFINITY;
+    for a in 0..n_mat {
+        let Some((r_a, m_a)) = smallest[a] else {
+            continue;
+        };
+        for (b, sb) in smallest.iter().enumerate() {
+            if let Some((r_b, m_b)) = *sb {
+                let kind = ContactKind {
+                    r_i: r_a,
+                    m_i: m_a,
+                    r_j: Some(r_b),
+                    m_j: Some(m_b),
+                };
+                t = t.min(contact_time_of(
+                    &scene.contact.normal,
+                    table.get(a, b),
+                    &kind,
+                    v_c,
+                ));
+            }
+        }
+        for w in walls {
+            let kind = ContactKind {
+                r_i: r_a,
+                m_i: m_a,
+                r_j: None,
+                m_j: None,
+            };
+            t = t.min(contact_time_of(
+                &scene.contact.normal,
+                table.get(a, w.material),
+                &kind,
+                v_c,
+            ));
+        }
+    }
+    t
+}

@@ -1,0 +1,76 @@
+//! Finite flat rectangular plate, touchable from both faces, its edges and corners.
+//!
+//! The closest point of the rectangle to the sphere's centre is the centre projected onto the
+//! plane and clamped to the half-sizes along the two in-plane axes; the sphere touches when it
+//! is nearer than its radius (the flat-face case of 000 §2.2's disk, with a rectangular rim).
+
+use glam::DVec3;
+
+use super::{touch, WallContact};
+
+/// Rectangle with centre, unit normal, unit in-plane axis `u` (v = n × u) and half-sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plate {
+    /// Centre (m).
+    pub center: DVec3,
+    /// Unit normal.
+    pub normal: DVec3,
+    /// Unit in-plane axis, perpendicular to `normal`.
+    pub u: DVec3,
+    /// Half-sizes along u and v (m).
+    pub half: [f64; 2],
+}
+
+impl Plate {
+    /// Sphere contact with the nearest point of the rectangle.
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<WallContact> {
+        let v = self.normal.cross(self.u);
+        let d = pos - self.center;
+        let a = d.dot(self.u).clamp(-self.half[0], self.half[0]);
+        let b = d.dot(v).clamp(-self.half[1], self.half[1]);
+        touch(pos, r, self.center + a * self.u + b * v)
+    }
+}
+
+/// A unit vector perpendicular to the unit vector `n`.
+pub fn any_perpendicular(n: DVec3) -> DVec3 {
+    let helper = if n.x.abs() < 0.9 { DVec3::X } else { DVec3::Y };
+    (helper - helper.dot(n) * n).normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plate() -> Plate {
+        Plate {
+            center: DVec3::ZERO,
+            normal: DVec3::Z,
+            u: DVec3::X,
+            half: [1.0, 0.5],
+        }
+    }
+
+    #[test]
+    fn face_edge_and_both_sides() {
+        let p = plate();
+        let top = p.contact(DVec3::new(0.3, 0.2, 0.4), 0.5).expect("face");
+        assert!((top.overlap - 0.1).abs() < 1e-15 && top.normal == DVec3::NEG_Z);
+        let below = p
+            .contact(DVec3::new(0.3, 0.2, -0.4), 0.5)
+            .expect("other face");
+        assert!(below.normal == DVec3::Z);
+        // Beyond the edge x = 1: distance from (1.3, 0, 0.4) to (1, 0, 0) is 0.5 → just not touching.
+        assert!(p.contact(DVec3::new(1.3, 0.0, 0.4), 0.5).is_none());
+        let edge = p.contact(DVec3::new(1.3, 0.0, 0.3), 0.5).expect("edge");
+        assert!((edge.overlap - (0.5 - (0.09f64 + 0.09).sqrt())).abs() < 1e-15);
+    }
+
+    #[test]
+    fn perpendicular_is_unit_and_orthogonal() {
+        for n in [DVec3::X, DVec3::Z, DVec3::new(1.0, 2.0, 3.0).normalize()] {
+            let u = any_perpendicular(n);
+            assert!(u.dot(n).abs() < 1e-15 && (u.length() - 1.0).abs() < 1e-15);
+        }
+    }
+}
