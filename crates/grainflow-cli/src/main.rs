@@ -1,1 +1,282 @@
-fn main() {}
+//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
+
+mod scenes;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use grainflow::io::checkpoint::Checkpoint;
+use grainflow::io::Outputs;
+use grainflow::scene::Scene;
+use grainflow::sim::Simulation;
+use grainflow::validation::{self, Metric};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Parser)]
+#[command(
+    name = "grainflow",
+    version,
+    about = "Granular dynamics (DEM) for regolith, rubble piles, lab flows and pebble beds"
+)]
+struct Cli {
+    /// Worker threads (default: all cores). Results are bit-identical for any count.
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scene (the built-in default scene when none is given).
+    Run {
+        /// Scene file (TOML) or the name of a built-in scene.
+        scene: Option<String>,
+        /// Output folder.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+        /// Resume from a checkpoint written by an earlier run of the same scene.
+        #[arg(long)]
+        resume: Option<PathBuf>,
+    },
+    /// Say everything a run would refuse, and the derived numbers, without running.
+    Check {
+        /// Scene file (TOML) or the name of a built-in scene.
+        scene: String,
+    },
+    /// List the built-in scenes, or write one out as a TOML template.
+    Scenes {
+        /// Name of the scene to write out.
+        name: Option<String>,
+        /// Where to write it (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run validation cases and compare with analytic or published numbers.
+    Validate {
+        /// Case names (see --list).
+        names: Vec<String>,
+        /// List the cases.
+        #[arg(long)]
+        list: bool,
+        /// Print JSON: an array of {case, model, metric, value, expected, tolerance, pass}.
+        #[arg(long)]
+        json: bool,
+        /// Run the full-size versions.
+        #[arg(long)]
+        full: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = cli.threads {
+        pool = pool.num_threads(n);
+    }
+    let result = pool
+        .build()
+        .context("cannot start the thread pool")
+        .and_then(|pool| pool.install(|| dispatch(cli.command)));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Run { scene, out, resume } => run(scene.as_deref(), &out, resume.as_deref()),
+        Command::Check { scene } => check(&scene),
+        Command::Scenes { name, out } => list_scenes(name.as_deref(), out.as_deref()),
+        Command::Validate {
+            names,
+            list,
+            json,
+            full,
+        } => validate(&names, list, json, full),
+    }
+}
+
+/// Loads a scene from a file, or a built-in scene by name; returns it with its base folder.
+fn load_scene(arg: &str) -> Result<(Scene, PathBuf)> {
+    let path = Path::new(arg);
+    if path.exists() {
+        let scene = Scene::load(path)?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        return Ok((scene, base));
+    }
+    match scenes::find(arg) {
+        Some(s) => Ok((Scene::from_toml(s.toml, s.name)?, PathBuf::from("."))),
+        None => bail!(
+            "{arg}: no such file, and no built-in scene of that name (built-in: {})",
+            scenes::BUILT_IN
+                .iter()
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCode> {
+    let name = scene.unwrap_or(scenes::DEFAULT);
+    let (scene, base) = load_scene(name)?;
+    let duration = scene.simulation.duration;
+    let mut sim = match resume {
+        Some(path) => Simulation::resume(scene, &base, Checkpoint::read(path)?)?,
+        None => Simulation::new(scene, &base)?,
+    };
+    eprintln!(
+        "grainflow: {name}: {} particles, {} walls, dt = {:.3e} s (t_c = {:.3e} s), {} threads, output in {}",
+        sim.world.particles.len(),
+        sim.world.walls.len(),
+        sim.physics.dt,
+        sim.physics.contact_time,
+        rayon::current_num_threads(),
+        out.display()
+    );
+    let mut outputs = Outputs::new(out, &sim)?;
+    let steps = sim.total_steps();
+    let bar = ProgressBar::new(steps);
+    bar.set_position(sim.world.step.min(steps));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} t = {msg} [{elapsed_precise} < {eta_precise}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let first_step = sim.world.step;
+    sim.run_until(duration, |s| {
+        outputs.observe(s)?;
+        if s.world.step % 200 == 0 {
+            let done = (s.world.step - first_step) as f64;
+            let rate = done / start.elapsed().as_secs_f64().max(1e-9);
+            let e = s.energies();
+            bar.set_position(s.world.step);
+            bar.set_message(format!(
+                "{:.4} s, {:.0} steps/s, KE = {:.3e} J, {} contacts",
+                s.world.time,
+                rate,
+                e.translational + e.rotational,
+                s.stats.contacts
+            ));
+        }
+        Ok(())
+    })?;
+    outputs.finish(&sim)?;
+    bar.finish();
+    let e = sim.energies();
+    eprintln!(
+        "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",
+        sim.world.time,
+        sim.world.step - first_step,
+        start.elapsed().as_secs_f64(),
+        e.translational + e.rotational,
+        sim.stats.contacts,
+        sim.stats.max_overlap_ratio
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(arg: &str) -> Result<ExitCode> {
+    let (scene, base) = load_scene(arg)?;
+    let problems = scene.problems();
+    if !problems.is_empty() {
+        for p in &problems {
+            println!("refused: {p}");
+        }
+        return Ok(ExitCode::FAILURE);
+    }
+    let sim = match Simulation::new(scene, &base) {
+        Ok(sim) => sim,
+        Err(e) => {
+            println!("refused: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    println!("{arg}: ok");
+    println!("  particles:            {}", sim.world.particles.len());
+    println!("  walls:                {}", sim.world.walls.len());
+    println!(
+        "  shortest contact t_c: {:.4e} s (002 eq 27)",
+        sim.physics.contact_time
+    );
+    println!(
+        "  time step dt:         {:.4e} s (t_c / {:.1})",
+        sim.physics.dt,
+        sim.physics.contact_time / sim.physics.dt
+    );
+    println!("  steps:                {}", sim.total_steps());
+    println!(
+        "  memory estimate:      {:.1} MiB",
+        sim.memory_estimate() as f64 / (1024.0 * 1024.0)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list_scenes(name: Option<&str>, out: Option<&Path>) -> Result<ExitCode> {
+    let Some(name) = name else {
+        for s in scenes::BUILT_IN {
+            println!("{:<16} {}", s.name, s.about);
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let Some(s) = scenes::find(name) else {
+        bail!("no built-in scene named {name}; `grainflow scenes` lists them");
+    };
+    match out {
+        Some(path) => std::fs::write(path, s.toml)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => print!("{}", s.toml),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn validate(names: &[String], list: bool, json: bool, full: bool) -> Result<ExitCode> {
+    if list || names.is_empty() {
+        for c in validation::CASES {
+            println!("{:<16} {}", c.name, c.about);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut metrics: Vec<Metric> = Vec::new();
+    for name in names {
+        let Some(case) = validation::find(name) else {
+            bail!("no validation case named {name}; `grainflow validate --list` lists them");
+        };
+        metrics.extend((case.run)(full).with_context(|| format!("validation case {name}"))?);
+    }
+    let failed = metrics.iter().filter(|m| !m.pass).count();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&metrics)?);
+    } else {
+        println!(
+            "{:<15} {:<7} {:<36} {:>13} {:>13} {:>10}  pass",
+            "case", "model", "metric", "value", "expected", "tolerance"
+        );
+        for m in &metrics {
+            println!(
+                "{:<15} {:<7} {:<36} {:>13.6e} {:>13.6e} {:>10.2e}  {}",
+                m.case,
+                m.model,
+                m.metric,
+                m.value,
+                m.expected,
+                m.tolerance,
+                if m.pass { "yes" } else { "NO" }
+            );
+        }
+    }
+    eprintln!("{} passed, {} failed", metrics.len() - failed, failed);
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

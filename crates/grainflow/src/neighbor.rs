@@ -74,6 +74,7 @@ impl NeighborList {
         let limit = 0.25 * self.skin * self.skin;
         pos.par_iter()
             .zip(self.ref_pos.par_iter())
+            .with_min_len(crate::soft::MIN_LEN)
             .any(|(p, r)| (*p - *r).length_squared() > limit)
     }
 

@@ -17,6 +17,10 @@ use crate::contact::{Body, ContactState};
 use crate::sim::{Physics, World};
 use crate::{Error, Result};
 
+/// Fewest items a parallel loop hands to one task: small systems run on one thread
+/// without waking the others.
+pub(crate) const MIN_LEN: usize = 512;
+
 /// Contact statistics of one force evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ContactStats {
@@ -66,11 +70,13 @@ fn half_kick(world: &mut World, dt: f64) {
         .par_iter_mut()
         .zip(p.force.par_iter())
         .zip(p.inv_mass.par_iter())
+        .with_min_len(MIN_LEN)
         .for_each(|((v, f), im)| *v += *f * (h * im));
     p.omega
         .par_iter_mut()
         .zip(p.torque.par_iter())
         .zip(p.inv_inertia.par_iter())
+        .with_min_len(MIN_LEN)
         .for_each(|((w, t), ii)| *w += *t * (h * ii));
 }
 
@@ -108,6 +114,7 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         .par_iter_mut()
         .zip(nl.state.par_iter_mut())
         .zip(world.owner.par_iter().zip(nl.partner.par_iter()))
+        .with_min_len(MIN_LEN)
         .map(|((out, state), (&i, &j))| {
             let (i, j) = (i as usize, j as usize);
             let d = pos[j] - pos[i];
@@ -154,6 +161,7 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         .zip(torque.par_iter_mut())
         .zip(world.wall_state.par_iter_mut())
         .enumerate()
+        .with_min_len(MIN_LEN)
         .map(|(k, ((f, t), wall_state))| {
             let mut fk = DVec3::ZERO;
             let mut tk = DVec3::ZERO;
@@ -248,6 +256,7 @@ fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Re
     if let Some((lo, hi)) = physics.domain {
         if let Some(k) = (0..p.len())
             .into_par_iter()
+            .with_min_len(MIN_LEN)
             .find_first(|&k| p.pos[k].cmplt(lo).any() || p.pos[k].cmpgt(hi).any())
         {
             return Err(fail(

@@ -1,1 +1,104 @@
-//! Validation cases.
+//! Validation cases: each runs real scenes and compares metrics with analytic or published
+//! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
+//! the same functions.
+
+pub mod two_body;
+
+use serde::Serialize;
+
+use crate::Result;
+
+/// One compared number.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Metric {
+    /// Validation case name.
+    pub case: String,
+    /// Contact model or variant the metric belongs to.
+    pub model: String,
+    /// What is measured.
+    pub metric: String,
+    /// Measured value.
+    pub value: f64,
+    /// Expected value (analytic or published).
+    pub expected: f64,
+    /// Allowed |value − expected|.
+    pub tolerance: f64,
+    /// Whether |value − expected| ≤ tolerance.
+    pub pass: bool,
+}
+
+impl Metric {
+    /// A metric that passes when |value − expected| ≤ tolerance.
+    pub fn new(
+        case: &str,
+        model: &str,
+        metric: impl Into<String>,
+        value: f64,
+        expected: f64,
+        tolerance: f64,
+    ) -> Metric {
+        Metric {
+            case: case.into(),
+            model: model.into(),
+            metric: metric.into(),
+            value,
+            expected,
+            tolerance,
+            pass: (value - expected).abs() <= tolerance,
+        }
+    }
+}
+
+/// A named validation case.
+pub struct Case {
+    /// Name used on the command line.
+    pub name: &'static str,
+    /// One line on what it checks and where the numbers come from.
+    pub about: &'static str,
+    /// Runs the case; `full` selects the full-size version where there is one.
+    pub run: fn(full: bool) -> Result<Vec<Metric>>,
+}
+
+/// Every validation case, in the order `validate --list` shows them.
+pub const CASES: &[Case] = &[
+    Case {
+        name: "normal-stack",
+        about: "002 §4.1.1: five spheres dropped in a column come to rest stacked, no lateral motion or spin",
+        run: two_body::normal_stack,
+    },
+    Case {
+        name: "cohesion",
+        about: "002 §4.1.2: a sphere hanging under a fixed one with 10 N cohesion holds at m g = 8 N, separates at 10 N",
+        run: two_body::cohesion,
+    },
+    Case {
+        name: "restitution",
+        about: "002 §4.1.3: head-on pairs for e = 0 … 1; measured e' = e for Hooke and Hertz",
+        run: two_body::restitution,
+    },
+    Case {
+        name: "oblique-impact",
+        about: "002 §4.1.4: sphere on a plate at 2°–88°; sliding threshold, spin and tangential restitution (eq 23–25)",
+        run: two_body::oblique_impact,
+    },
+    Case {
+        name: "sliding",
+        about: "002 §4.1.5: a non-rotating sphere at 5 m/s stops after v²/(2 μ g) = 2.5484 m",
+        run: two_body::sliding,
+    },
+    Case {
+        name: "rolling",
+        about: "002 §4.1.6: a sphere at 1 m/s slides, rolls with constant resistance torque, stops where rigid-body theory says",
+        run: two_body::rolling,
+    },
+    Case {
+        name: "spinning",
+        about: "002 §4.1.7: a sphere spinning about the normal feels a constant torque μ_t r_c F_n and stops",
+        run: two_body::spinning,
+    },
+];
+
+/// The case called `name`.
+pub fn find(name: &str) -> Option<&'static Case> {
+    CASES.iter().find(|c| c.name == name)
+}
