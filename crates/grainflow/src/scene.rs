@@ -280,11 +280,20 @@ fn box_corners(problems: &mut Vec<Error>, field: &str, min: DVec3, max: DVec3) {
 }
 
 impl Scene {
-    /// Parses TOML text; `origin` names the source in messages.
+    /// Parses TOML text; `origin` names the source in messages, which are one line:
+    /// `scene.toml:15:1: unknown field `sliding_fricton`, expected one of …`.
     pub fn from_toml(text: &str, origin: &str) -> Result<Scene> {
-        toml::from_str(text).map_err(|e| Error::Parse {
-            path: origin.to_string(),
-            message: e.to_string().trim_end().to_string(),
+        toml::from_str(text).map_err(|e| {
+            let place = e.span().map_or(String::new(), |span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |k| k + 1) + 1;
+                format!(":{line}:{column}")
+            });
+            Error::Parse {
+                path: format!("{origin}{place}"),
+                message: e.message().replace('\n', " "),
+            }
         })
     }
 

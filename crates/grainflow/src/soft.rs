@@ -13,7 +13,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use crate::contact::{Body, ContactState};
+use crate::contact::{Body, ContactState, Touch};
 use crate::sim::{Physics, World};
 use crate::{Error, Result};
 
@@ -127,16 +127,13 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
             let params = physics
                 .table
                 .get(material[i] as usize, material[j] as usize);
-            *out = physics.model.force(
-                params,
-                d / dist,
+            let touch = Touch {
+                normal: d / dist,
                 overlap,
-                radius[i],
-                &body(i),
-                &body(j),
-                state,
-                dt,
-            );
+            };
+            *out = physics
+                .model
+                .force(params, touch, &body(i), &body(j), state, dt);
             ContactStats {
                 contacts: 1,
                 max_overlap_ratio: overlap / radius[i].min(radius[j]),
@@ -192,16 +189,10 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
                     wall_state.len() - 1
                 });
                 let params = physics.table.get(material[k] as usize, wall.material);
-                let out = physics.model.force(
-                    params,
-                    c.normal,
-                    c.overlap,
-                    radius[k],
-                    &body(k),
-                    &wall_body,
-                    &mut wall_state[s].1,
-                    dt,
-                );
+                let out =
+                    physics
+                        .model
+                        .force(params, c, &body(k), &wall_body, &mut wall_state[s].1, dt);
                 fk += out.force_i;
                 tk += out.torque_i;
                 let here = ContactStats {

@@ -60,6 +60,15 @@ pub struct ContactState {
     pub touching: bool,
 }
 
+/// Where two bodies touch: the unit normal from body i to body j and the overlap (m, > 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Touch {
+    /// Unit normal from i towards j.
+    pub normal: DVec3,
+    /// Overlap δ (m).
+    pub overlap: f64,
+}
+
 /// One body of a contact: its surface moves with `vel + omega × (lever · direction)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Body {
@@ -89,19 +98,18 @@ pub struct ContactForce {
 }
 
 impl ContactModel {
-    /// Evaluates the contact of bodies i (radius `r_i`) and j touching with `overlap` (m > 0)
-    /// along the unit normal `n` from i to j, updating `state`.
+    /// Evaluates the contact of particle i with body j where they `touch`, updating `state`.
     pub fn force(
         &self,
         p: &PairParams,
-        n: DVec3,
-        overlap: f64,
-        r_i: f64,
+        touch: Touch,
         i: &Body,
         j: &Body,
         state: &mut ContactState,
         dt: f64,
     ) -> ContactForce {
+        let Touch { normal: n, overlap } = touch;
+        let r_i = i.radius.unwrap_or(0.0);
         let lever_j = j.radius.unwrap_or(0.0);
         // Velocity of i's surface relative to j's at the contact point (002 eq 4, with the
         // signs of the rigid-body velocities ω × r of each surface point).
@@ -228,7 +236,17 @@ mod tests {
         let j = body(DVec3::new(-0.1, 0.0, 0.2), DVec3::new(1.0, 0.0, -1.0));
         let mut f = ContactForce::default();
         for _ in 0..200 {
-            f = m.force(&params(), n, 1e-3, 0.5, &i, &j, &mut s, 1e-5);
+            f = m.force(
+                &params(),
+                Touch {
+                    normal: n,
+                    overlap: 1e-3,
+                },
+                &i,
+                &j,
+                &mut s,
+                1e-5,
+            );
         }
         let f_t = f.force_i - f.force_i.dot(n) * n;
         assert!(f_t.length() > 0.0 && f_t.length() <= 0.3 * f.normal_force * (1.0 + 1e-12));
@@ -254,7 +272,17 @@ mod tests {
         let mut s = ContactState::default();
         let still = body(DVec3::ZERO, DVec3::ZERO);
         // Tiny overlap: the 10 N of cohesion dominates, pulling i along +n towards j.
-        let f = m.force(&p, DVec3::Z, 1e-9, 0.5, &still, &still, &mut s, 1e-5);
+        let f = m.force(
+            &p,
+            Touch {
+                normal: DVec3::Z,
+                overlap: 1e-9,
+            },
+            &still,
+            &still,
+            &mut s,
+            1e-5,
+        );
         assert!((f.force_i.z - (10.0 - f.normal_force)).abs() < 1e-12);
         assert!(f.force_i.z > 9.9);
     }

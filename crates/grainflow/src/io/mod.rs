@@ -106,18 +106,18 @@ impl Outputs {
         let t = sim.world.time + 0.5 * sim.physics.dt;
         if t >= self.next_snapshot {
             self.snapshot(sim)?;
-            self.next_snapshot = next_after(sim.world.time, sim.scene.output.snapshot_interval);
+            self.next_snapshot = next_after(t, sim.scene.output.snapshot_interval);
         }
         if t >= self.next_series {
             let path = self.dir.join("series.csv");
             if let Some(w) = &mut self.series {
                 series::write_row(w, sim).map_err(|e| Error::io(path, e))?;
             }
-            self.next_series = next_after(sim.world.time, sim.scene.output.series_interval);
+            self.next_series = next_after(t, sim.scene.output.series_interval);
         }
         if t >= self.next_checkpoint {
             sim.checkpoint().write(&self.dir.join("checkpoint.gfck"))?;
-            self.next_checkpoint = next_after(sim.world.time, sim.scene.output.checkpoint_interval);
+            self.next_checkpoint = next_after(t, sim.scene.output.checkpoint_interval);
         }
         Ok(())
     }

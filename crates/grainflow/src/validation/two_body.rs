@@ -355,8 +355,8 @@ pub fn restitution(full: bool) -> Result<Vec<Metric>> {
 /// the angles past φ_th are checked; below it the elastic tangential spring, which rigid-body
 /// theory lacks, shifts the onset of full sliding by a few degrees.
 pub fn oblique_impact(full: bool) -> Result<Vec<Metric>> {
-    let (mu, e) = (0.3, 1.0);
-    let phi_th = (3.5 * mu * (1.0 + e) as f64).atan().to_degrees();
+    let (mu, e): (f64, f64) = (0.3, 1.0);
+    let phi_th = (3.5 * mu * (1.0 + e)).atan().to_degrees();
     let omega_slide = 2.5 * mu * (1.0 + e) * 1.0 / R;
     let step = if full { 1 } else { 2 };
     let mut out = Vec::new();

@@ -8,6 +8,8 @@ pub mod plate;
 
 use glam::DVec3;
 
+pub use crate::contact::Touch;
+
 pub use plane::Plane;
 pub use plate::Plate;
 
@@ -29,18 +31,10 @@ pub struct Wall {
     pub material: usize,
 }
 
-/// A sphere touching a wall.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WallContact {
-    /// Unit normal from the sphere's centre towards the wall.
-    pub normal: DVec3,
-    /// Overlap δ = r − distance to the surface (m), > 0.
-    pub overlap: f64,
-}
-
 impl Wall {
-    /// The contact of a sphere at `pos` (m) with radius `r` (m), if it touches.
-    pub fn contact(&self, pos: DVec3, r: f64) -> Option<WallContact> {
+    /// The contact of a sphere at `pos` (m) with radius `r` (m), if it touches: the normal
+    /// points from the sphere's centre towards the wall, the overlap is r − distance.
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         match &self.shape {
             Shape::Plane(p) => p.contact(pos, r),
             Shape::Plate(p) => p.contact(pos, r),
@@ -69,14 +63,14 @@ impl Wall {
 
 /// Overlap of a sphere with a surface point at `closest` (both m): a contact when the distance
 /// is below `r`, with the normal from the centre to that point.
-fn touch(pos: DVec3, r: f64, closest: DVec3) -> Option<WallContact> {
+fn touch(pos: DVec3, r: f64, closest: DVec3) -> Option<Touch> {
     let d = closest - pos;
     let dist2 = d.length_squared();
     if dist2 >= r * r || dist2 == 0.0 {
         return None;
     }
     let dist = dist2.sqrt();
-    Some(WallContact {
+    Some(Touch {
         normal: d / dist,
         overlap: r - dist,
     })

@@ -6,7 +6,7 @@
 
 use glam::DVec3;
 
-use super::WallContact;
+use super::Touch;
 
 /// Infinite plane through `point` with unit `normal` towards the grains.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,9 +19,9 @@ pub struct Plane {
 
 impl Plane {
     /// Sphere contact: normal −n̂ (towards the wall), overlap r − d.
-    pub fn contact(&self, pos: DVec3, r: f64) -> Option<WallContact> {
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let d = (pos - self.point).dot(self.normal);
-        (d < r).then(|| WallContact {
+        (d < r).then(|| Touch {
             normal: -self.normal,
             overlap: r - d,
         })

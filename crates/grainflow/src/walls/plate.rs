@@ -6,7 +6,7 @@
 
 use glam::DVec3;
 
-use super::{touch, WallContact};
+use super::{touch, Touch};
 
 /// Rectangle with centre, unit normal, unit in-plane axis `u` (v = n × u) and half-sizes.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,7 +23,7 @@ pub struct Plate {
 
 impl Plate {
     /// Sphere contact with the nearest point of the rectangle.
-    pub fn contact(&self, pos: DVec3, r: f64) -> Option<WallContact> {
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let v = self.normal.cross(self.u);
         let d = pos - self.center;
         let a = d.dot(self.u).clamp(-self.half[0], self.half[0]);

@@ -1,0 +1,125 @@
+//! The `grainflow` binary as a user runs it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn grainflow(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_grainflow"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("grainflow-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn validate_json_has_the_documented_fields_and_passes() {
+    let (ok, stdout, _) = grainflow(&[
+        "validate",
+        "sliding",
+        "spinning",
+        "--json",
+        "--threads",
+        "1",
+    ]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let rows = v.as_array().expect("array");
+    assert_eq!(rows.len(), 3 + 6);
+    for r in rows {
+        for key in [
+            "case",
+            "model",
+            "metric",
+            "value",
+            "expected",
+            "tolerance",
+            "pass",
+        ] {
+            assert!(r.get(key).is_some(), "missing {key} in {r}");
+        }
+        assert_eq!(r["pass"], serde_json::Value::Bool(true), "{r}");
+    }
+    // Sliding distance v²/(2 μ g) = 2.5484 m (002 eq 26).
+    assert!((rows[0]["expected"].as_f64().expect("number") - 2.548_42).abs() < 1e-5);
+}
+
+#[test]
+fn check_refuses_a_bad_scene_in_one_line_naming_the_field() {
+    let dir = temp("check");
+    let (ok, template, _) = grainflow(&["scenes", "pour"]);
+    assert!(ok && template.contains("[simulation]"));
+    let bad = template.replace("radius = 1.5e-3", "radius = -1.5e-3");
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, bad).expect("writes");
+    let (ok, stdout, _) = grainflow(&["check", path.to_str().expect("utf-8")]);
+    assert!(!ok);
+    assert!(
+        stdout.contains("refused: particles[0].radius: must be a finite number > 0, got -0.0015"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_prints_derived_numbers() {
+    let (ok, stdout, _) = grainflow(&["check", "pour"]);
+    assert!(ok, "{stdout}");
+    assert!(stdout.contains("particles:            2000"), "{stdout}");
+    assert!(stdout.contains("(t_c / 15.0)"), "{stdout}");
+}
+
+#[test]
+fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
+    let dir = temp("run");
+    let (_, template, _) = grainflow(&["scenes", "pour"]);
+    let short = template
+        .replace("duration = 0.6 ", "duration = 0.004 ")
+        .replace("count = 2000", "count = 200")
+        .replace("snapshot_interval = 0.02 ", "snapshot_interval = 0.001 ")
+        .replace("checkpoint_interval = 0.1 ", "checkpoint_interval = 0.002 ");
+    let scene = dir.join("short.toml");
+    std::fs::write(&scene, &short).expect("writes");
+    let out = dir.join("out");
+    let (ok, _, stderr) = grainflow(&[
+        "run",
+        scene.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{stderr}");
+    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("pvd");
+    assert_eq!(pvd.matches("<DataSet").count(), 5, "{pvd}"); // t = 0, 1, 2, 3, 4 ms
+    let csv = std::fs::read_to_string(out.join("series.csv")).expect("csv");
+    assert!(csv.starts_with(
+        "time,step,kinetic_translational,kinetic_rotational,potential,contacts,max_overlap_ratio"
+    ));
+    assert!(std::fs::read_to_string(out.join("particles.dump"))
+        .expect("dump")
+        .contains("ITEM: ATOMS id type x y z"));
+    assert!(out.join("final.gfck").exists() && out.join("checkpoint.gfck").exists());
+    // Resume the 2 ms checkpoint to 4 ms: same final state as the straight run.
+    let out2 = dir.join("out2");
+    let ckpt = dir.join("mid.gfck");
+    std::fs::copy(out.join("checkpoint.gfck"), &ckpt).expect("copy");
+    let (ok, _, stderr) = grainflow(&[
+        "run",
+        scene.to_str().expect("utf-8"),
+        "--out",
+        out2.to_str().expect("utf-8"),
+        "--resume",
+        ckpt.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{stderr}");
+    let a = std::fs::read(out.join("final.gfck")).expect("final");
+    let b = std::fs::read(out2.join("final.gfck")).expect("final");
+    assert!(a == b, "resumed run differs from the straight run");
+}

@@ -1,0 +1,105 @@
+//! Bad input is refused with a message naming the field; a run that blows up stops with a
+//! message naming the particle, the time and the likely cause.
+
+use std::path::Path;
+
+use grainflow::scene::Scene;
+use grainflow::sim::Simulation;
+use grainflow::Error;
+
+const SCENE: &str = r#"
+[simulation]
+duration = 0.1
+dt = "auto"
+
+[contact]
+normal = "hooke"
+
+[[materials]]
+name = "glass"
+density = 2500
+youngs_modulus = 70e6
+poisson_ratio = 0.24
+restitution = 0.9
+sliding_friction = 0.3
+
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [
+  { pos = [0, 0, 0], radius = 1e-3, vel = [1, 0, 0] },
+  { pos = [3e-3, 0, 0], radius = 1e-3, vel = [-1, 0, 0] },
+]
+"#;
+
+fn build(text: &str) -> grainflow::Result<Simulation> {
+    Simulation::new(Scene::from_toml(text, "scene.toml")?, Path::new("."))
+}
+
+#[test]
+fn misspelt_key_is_named_with_its_line() {
+    let e = build(&SCENE.replace("sliding_friction", "sliding_fricton"))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.starts_with("scene.toml:15:1: unknown field `sliding_fricton`"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+}
+
+#[test]
+fn negative_radius_is_named() {
+    let e = build(&SCENE.replace("radius = 1e-3, vel = [-1", "radius = -1e-3, vel = [-1"))
+        .expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        "particles[0].spheres[1].radius: must be a finite number > 0, got -0.001"
+    );
+}
+
+#[test]
+fn dt_above_contact_time_limit_is_refused_with_numbers() {
+    let sim = build(SCENE).expect("builds");
+    let t_c = sim.physics.contact_time;
+    let e = build(&SCENE.replace("dt = \"auto\"", &format!("dt = {}", 0.2 * t_c)))
+        .expect_err("refused");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("simulation.dt: ") && msg.contains("above t_c/10"),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("{t_c:.3e}")), "{msg}");
+    // Exactly t_c/10 is allowed.
+    assert!(build(&SCENE.replace("dt = \"auto\"", &format!("dt = {}", 0.1 * t_c))).is_ok());
+}
+
+#[test]
+fn blow_up_stops_with_particle_time_and_cause() {
+    // Impact at 400 m/s against a stiffness set for 1 m/s: the overlap passes max_overlap.
+    let text = SCENE
+        .replace("vel = [1, 0, 0]", "vel = [200, 0, 0]")
+        .replace("vel = [-1, 0, 0]", "vel = [-200, 0, 0]");
+    let mut sim = build(&text).expect("builds");
+    let err = loop {
+        if let Err(e) = sim.step() {
+            break e;
+        }
+        assert!(sim.world.time < 1e-3, "should have stopped");
+    };
+    match &err {
+        Error::Unstable {
+            id, time, reason, ..
+        } => {
+            assert_eq!(*id, 0);
+            assert!(*time > 0.0 && *time < 1e-4);
+            assert!(
+                reason.contains("overlap") && reason.contains("characteristic_velocity"),
+                "{reason}"
+            );
+        }
+        other => panic!("expected Unstable, got {other}"),
+    }
+    // Nothing non-finite was left in the state.
+    assert!(sim.world.particles.pos.iter().all(|p| p.is_finite()));
+}
