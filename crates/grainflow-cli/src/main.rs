@@ -144,7 +144,11 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     );
     let mut outputs = Outputs::new(out, &sim)?;
     let steps = sim.total_steps();
-    let bar = ProgressBar::new(steps);
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ProgressBar::new(steps)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_position(sim.world.step.min(steps));
     bar.set_style(
         ProgressStyle::with_template("{bar:30} t = {msg} [{elapsed_precise} < {eta_precise}]")
@@ -152,20 +156,32 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     );
     let start = Instant::now();
     let first_step = sim.world.step;
+    // On a terminal the bar updates in place; in a log, a plain line every tenth of the run.
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut next_line = 0.1;
     sim.run_until(duration, |s| {
         outputs.observe(s)?;
         if s.world.step % 200 == 0 {
             let done = (s.world.step - first_step) as f64;
-            let rate = done / start.elapsed().as_secs_f64().max(1e-9);
+            let elapsed = start.elapsed().as_secs_f64().max(1e-9);
+            let rate = done / elapsed;
             let e = s.energies();
-            bar.set_position(s.world.step);
-            bar.set_message(format!(
+            let line = format!(
                 "{:.4} s, {:.0} steps/s, KE = {:.3e} J, {} contacts",
                 s.world.time,
                 rate,
                 e.translational + e.rotational,
                 s.stats.contacts
-            ));
+            );
+            let fraction = s.world.time / duration;
+            if tty {
+                bar.set_position(s.world.step);
+                bar.set_message(line);
+            } else if fraction >= next_line {
+                let eta = (steps.saturating_sub(s.world.step)) as f64 / rate;
+                eprintln!("grainflow: {:3.0} % t = {line}, ETA {eta:.0} s", 100.0 * fraction);
+                next_line += 0.1;
+            }
         }
         Ok(())
     })?;
