@@ -179,7 +179,10 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
                 bar.set_message(line);
             } else if fraction >= next_line {
                 let eta = (steps.saturating_sub(s.world.step)) as f64 / rate;
-                eprintln!("grainflow: {:3.0} % t = {line}, ETA {eta:.0} s", 100.0 * fraction);
+                eprintln!(
+                    "grainflow: {:3.0} % t = {line}, ETA {eta:.0} s",
+                    100.0 * fraction
+                );
                 next_line += 0.1;
             }
         }

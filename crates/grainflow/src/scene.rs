@@ -100,33 +100,7 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
-/// One wall as written in a scene.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum WallSpec {
-    /// Infinite plane; grains live on the side `normal` points to.
-    Plane {
-        /// Material name.
-        material: String,
-        /// A point of the plane (m).
-        point: DVec3,
-        /// Normal towards the grains (normalised on load).
-        normal: DVec3,
-    },
-    /// Finite rectangle with centre, normal, in-plane axis `u` and half-sizes along u and n × u.
-    Plate {
-        /// Material name.
-        material: String,
-        /// Centre (m).
-        center: DVec3,
-        /// Normal (normalised on load).
-        normal: DVec3,
-        /// In-plane axis (made perpendicular to the normal and normalised on load).
-        u: DVec3,
-        /// Half-sizes along u and n × u (m).
-        half_size: [f64; 2],
-    },
-}
+pub use crate::walls::spec::WallSpec;
 
 /// One sphere of an explicit list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -249,15 +223,6 @@ fn in_range(problems: &mut Vec<Error>, field: impl Into<String>, v: f64, lo: f64
         problems.push(Error::scene(
             field,
             format!("must be in [{lo}, {hi}], got {v}"),
-        ));
-    }
-}
-
-fn nonzero(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
-    if !(v.is_finite() && v.length_squared() > 0.0) {
-        problems.push(Error::scene(
-            field,
-            format!("must be a finite non-zero vector, got {v:?}"),
         ));
     }
 }
@@ -480,45 +445,9 @@ impl Scene {
     }
 
     fn wall_problems(&self, p: &mut Vec<Error>) {
+        let names: Vec<&str> = self.materials.iter().map(|m| m.name.as_str()).collect();
         for (k, w) in self.walls.iter().enumerate() {
-            let f = |name: &str| format!("walls[{k}].{name}");
-            match w {
-                WallSpec::Plane {
-                    material,
-                    point,
-                    normal,
-                } => {
-                    self.check_material_ref(p, f("material"), material);
-                    finite(p, f("point"), *point);
-                    nonzero(p, f("normal"), *normal);
-                }
-                WallSpec::Plate {
-                    material,
-                    center,
-                    normal,
-                    u,
-                    half_size,
-                } => {
-                    self.check_material_ref(p, f("material"), material);
-                    finite(p, f("center"), *center);
-                    nonzero(p, f("normal"), *normal);
-                    nonzero(p, f("u"), *u);
-                    if normal.cross(*u).length_squared()
-                        <= 1e-12 * normal.length_squared() * u.length_squared()
-                    {
-                        p.push(Error::scene(
-                            f("u"),
-                            format!("must not be parallel to the normal, got {u:?}"),
-                        ));
-                    }
-                    if !half_size.iter().all(|h| h.is_finite() && *h > 0.0) {
-                        p.push(Error::scene(
-                            f("half_size"),
-                            format!("must be > 0, got {half_size:?}"),
-                        ));
-                    }
-                }
-            }
+            w.problems(k, &names, p);
         }
     }
 

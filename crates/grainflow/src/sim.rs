@@ -17,10 +17,11 @@ use crate::io::checkpoint::Checkpoint;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::NeighborList;
 use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
-use crate::scene::{ParticleSource, Scene, TimeStep, WallSpec};
+use crate::scene::{ParticleSource, Scene, TimeStep};
 use crate::soft::{self, ContactStats};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
-use crate::walls::{Plane, Plate, Shape, Wall};
+use crate::walls::interact::WallRuntime;
+use crate::walls::Wall;
 use crate::{Error, Result};
 
 /// Attempts random placement may make per requested sphere before it gives up.
@@ -35,8 +36,10 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Neighbour list with the particle–particle contact history.
     pub neighbors: NeighborList,
-    /// Particle–wall contact history, per particle: (wall index, state).
+    /// Particle–wall contact history, per particle: (wall and member key, state).
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
+    /// Wall poses, grains held by walls, grains absorbed.
+    pub wall_runtime: WallRuntime,
     /// Owner particle of each neighbour-list slot.
     pub owner: Vec<u32>,
     /// Per-slot pair forces of the last evaluation.
@@ -165,6 +168,7 @@ impl Simulation {
             walls,
             neighbors: NeighborList::new(skin),
             wall_state: vec![Vec::new(); n],
+            wall_runtime: WallRuntime::default(),
             owner: Vec::new(),
             pair_force: Vec::new(),
             time: 0.0,
@@ -322,42 +326,12 @@ impl Simulation {
     }
 }
 
-/// The walls of a scene with unit normals (already checked by [`Scene::problems`]).
+/// The walls of a scene with unit directions (already checked by [`Scene::problems`]).
 fn make_walls(scene: &Scene) -> Vec<Wall> {
     scene
         .walls
         .iter()
-        .map(|w| match w {
-            WallSpec::Plane {
-                material,
-                point,
-                normal,
-            } => Wall {
-                shape: Shape::Plane(Plane {
-                    point: *point,
-                    normal: normal.normalize(),
-                }),
-                material: scene.material_index(material).unwrap_or(0),
-            },
-            WallSpec::Plate {
-                material,
-                center,
-                normal,
-                u,
-                half_size,
-            } => {
-                let n = normal.normalize();
-                Wall {
-                    shape: Shape::Plate(Plate {
-                        center: *center,
-                        normal: n,
-                        u: (*u - u.dot(n) * n).normalize(),
-                        half: *half_size,
-                    }),
-                    material: scene.material_index(material).unwrap_or(0),
-                }
-            }
-        })
+        .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
         .collect()
 }
 

@@ -33,7 +33,8 @@ pub struct ContactStats {
 }
 
 impl ContactStats {
-    fn merge(a: Self, b: Self) -> Self {
+    /// Contacts added; the larger overlap kept (ties to the lower index).
+    pub(crate) fn merge(a: Self, b: Self) -> Self {
         // Ties go to the lower index, so the reported particle does not depend on the threads.
         let b_wins = b.max_overlap_ratio > a.max_overlap_ratio
             || (b.max_overlap_ratio == a.max_overlap_ratio && b.worst < a.worst);
@@ -83,6 +84,7 @@ fn half_kick(world: &mut World, dt: f64) {
 /// Forces and torques on every particle at the current state. `dt` advances the tangential
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
 pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
+    crate::walls::interact::prepare(world);
     if world.neighbors.needs_rebuild(&world.particles.pos) {
         world.rebuild_neighbors();
     }
@@ -142,17 +144,16 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         })
         .reduce(ContactStats::default, ContactStats::merge);
 
-    let walls = &world.walls;
+    let walls = crate::walls::interact::WallForces::new(
+        &world.walls,
+        &world.wall_runtime,
+        &physics.model,
+        &physics.table,
+        dt,
+    );
     let pair_force = &world.pair_force;
     let state = &nl.state;
     let (start, rev_start, rev_slot) = (&nl.start, &nl.rev_start, &nl.rev_slot);
-    let wall_body = Body {
-        vel: DVec3::ZERO,
-        omega: DVec3::ZERO,
-        radius: None,
-        inv_mass: 0.0,
-        inv_inertia: 0.0,
-    };
     let wall_stats = force
         .par_iter_mut()
         .zip(torque.par_iter_mut())
@@ -175,33 +176,16 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
                     tk += pair_force[s].torque_j;
                 }
             }
-            let mut stats = ContactStats::default();
-            for (w, wall) in walls.iter().enumerate() {
-                let slot = wall_state.iter().position(|(id, _)| *id as usize == w);
-                let Some(c) = wall.contact(pos[k], radius[k]) else {
-                    if let Some(s) = slot {
-                        wall_state.swap_remove(s);
-                    }
-                    continue;
-                };
-                let s = slot.unwrap_or_else(|| {
-                    wall_state.push((w as u32, ContactState::default()));
-                    wall_state.len() - 1
-                });
-                let params = physics.table.get(material[k] as usize, wall.material);
-                let out =
-                    physics
-                        .model
-                        .force(params, c, &body(k), &wall_body, &mut wall_state[s].1, dt);
-                fk += out.force_i;
-                tk += out.torque_i;
-                let here = ContactStats {
-                    contacts: 1,
-                    max_overlap_ratio: c.overlap / radius[k],
-                    worst: k,
-                };
-                stats = ContactStats::merge(stats, here);
-            }
+            let (fw, tw, stats) = walls.on(
+                k,
+                &body(k),
+                pos[k],
+                radius[k],
+                material[k] as usize,
+                wall_state,
+            );
+            fk += fw;
+            tk += tw;
             if inv_mass[k] > 0.0 {
                 fk += mass[k] * physics.gravity.acceleration(pos[k]);
             }

@@ -99,11 +99,7 @@ fn scene(
             uniform: Some(DVec3::new(0.0, 0.0, -g)),
         },
         walls: if plate {
-            vec![WallSpec::Plane {
-                material: "body".into(),
-                point: DVec3::ZERO,
-                normal: DVec3::Z,
-            }]
+            vec![WallSpec::plane("body", DVec3::ZERO, DVec3::Z)]
         } else {
             vec![]
         },
