@@ -3,6 +3,7 @@
 //! the same functions.
 
 pub mod two_body;
+pub mod wall_contacts;
 
 use serde::Serialize;
 
@@ -95,6 +96,11 @@ pub const CASES: &[Case] = &[
         name: "spinning",
         about: "002 §4.1.7: a sphere spinning about the normal feels a constant torque μ_t r_c F_n and stops",
         run: two_body::spinning,
+    },
+    Case {
+        name: "wall-contacts",
+        about: "000 §2.2, 001 §3.4: every wall primitive vs an independent closest point (1e-12), a sphere resting on each face (Hertz static overlap), a moving floor (v = 2/7 V)",
+        run: wall_contacts::wall_contacts,
     },
 ];
 
