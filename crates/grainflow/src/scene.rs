@@ -158,6 +158,23 @@ pub enum ParticleSource {
         #[serde(default)]
         velocity: DVec3,
     },
+    /// Touching spheres lining the inside of a cylinder of `radius` (m) about `axis` through
+    /// `center`, over `length` (m): the glued grains of a rough drum (002 §6.2), held by a
+    /// sticky cylinder wall of the same radius.
+    CylinderLayer {
+        /// Material name.
+        material: String,
+        /// A point of the axis, the middle of the layer (m).
+        center: DVec3,
+        /// Axis (normalised on load).
+        axis: DVec3,
+        /// Radius of the wall the grains line (m).
+        radius: f64,
+        /// Length covered along the axis (m).
+        length: f64,
+        /// Radius of the grains (m).
+        sphere_radius: f64,
+    },
     /// Random non-overlapping placement in a box (random sequential addition).
     Random {
         /// Material name.
@@ -186,6 +203,7 @@ impl ParticleSource {
             ParticleSource::List { material, .. }
             | ParticleSource::File { material, .. }
             | ParticleSource::Lattice { material, .. }
+            | ParticleSource::CylinderLayer { material, .. }
             | ParticleSource::Random { material, .. } => material,
         }
     }
@@ -465,6 +483,32 @@ impl Scene {
                     }
                 }
                 ParticleSource::File { .. } => {}
+                ParticleSource::CylinderLayer {
+                    center,
+                    axis,
+                    radius,
+                    length,
+                    sphere_radius,
+                    ..
+                } => {
+                    finite(p, f("center"), *center);
+                    if !(axis.is_finite() && axis.length_squared() > 0.0) {
+                        p.push(Error::scene(
+                            f("axis"),
+                            format!("must be a finite non-zero vector, got {axis:?}"),
+                        ));
+                    }
+                    positive(p, f("sphere_radius"), *sphere_radius);
+                    positive(p, f("length"), *length);
+                    if !(radius.is_finite() && *radius > 2.0 * sphere_radius) {
+                        p.push(Error::scene(
+                            f("radius"),
+                            format!(
+                                "must exceed twice sphere_radius ({sphere_radius}), got {radius}"
+                            ),
+                        ));
+                    }
+                }
                 ParticleSource::Lattice {
                     min,
                     max,

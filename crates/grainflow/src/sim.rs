@@ -11,7 +11,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::contact::{ContactForce, ContactModel, ContactState};
-use crate::fill::{file::read_particle_file, lattice::lattice, random::random_placement, Sphere};
+use crate::fill::{
+    file::read_particle_file, lattice::lattice, layer::cylinder_layer, random::random_placement,
+    Sphere,
+};
 use crate::gravity::Gravity;
 use crate::io::checkpoint::Checkpoint;
 use crate::material::{PairOverride, PairTable};
@@ -384,6 +387,17 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
             } => lattice(*kind, *min, *max, *radius, *spread, &mut rng)
                 .into_iter()
                 .map(|s: Sphere| free(s.pos, s.radius, *velocity))
+                .collect(),
+            ParticleSource::CylinderLayer {
+                center,
+                axis,
+                radius,
+                length,
+                sphere_radius,
+                ..
+            } => cylinder_layer(*center, axis.normalize(), *radius, *length, *sphere_radius)
+                .into_iter()
+                .map(|s| free(s.pos, s.radius, DVec3::ZERO))
                 .collect(),
             ParticleSource::Random {
                 min,
