@@ -2,6 +2,7 @@
 //! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
 //! the same functions.
 
+pub mod tumbler;
 pub mod two_body;
 pub mod wall_contacts;
 
@@ -101,6 +102,11 @@ pub const CASES: &[Case] = &[
         name: "wall-contacts",
         about: "000 §2.2, 001 §3.4: every wall primitive vs an independent closest point (1e-12), a sphere resting on each face (Hertz static overlap), a moving floor (v = 2/7 V)",
         run: wall_contacts::wall_contacts,
+    },
+    Case {
+        name: "tumbler",
+        about: "002 §6, 000 §3.2: rotating drum; angle of repose rises with Fr (Table 3), same angle by lowering g, centrifuging at Fr ≥ 1",
+        run: tumbler::tumbler,
     },
 ];
 
