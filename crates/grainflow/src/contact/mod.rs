@@ -108,6 +108,12 @@ impl ContactModel {
         state: &mut ContactState,
         dt: f64,
     ) -> ContactForce {
+        if i.inv_mass == 0.0 && j.inv_mass == 0.0 {
+            // Two immovable bodies (fixed or glued grains, walls): their effective mass is
+            // infinite and neither can respond, so the contact exerts nothing.
+            *state = ContactState::default();
+            return ContactForce::default();
+        }
         let Touch { normal: n, overlap } = touch;
         let r_i = i.radius.unwrap_or(0.0);
         let lever_j = j.radius.unwrap_or(0.0);

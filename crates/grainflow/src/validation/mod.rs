@@ -2,6 +2,7 @@
 //! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
 //! the same functions.
 
+pub mod pile;
 pub mod tumbler;
 pub mod two_body;
 pub mod wall_contacts;
@@ -107,6 +108,11 @@ pub const CASES: &[Case] = &[
         name: "tumbler",
         about: "002 §6, 000 §3.2: rotating drum; angle of repose rises with Fr (Table 3), same angle by lowering g, centrifuging at Fr ≥ 1",
         run: tumbler::tumbler,
+    },
+    Case {
+        name: "pile",
+        about: "002 §5: grains poured from a hopper through a slot form a pile whose angle of repose rises with rolling friction",
+        run: pile::pile,
     },
 ];
 
