@@ -1,5 +1,7 @@
 //! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
 
+mod analyze;
+mod plot;
 mod scenes;
 
 use std::path::{Path, PathBuf};
@@ -69,6 +71,69 @@ enum Command {
         #[arg(long)]
         full: bool,
     },
+    /// Analyse finished runs: drum angle, velocity profile and Froude number; pile angle.
+    Analyze {
+        #[command(subcommand)]
+        what: Analysis,
+    },
+}
+
+#[derive(Subcommand)]
+enum Analysis {
+    /// Drum runs (002 §6.3): angle of repose per run and against Fr, velocity profiles.
+    Drum {
+        /// Run folders (each with final.gfck and particles.dump).
+        runs: Vec<PathBuf>,
+        /// Use frames from this simulated time on (s).
+        #[arg(long, default_value_t = 0.0)]
+        from: f64,
+        /// Output folder for CSV and PNG files.
+        #[arg(long, default_value = "analysis")]
+        out: PathBuf,
+    },
+    /// A pile run (002 §5.3): angle of repose of the final state.
+    Pile {
+        /// Run folder (with final.gfck).
+        run: PathBuf,
+        /// Direction the pile is flattened along (the box's thin axis), e.g. 0,0,1.
+        #[arg(long, default_value = "0,0,1", value_parser = parse_vec)]
+        axis: glam::DVec3,
+        /// Only grains below this height (m), e.g. under a hopper.
+        #[arg(long)]
+        below: Option<f64>,
+        /// Output folder for CSV and PNG files.
+        #[arg(long, default_value = "analysis")]
+        out: PathBuf,
+    },
+    /// Froude number ω² D / (2 g) (002 eq 31).
+    Froude {
+        /// Drum angular speed (rad/s).
+        #[arg(long)]
+        omega: f64,
+        /// Drum diameter (m).
+        #[arg(long)]
+        diameter: f64,
+        /// Gravity (m/s²).
+        #[arg(long, default_value_t = 9.81)]
+        g: f64,
+    },
+}
+
+/// Parses "x,y,z".
+fn parse_vec(s: &str) -> std::result::Result<glam::DVec3, String> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| format!("{s}: {e}"))?;
+    match v[..] {
+        [x, y, z]
+            if x.is_finite() && y.is_finite() && z.is_finite() && (x, y, z) != (0.0, 0.0, 0.0) =>
+        {
+            Ok(glam::DVec3::new(x, y, z))
+        }
+        _ => Err(format!("{s}: expected a non-zero vector x,y,z")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -101,6 +166,32 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             json,
             full,
         } => validate(&names, list, json, full),
+        Command::Analyze { what } => {
+            match what {
+                Analysis::Drum { runs, from, out } => {
+                    if runs.is_empty() {
+                        bail!("analyze drum: give at least one run folder");
+                    }
+                    analyze::drum(&runs, from, &out)?
+                }
+                Analysis::Pile {
+                    run,
+                    axis,
+                    below,
+                    out,
+                } => analyze::pile(&run, axis, below, &out)?,
+                Analysis::Froude { omega, diameter, g } => {
+                    if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
+                        bail!("analyze froude: diameter and g must be > 0 and omega finite");
+                    }
+                    println!(
+                        "Fr = {:.6e}",
+                        grainflow::analysis::froude_number(omega, diameter, g)
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
