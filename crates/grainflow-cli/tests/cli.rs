@@ -123,3 +123,62 @@ fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
     let b = std::fs::read(out2.join("final.gfck")).expect("final");
     assert!(a == b, "resumed run differs from the straight run");
 }
+
+#[test]
+fn analyze_drum_writes_csv_and_png_and_froude_matches_eq_31() {
+    // The quick drum scene cut short just after spin-up starts: the bed is still nearly flat,
+    // so the angle is small, but every output is there. Fr = ω² D / (2 g) = 2.0881² · 0.045 /
+    // 19.62 = 0.0100 (002 eq 31).
+    let dir = temp("drum");
+    let scene = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenes/drum-quick.toml"
+    ))
+    .expect("scene")
+    .replace("duration = 1.46", "duration = 0.4")
+    .replace("snapshot_interval = 0.02", "snapshot_interval = 0.05");
+    let path = dir.join("drum.toml");
+    std::fs::write(&path, scene).expect("write");
+    let run = dir.join("run");
+    let (ok, _, err) = grainflow(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let out = dir.join("analysis");
+    let (ok, stdout, err) = grainflow(&[
+        "analyze",
+        "drum",
+        run.to_str().unwrap(),
+        "--from",
+        "0.2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("Fr = 1.000e-2"), "{stdout}");
+    for f in [
+        "angle_vs_froude.csv",
+        "angle_vs_froude.png",
+        "run0_angle.csv",
+        "run0_profile.csv",
+    ] {
+        let bytes = std::fs::read(out.join(f)).expect(f);
+        assert!(bytes.len() > 50, "{f}");
+    }
+    let png = std::fs::read(out.join("angle_vs_froude.png")).expect("png");
+    assert_eq!(&png[1..4], b"PNG");
+    let (ok, stdout, _) = grainflow(&[
+        "analyze",
+        "froude",
+        "--omega",
+        "2.0881",
+        "--diameter",
+        "0.045",
+    ]);
+    assert!(ok && stdout.trim() == "Fr = 1.000037e-2", "{stdout}");
+    let (ok, _, err) = grainflow(&["analyze", "drum", dir.join("missing").to_str().unwrap()]);
+    assert!(!ok && err.contains("final.gfck"), "{err}");
+}
