@@ -23,7 +23,7 @@ use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
 use crate::scene::{ParticleSource, Scene, TimeStep};
 use crate::soft::{self, ContactStats};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
-use crate::walls::interact::WallRuntime;
+use crate::walls::interact::{Attachment, WallRuntime};
 use crate::walls::Wall;
 use crate::{Error, Result};
 
@@ -235,6 +235,14 @@ impl Simulation {
             particles: p.clone(),
             pairs,
             walls,
+            attached: w
+                .wall_runtime
+                .attached
+                .iter()
+                .enumerate()
+                .filter_map(|(k, a)| a.map(|a| (p.id[k], a.wall, a.local)))
+                .collect(),
+            absorbed: w.wall_runtime.absorbed.clone(),
         }
     }
 
@@ -282,6 +290,13 @@ impl Simulation {
                 w.wall_state[k].push((wall, s));
             }
         }
+        w.wall_runtime.attached = vec![None; n];
+        for (id, wall, local) in ckpt.attached {
+            if let Some(&k) = index.get(&id) {
+                w.wall_runtime.attached[k] = Some(Attachment { wall, local });
+            }
+        }
+        w.wall_runtime.absorbed = ckpt.absorbed;
         w.rebuild_neighbors();
         let entries: Vec<_> = ckpt
             .pairs

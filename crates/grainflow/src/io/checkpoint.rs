@@ -18,7 +18,7 @@ use crate::particles::{Mobility, Particles};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +37,10 @@ pub struct Checkpoint {
     pub pairs: Vec<(u64, u64, ContactState)>,
     /// Touching wall contacts: (particle id, wall index, history).
     pub walls: Vec<(u64, u32, ContactState)>,
+    /// Grains held by walls: (particle id, wall index, centre in the wall's placement).
+    pub attached: Vec<(u64, u32, DVec3)>,
+    /// Grains absorbed by each wall.
+    pub absorbed: Vec<u64>,
 }
 
 struct Out<W: Write>(W);
@@ -143,6 +147,16 @@ impl Checkpoint {
                 o.bytes(&w.to_le_bytes())?;
                 o.state(s)?;
             }
+            o.u64(self.attached.len() as u64)?;
+            for (a, w, x) in &self.attached {
+                o.u64(*a)?;
+                o.bytes(&w.to_le_bytes())?;
+                o.vec3(*x)?;
+            }
+            o.u64(self.absorbed.len() as u64)?;
+            for n in &self.absorbed {
+                o.u64(*n)?;
+            }
             o.0.flush()?;
             std::fs::rename(&tmp, path)
         };
@@ -212,6 +226,14 @@ impl Checkpoint {
         for _ in 0..i.u64()? {
             walls.push((i.u64()?, i.u32()?, i.state()?));
         }
+        let mut attached = Vec::new();
+        for _ in 0..i.u64()? {
+            attached.push((i.u64()?, i.u32()?, i.vec3()?));
+        }
+        let mut absorbed = Vec::new();
+        for _ in 0..i.u64()? {
+            absorbed.push(i.u64()?);
+        }
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -220,6 +242,8 @@ impl Checkpoint {
             particles: p,
             pairs,
             walls,
+            attached,
+            absorbed,
         })
     }
 }
