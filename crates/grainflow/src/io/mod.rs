@@ -92,6 +92,16 @@ impl Outputs {
         let name = format!("frames/particles_{:06}.vtu", self.frame);
         vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
         self.pvd.push(sim.world.time, &name)?;
+        // Moving walls: a mesh per frame where they are now (fixed ones were written once).
+        for (k, w) in sim.world.walls.iter().enumerate() {
+            if w.motion != crate::walls::Motion::Fixed {
+                let (v, poly) = w.mesh_at(wall_extent(sim), sim.world.time);
+                let path = self
+                    .dir
+                    .join(format!("frames/wall_{k}_{:06}.vtp", self.frame));
+                vtk::write_mesh_vtp(&path, &v, &poly, sim.world.time)?;
+            }
+        }
         if let Some(w) = &mut self.dump {
             let path = self.dir.join("particles.dump");
             dump::write_dump_frame(w, sim.world.step, vtk_bounds(sim), &sim.world.particles)
