@@ -1,5 +1,6 @@
 //! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
 
+mod bench;
 mod scenes;
 
 use std::path::{Path, PathBuf};
@@ -55,6 +56,17 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Time the peers' benchmark scenes (S1, S2 of shared/peers/RESULTS.md).
+    Bench {
+        /// Benchmark name; lists them when absent.
+        name: Option<String>,
+        /// Steps to run (default: the scene's 10 000).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run validation cases and compare with analytic or published numbers.
     Validate {
         /// Case names (see --list).
@@ -101,6 +113,13 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             json,
             full,
         } => validate(&names, list, json, full),
+        Command::Bench { name, steps, json } => {
+            match name {
+                Some(name) => bench::run(&name, steps, json)?,
+                None => bench::list(),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -179,7 +198,10 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
                 bar.set_message(line);
             } else if fraction >= next_line {
                 let eta = (steps.saturating_sub(s.world.step)) as f64 / rate;
-                eprintln!("grainflow: {:3.0} % t = {line}, ETA {eta:.0} s", 100.0 * fraction);
+                eprintln!(
+                    "grainflow: {:3.0} % t = {line}, ETA {eta:.0} s",
+                    100.0 * fraction
+                );
                 next_line += 0.1;
             }
         }
@@ -187,6 +209,11 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     })?;
     outputs.finish(&sim)?;
     bar.finish();
+    let t = sim.world.timers;
+    eprintln!(
+        "grainflow: stages: integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, gather + walls {:.2} s",
+        t.integrate, t.neighbor, t.pairs, t.gather_walls
+    );
     let e = sim.energies();
     eprintln!(
         "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",

@@ -10,6 +10,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use crate::boundary::Periodic;
 use crate::contact::ContactState;
 
 /// Verlet half list in compressed-row form, with per-pair contact history.
@@ -33,13 +34,59 @@ pub struct NeighborList {
     pub builds: u64,
 }
 
-/// Integer cell coordinates of a position for cells of size `h` (m).
-fn cell_of(p: DVec3, h: f64) -> [i64; 3] {
-    [
-        (p.x / h).floor() as i64,
-        (p.y / h).floor() as i64,
-        (p.z / h).floor() as i64,
-    ]
+/// Cells of at least the cut-off size: unbounded along open axes, a whole number of cells
+/// along periodic ones (so that cell indices wrap).
+struct Grid {
+    /// Cell size per axis (m).
+    h: [f64; 3],
+    /// Lower bound per axis (m), 0 on open axes.
+    lo: [f64; 3],
+    /// Number of cells per periodic axis, 0 on open axes.
+    n: [i64; 3],
+}
+
+impl Grid {
+    fn new(cut: f64, periodic: &Periodic) -> Grid {
+        let mut g = Grid {
+            h: [cut; 3],
+            lo: [0.0; 3],
+            n: [0; 3],
+        };
+        for (k, axis) in periodic.axes().iter().enumerate() {
+            if let Some([lo, hi]) = *axis {
+                let n = ((hi - lo) / cut).floor().max(1.0);
+                g.n[k] = n as i64;
+                g.h[k] = (hi - lo) / n;
+                g.lo[k] = lo;
+            }
+        }
+        g
+    }
+
+    /// Integer cell coordinates of a position.
+    fn cell_of(&self, p: DVec3) -> [i64; 3] {
+        let p = p.to_array();
+        std::array::from_fn(|k| {
+            let c = ((p[k] - self.lo[k]) / self.h[k]).floor() as i64;
+            if self.n[k] > 0 {
+                c.rem_euclid(self.n[k])
+            } else {
+                c
+            }
+        })
+    }
+
+    /// The cell `c + d`, wrapped along periodic axes.
+    fn neighbor(&self, c: [i64; 3], d: [i64; 3]) -> [i64; 3] {
+        std::array::from_fn(|k| {
+            let x = c[k] + d[k];
+            if self.n[k] > 0 {
+                x.rem_euclid(self.n[k])
+            } else {
+                x
+            }
+        })
+    }
 }
 
 impl NeighborList {
@@ -67,7 +114,8 @@ impl NeighborList {
     }
 
     /// True when a particle moved more than half the skin since the build, or the count changed.
-    pub fn needs_rebuild(&self, pos: &[DVec3]) -> bool {
+    /// `period` holds the periodic lengths (0 on open axes), so wrapping is not a move.
+    pub fn needs_rebuild(&self, pos: &[DVec3], period: DVec3) -> bool {
         if pos.len() != self.ref_pos.len() || self.start.len() != pos.len() + 1 {
             return true;
         }
@@ -75,37 +123,39 @@ impl NeighborList {
         pos.par_iter()
             .zip(self.ref_pos.par_iter())
             .with_min_len(crate::soft::MIN_LEN)
-            .any(|(p, r)| (*p - *r).length_squared() > limit)
+            .any(|(p, r)| Periodic::minimum_image(*p - *r, period).length_squared() > limit)
     }
 
-    /// Rebuilds the list for `pos` and `radius`, carrying over the history of kept pairs.
-    pub fn build(&mut self, pos: &[DVec3], radius: &[f64]) {
+    /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum
+    /// image), carrying over the history of kept pairs.
+    pub fn build(&mut self, pos: &[DVec3], radius: &[f64], periodic: &Periodic) {
         let n = pos.len();
         let r_max = radius.iter().copied().fold(0.0, f64::max);
-        let h = (2.0 * r_max + self.skin).max(f64::MIN_POSITIVE);
+        let grid = Grid::new((2.0 * r_max + self.skin).max(f64::MIN_POSITIVE), periodic);
+        let period = periodic.lengths();
         let mut keyed: Vec<([i64; 3], u32)> = pos
             .iter()
             .enumerate()
-            .map(|(k, &p)| (cell_of(p, h), k as u32))
+            .map(|(k, &p)| (grid.cell_of(p), k as u32))
             .collect();
         keyed.sort_unstable();
         let skin = self.skin;
         let rows: Vec<Vec<u32>> = (0..n)
             .into_par_iter()
             .map(|i| {
-                let c = cell_of(pos[i], h);
+                let c = grid.cell_of(pos[i]);
                 let mut row = Vec::new();
                 for dx in -1..=1 {
                     for dy in -1..=1 {
                         for dz in -1..=1 {
-                            let key = [c[0] + dx, c[1] + dy, c[2] + dz];
+                            let key = grid.neighbor(c, [dx, dy, dz]);
                             let lo = keyed.partition_point(|e| e.0 < key);
-                            for &(k, j) in keyed[lo..].iter().take_while(|e| e.0 == key) {
-                                let _ = k;
+                            for &(_, j) in keyed[lo..].iter().take_while(|e| e.0 == key) {
                                 let j = j as usize;
                                 if j > i {
                                     let cut = radius[i] + radius[j] + skin;
-                                    if (pos[j] - pos[i]).length_squared() < cut * cut {
+                                    let d = Periodic::minimum_image(pos[j] - pos[i], period);
+                                    if d.length_squared() < cut * cut {
                                         row.push(j as u32);
                                     }
                                 }
@@ -201,7 +251,7 @@ mod tests {
         }
         let radius = vec![0.45; pos.len()];
         let mut list = NeighborList::new(0.2);
-        list.build(&pos, &radius);
+        list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.len(), 540);
         let mut brute = 0;
         for i in 0..pos.len() {
@@ -222,6 +272,27 @@ mod tests {
     }
 
     #[test]
+    fn pairs_across_periodic_faces_are_found_once() {
+        // Box [0, 10) periodic in x: grains at x = 0.2 and 9.9 are 0.3 apart through the face.
+        let pos = vec![
+            DVec3::new(0.2, 0.0, 0.0),
+            DVec3::new(9.9, 0.0, 0.0),
+            DVec3::new(5.0, 0.0, 0.0),
+        ];
+        let radius = vec![0.2; 3];
+        let periodic = Periodic {
+            x: Some([0.0, 10.0]),
+            ..Default::default()
+        };
+        let mut list = NeighborList::new(0.1);
+        list.build(&pos, &radius, &periodic);
+        assert_eq!(list.partner, vec![1]);
+        // Wrapping a grain through the face is not a move.
+        let wrapped = vec![DVec3::new(10.2, 0.0, 0.0), pos[1], pos[2]];
+        assert!(!list.needs_rebuild(&wrapped, periodic.lengths()));
+    }
+
+    #[test]
     fn history_survives_a_rebuild_and_far_grains_cost_nothing() {
         let mut pos = vec![
             DVec3::ZERO,
@@ -230,14 +301,14 @@ mod tests {
         ];
         let radius = vec![0.5; 3];
         let mut list = NeighborList::new(0.1);
-        list.build(&pos, &radius);
+        list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.len(), 1);
         list.state[0].slip = DVec3::new(1e-4, 0.0, 0.0);
         list.state[0].touching = true;
         pos[1].y += 0.06; // more than half the skin
-        assert!(list.needs_rebuild(&pos));
-        list.build(&pos, &radius);
+        assert!(list.needs_rebuild(&pos, DVec3::ZERO));
+        list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.state[0].slip, DVec3::new(1e-4, 0.0, 0.0));
-        assert!(!list.needs_rebuild(&pos));
+        assert!(!list.needs_rebuild(&pos, DVec3::ZERO));
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::Periodic;
 use crate::contact::{Cohesion, ContactModel, Normal};
 use crate::fill::lattice::LatticeKind;
 use crate::gravity::Gravity;
@@ -33,6 +34,9 @@ pub struct Scene {
     /// Gravity fields.
     #[serde(default)]
     pub gravity: Gravity,
+    /// Periodic boundaries.
+    #[serde(default)]
+    pub boundary: BoundarySpec,
     /// Walls.
     #[serde(default)]
     pub walls: Vec<WallSpec>,
@@ -42,6 +46,15 @@ pub struct Scene {
     /// What to write and how often.
     #[serde(default)]
     pub output: OutputSpec,
+}
+
+/// The `[boundary]` table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundarySpec {
+    /// Periodic axes with their intervals, e.g. `periodic = { x = [0.0, 0.055] }`.
+    #[serde(default)]
+    pub periodic: Periodic,
 }
 
 /// How grains move.
@@ -165,6 +178,14 @@ pub enum ParticleSource {
         /// Path of the file.
         path: PathBuf,
     },
+    /// The atoms of a LAMMPS data file (atom_style sphere, `.gz` allowed), with their
+    /// velocities and spins; the file's per-atom density must equal the material's.
+    LammpsData {
+        /// Material name of every atom.
+        material: String,
+        /// Path of the data file.
+        path: PathBuf,
+    },
     /// A cubic or HCP lattice filling a box, radii uniform in r(1 ± spread) (003 §2.4).
     Lattice {
         /// Material name.
@@ -211,6 +232,7 @@ impl ParticleSource {
         match self {
             ParticleSource::List { material, .. }
             | ParticleSource::File { material, .. }
+            | ParticleSource::LammpsData { material, .. }
             | ParticleSource::Lattice { material, .. }
             | ParticleSource::Random { material, .. } => material,
         }
@@ -351,6 +373,16 @@ impl Scene {
         if let Some(g) = self.gravity.uniform {
             finite(&mut p, "gravity.uniform", g);
         }
+        for (name, axis) in ["x", "y", "z"].iter().zip(self.boundary.periodic.axes()) {
+            if let Some([lo, hi]) = axis {
+                if !(lo.is_finite() && hi.is_finite() && hi > lo) {
+                    p.push(Error::scene(
+                        format!("boundary.periodic.{name}"),
+                        format!("must be [lo, hi] with lo < hi, got [{lo}, {hi}]"),
+                    ));
+                }
+            }
+        }
         self.wall_problems(&mut p);
         self.particle_problems(&mut p);
         let o = &self.output;
@@ -373,13 +405,26 @@ impl Scene {
             "contact.characteristic_velocity",
             c.characteristic_velocity,
         );
-        if let Normal::Linear { kn, damping, kt } = c.normal {
+        if let Normal::Linear {
+            kn,
+            damping,
+            kt,
+            tangential_damping,
+        } = c.normal
+        {
             positive(p, "contact.normal.linear.kn", kn);
-            if !(damping.is_finite() && damping >= 0.0) {
-                p.push(Error::scene(
-                    "contact.normal.linear.damping",
-                    format!("must be ≥ 0, got {damping}"),
-                ));
+            for (name, v) in [
+                ("damping", Some(damping)),
+                ("tangential_damping", tangential_damping),
+            ] {
+                if let Some(v) = v {
+                    if !(v.is_finite() && v >= 0.0) {
+                        p.push(Error::scene(
+                            format!("contact.normal.linear.{name}"),
+                            format!("must be ≥ 0, got {v}"),
+                        ));
+                    }
+                }
             }
             if let Some(kt) = kt {
                 positive(p, "contact.normal.linear.kt", kt);
@@ -535,7 +580,7 @@ impl Scene {
                         finite(p, f(&format!("spheres[{n}].omega")), s.omega);
                     }
                 }
-                ParticleSource::File { .. } => {}
+                ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}
                 ParticleSource::Lattice {
                     min,
                     max,

@@ -10,15 +10,17 @@ use glam::DVec3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactModel, ContactState};
 use crate::fill::{file::read_particle_file, lattice::lattice, random::random_placement, Sphere};
 use crate::gravity::Gravity;
 use crate::io::checkpoint::Checkpoint;
+use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::NeighborList;
 use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
 use crate::scene::{ParticleSource, Scene, TimeStep, WallSpec};
-use crate::soft::{self, ContactStats};
+use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
 use crate::walls::{Plane, Plate, Shape, Wall};
 use crate::{Error, Result};
@@ -45,13 +47,15 @@ pub struct World {
     pub time: f64,
     /// Steps taken.
     pub step: u64,
+    /// Wall-clock time per stage (not part of the physical state).
+    pub timers: StageTimes,
 }
 
 impl World {
     /// Rebuilds the neighbour list (keeping the history of listed pairs) and its buffers.
-    pub fn rebuild_neighbors(&mut self) {
+    pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
-        nl.build(&self.particles.pos, &self.particles.radius);
+        nl.build(&self.particles.pos, &self.particles.radius, periodic);
         self.pair_force.resize(nl.len(), ContactForce::default());
         self.owner.clear();
         for i in 0..self.particles.len() {
@@ -76,8 +80,10 @@ pub struct Physics {
     pub contact_time: f64,
     /// Largest overlap / radius before the run stops.
     pub max_overlap: f64,
-    /// Box the grains must stay in.
+    /// Box the grains must stay in (periodic axes excepted).
     pub domain: Option<(DVec3, DVec3)>,
+    /// Periodic boundaries.
+    pub periodic: Periodic,
 }
 
 /// A runnable simulation.
@@ -150,6 +156,24 @@ impl Simulation {
             .simulation
             .skin
             .unwrap_or(0.2 * particles.max_radius());
+        // One image per pair: every periodic length must hold three neighbour cells.
+        let cell = 2.0 * particles.max_radius() + skin;
+        let lengths = scene.boundary.periodic.lengths().to_array();
+        for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
+            if l > 0.0 && l < 3.0 * cell {
+                return Err(Error::scene(
+                    format!("boundary.periodic.{name}"),
+                    format!(
+                        "length {l:e} m is below 3 × (2 r_max + skin) = {:e} m; enlarge the box",
+                        3.0 * cell
+                    ),
+                ));
+            }
+        }
+        let mut particles = particles;
+        for p in particles.pos.iter_mut() {
+            *p = scene.boundary.periodic.wrap(*p);
+        }
         let n = particles.len();
         let physics = Physics {
             model: scene.contact,
@@ -159,6 +183,7 @@ impl Simulation {
             contact_time,
             max_overlap: scene.simulation.max_overlap,
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
+            periodic: scene.boundary.periodic,
         };
         let world = World {
             particles,
@@ -169,6 +194,7 @@ impl Simulation {
             pair_force: Vec::new(),
             time: 0.0,
             step: 0,
+            timers: StageTimes::default(),
         };
         let mut sim = Simulation {
             world,
@@ -275,7 +301,7 @@ impl Simulation {
                 w.wall_state[k].push((wall, s));
             }
         }
-        w.rebuild_neighbors();
+        w.rebuild_neighbors(&sim.physics.periodic);
         let entries: Vec<_> = ckpt
             .pairs
             .iter()
@@ -399,6 +425,31 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 .into_iter()
                 .map(|f| free(f.pos, f.radius, f.vel))
                 .collect(),
+            ParticleSource::LammpsData { path, .. } => {
+                let path = base.join(path);
+                let atoms = read_lammps_data(&path)?;
+                if let Some(a) = atoms
+                    .iter()
+                    .find(|a| (a.density - density).abs() > 1e-9 * density)
+                {
+                    return Err(Error::Format {
+                        path,
+                        reason: format!(
+                            "atom {} has density {} kg/m³ but material \"{}\" has {density}",
+                            a.id,
+                            a.density,
+                            src.material()
+                        ),
+                    });
+                }
+                atoms
+                    .iter()
+                    .map(|a| ParticleSpec {
+                        omega: a.omega,
+                        ..free(a.pos, a.radius, a.vel)
+                    })
+                    .collect()
+            }
             ParticleSource::Lattice {
                 kind,
                 min,

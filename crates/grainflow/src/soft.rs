@@ -13,6 +13,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use crate::boundary::Periodic;
 use crate::contact::{Body, ContactState, Touch};
 use crate::sim::{Physics, World};
 use crate::{Error, Result};
@@ -45,20 +46,47 @@ impl ContactStats {
     }
 }
 
+/// Wall-clock time spent in each stage of the step, for `grainflow bench` and the end of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Kicks, drift and stability checks (s).
+    pub integrate: f64,
+    /// Neighbour-list checks and rebuilds (s).
+    pub neighbor: f64,
+    /// Particle–particle contact forces (s).
+    pub pairs: f64,
+    /// Gather per particle, wall contacts and body forces (s).
+    pub gather_walls: f64,
+}
+
+/// Seconds since `t`, and `t` reset to now.
+fn lap(t: &mut std::time::Instant) -> f64 {
+    let now = std::time::Instant::now();
+    let s = (now - *t).as_secs_f64();
+    *t = now;
+    s
+}
+
 /// Advances the world by one step of `physics.dt`.
 pub fn step(world: &mut World, physics: &Physics) -> Result<ContactStats> {
     let dt = physics.dt;
+    let mut t = std::time::Instant::now();
     half_kick(world, dt);
     let p = &mut world.particles;
+    let periodic = &physics.periodic;
     p.pos
         .par_iter_mut()
         .zip(p.vel.par_iter())
-        .for_each(|(x, v)| *x += *v * dt);
+        .with_min_len(MIN_LEN)
+        .for_each(|(x, v)| *x = periodic.wrap(*x + *v * dt));
     world.time += dt;
     world.step += 1;
+    world.timers.integrate += lap(&mut t);
     let stats = compute_forces(world, physics, dt);
+    t = std::time::Instant::now();
     half_kick(world, dt);
     check_stability(world, physics, &stats)?;
+    world.timers.integrate += lap(&mut t);
     Ok(stats)
 }
 
@@ -83,9 +111,12 @@ fn half_kick(world: &mut World, dt: f64) {
 /// Forces and torques on every particle at the current state. `dt` advances the tangential
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
 pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    if world.neighbors.needs_rebuild(&world.particles.pos) {
-        world.rebuild_neighbors();
+    let mut t = std::time::Instant::now();
+    let period = physics.periodic.lengths();
+    if world.neighbors.needs_rebuild(&world.particles.pos, period) {
+        world.rebuild_neighbors(&physics.periodic);
     }
+    world.timers.neighbor += lap(&mut t);
     let crate::particles::Particles {
         pos,
         vel,
@@ -117,13 +148,17 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         .with_min_len(MIN_LEN)
         .map(|((out, state), (&i, &j))| {
             let (i, j) = (i as usize, j as usize);
-            let d = pos[j] - pos[i];
-            let dist = d.length();
-            let overlap = radius[i] + radius[j] - dist;
-            if overlap <= 0.0 || dist == 0.0 {
-                *state = ContactState::default();
+            let d = Periodic::minimum_image(pos[j] - pos[i], period);
+            let reach = radius[i] + radius[j];
+            let d2 = d.length_squared();
+            if d2 >= reach * reach || d2 == 0.0 {
+                if state.touching {
+                    *state = ContactState::default();
+                }
                 return ContactStats::default();
             }
+            let dist = d2.sqrt();
+            let overlap = reach - dist;
             let params = physics
                 .table
                 .get(material[i] as usize, material[j] as usize);
@@ -141,6 +176,7 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
             }
         })
         .reduce(ContactStats::default, ContactStats::merge);
+    world.timers.pairs += lap(&mut t);
 
     let walls = &world.walls;
     let pair_force = &world.pair_force;
@@ -210,6 +246,7 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
             stats
         })
         .reduce(ContactStats::default, ContactStats::merge);
+    world.timers.gather_walls += lap(&mut t);
     ContactStats::merge(pair_stats, wall_stats)
 }
 
@@ -248,7 +285,10 @@ fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Re
         if let Some(k) = (0..p.len())
             .into_par_iter()
             .with_min_len(MIN_LEN)
-            .find_first(|&k| p.pos[k].cmplt(lo).any() || p.pos[k].cmpgt(hi).any())
+            .find_first(|&k| {
+                let open = physics.periodic.lengths().cmpeq(DVec3::ZERO);
+                (open & (p.pos[k].cmplt(lo) | p.pos[k].cmpgt(hi))).any()
+            })
         {
             return Err(fail(
                 k,

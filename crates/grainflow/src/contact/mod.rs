@@ -127,9 +127,7 @@ impl ContactModel {
         let m_eff = effective_mass(i.inv_mass, j.inv_mass);
         let nf = normal::normal_force(
             &self.normal,
-            p.e_star,
-            p.g_star,
-            p.restitution,
+            p,
             r_eff,
             m_eff,
             overlap,
@@ -197,15 +195,7 @@ mod tests {
     use super::*;
 
     fn params() -> PairParams {
-        PairParams {
-            e_star: 0.5e6 / 1.82,
-            g_star: 0.5e6 / 8.84,
-            restitution: 0.5,
-            mu_s: 0.3,
-            mu_r: 0.0,
-            mu_t: 0.0,
-            cohesion: 0.0,
-        }
+        PairParams::new(0.5e6 / 1.82, 0.5e6 / 8.84, 0.5, [0.3, 0.0, 0.0], 0.0)
     }
 
     fn body(vel: DVec3, omega: DVec3) -> Body {
@@ -265,10 +255,7 @@ mod tests {
             cohesion: Cohesion::Constant,
             characteristic_velocity: 1.0,
         };
-        let p = PairParams {
-            cohesion: 10.0,
-            ..params()
-        };
+        let p = PairParams::new(0.5e6 / 1.82, 0.5e6 / 8.84, 0.5, [0.3, 0.0, 0.0], 10.0);
         let mut s = ContactState::default();
         let still = body(DVec3::ZERO, DVec3::ZERO);
         // Tiny overlap: the 10 N of cohesion dominates, pulling i along +n towards j.

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::material::PairParams;
+
 /// The normal-force slot.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -27,6 +29,8 @@ pub enum Normal {
         damping: f64,
         /// Tangential stiffness k_t (N/m); 2/7 k_n when absent (Silbert et al. 2001, 003 §2.2).
         kt: Option<f64>,
+        /// Tangential damping (N s/m); none when absent, as in 003 eq 19–22.
+        tangential_damping: Option<f64>,
     },
 }
 
@@ -80,16 +84,16 @@ pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
     1.6 * kn * (1.0 - e) / (e * v0)
 }
 
-/// Normal force of `model` for overlap δ (m) growing at δ̇ (m/s, > 0 when approaching).
+/// Normal force of `model` for the pair constants `p`, effective radius R (m) and mass M (kg),
+/// overlap δ (m) growing at δ̇ (m/s, > 0 when approaching).
 ///
 /// `v_c` is the characteristic velocity of Hooke's stiffness and `v0` the relative normal
-/// speed at first touch (Flores), both m/s. Parameters: Ē, Ḡ (Pa), e, R (m), M (kg).
+/// speed at first touch (Flores), both m/s.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn normal_force(
     model: &Normal,
-    e_star: f64,
-    g_star: f64,
-    e: f64,
+    p: &PairParams,
     r_eff: f64,
     m_eff: f64,
     overlap: f64,
@@ -99,8 +103,8 @@ pub fn normal_force(
 ) -> NormalOut {
     match *model {
         Normal::Hooke => {
-            let kn = hooke_stiffness(e_star, r_eff, m_eff, v_c);
-            let gn = hooke_damping(m_eff, kn, e);
+            let kn = hooke_stiffness(p.e_star, r_eff, m_eff, v_c);
+            let gn = 2.0 * p.damping * (m_eff * kn).sqrt();
             // A5: F_n = k_n δ + g_n δ̇; k_t = k_n, g_t = g_n.
             NormalOut {
                 force: kn * overlap + gn * overlap_rate,
@@ -108,38 +112,37 @@ pub fn normal_force(
                 gt: gn,
             }
         }
-        Normal::Hertz => {
-            let kn = hertz_stiffness(e_star, r_eff);
-            let kt = mindlin_stiffness(g_star, r_eff);
-            let b = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt();
-            let gn = b * (1.5 * m_eff * kn).sqrt();
-            let gt = b * (m_eff * kt).sqrt();
+        Normal::Hertz | Normal::Flores => {
+            let sqrt_r = r_eff.sqrt();
+            let kn = 4.0 / 3.0 * p.e_star * sqrt_r;
+            let kt = 8.0 * p.g_star * sqrt_r;
+            // A6: g_t = 2 β √(5/6) √(M k_t) = tsuji_gt √(M √R); likewise g_n = √(3/2 M k_n).
+            let m_root = (m_eff * sqrt_r).sqrt();
             let sqrt_d = overlap.sqrt();
             let q = sqrt_d.sqrt();
-            // A6: F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇; F_t = −k_t δ^{1/2} δ_t − g_t δ^{1/4} v_t.
+            let elastic = kn * overlap * sqrt_d;
+            let damping = if let Normal::Flores = model {
+                // A7, eq 5–6: c_n δ^{3/2} δ̇ with c_n = 8/5 k_n (1 − e)/(e v₀).
+                flores_damping(kn, p.restitution, v0) * overlap * sqrt_d
+            } else {
+                // A6: g_n δ^{1/4} δ̇.
+                p.tsuji_gn * m_root * q
+            };
             NormalOut {
-                force: kn * overlap * sqrt_d + gn * q * overlap_rate,
+                force: elastic + damping * overlap_rate,
                 kt: kt * sqrt_d,
-                gt: gt * q,
+                gt: p.tsuji_gt * m_root * q,
             }
         }
-        Normal::Flores => {
-            let kn = hertz_stiffness(e_star, r_eff);
-            let kt = mindlin_stiffness(g_star, r_eff);
-            let cn = flores_damping(kn, e, v0);
-            let gt = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt() * (m_eff * kt).sqrt();
-            let d32 = overlap * overlap.sqrt();
-            // A7: F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇; tangential as Hertz.
-            NormalOut {
-                force: kn * d32 + cn * d32 * overlap_rate,
-                kt: kt * overlap.sqrt(),
-                gt: gt * overlap.sqrt().sqrt(),
-            }
-        }
-        Normal::Linear { kn, damping, kt } => NormalOut {
+        Normal::Linear {
+            kn,
+            damping,
+            kt,
+            tangential_damping,
+        } => NormalOut {
             force: kn * overlap + damping * overlap_rate,
             kt: kt.unwrap_or(2.0 / 7.0 * kn),
-            gt: 0.0,
+            gt: tangential_damping.unwrap_or(0.0),
         },
     }
 }
@@ -184,39 +187,33 @@ mod tests {
     #[test]
     fn hertz_static_force_is_kn_delta_three_halves() {
         // At rest (δ̇ = 0) the Hertz force is (4/3) Ē √R δ^{3/2}.
-        let out = normal_force(
-            &Normal::Hertz,
-            2.0e5,
-            5.0e4,
-            0.5,
-            0.25,
-            0.5,
-            1e-3,
-            0.0,
-            1.0,
-            1.0,
-        );
+        let p = PairParams::new(2.0e5, 5.0e4, 0.5, [0.0; 3], 0.0);
+        let out = normal_force(&Normal::Hertz, &p, 0.25, 0.5, 1e-3, 0.0, 1.0, 1.0);
         let expected = 4.0 / 3.0 * 2.0e5 * 0.5 * 1e-3f64.powf(1.5);
         assert!((out.force - expected).abs() < 1e-12 * expected);
         assert!((out.kt - 8.0 * 5.0e4 * 0.5 * 1e-3f64.sqrt()).abs() < 1e-9);
     }
 
     #[test]
+    fn hertz_damping_matches_a6() {
+        // A6: g_n = 2β √(5/6) √(3/2 M k_n), g_t = 2β √(5/6) √(M k_t), times δ^{1/4}.
+        let (e, r, m, d, rate) = (0.7_f64, 0.25, 0.5, 1e-3_f64, 0.3);
+        let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
+        let out = normal_force(&Normal::Hertz, &p, r, m, d, rate, 1.0, 1.0);
+        let b = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt();
+        let (kn, kt) = (hertz_stiffness(2.0e5, r), mindlin_stiffness(5.0e4, r));
+        let gn = b * (1.5 * m * kn).sqrt() * d.powf(0.25);
+        let expected = kn * d.powf(1.5) + gn * rate;
+        assert!((out.force - expected).abs() < 1e-12 * expected);
+        assert!((out.gt - b * (m * kt).sqrt() * d.powf(0.25)).abs() < 1e-12 * out.gt);
+    }
+
+    #[test]
     fn flores_damping_is_proportional_to_elastic_force() {
         // 002 eq 5: F = k δ^{3/2} (1 + c_n/k δ̇); with δ̇ = v₀ the factor is 1 + 8(1−e)/(5e).
         let e = 0.8;
-        let out = normal_force(
-            &Normal::Flores,
-            2.0e5,
-            5.0e4,
-            e,
-            0.25,
-            0.5,
-            1e-3,
-            2.0,
-            1.0,
-            2.0,
-        );
+        let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
+        let out = normal_force(&Normal::Flores, &p, 0.25, 0.5, 1e-3, 2.0, 1.0, 2.0);
         let elastic = hertz_stiffness(2.0e5, 0.25) * 1e-3f64.powf(1.5);
         let factor = 1.0 + 8.0 * (1.0 - e) / (5.0 * e);
         assert!((out.force - elastic * factor).abs() < 1e-12 * out.force);
@@ -228,8 +225,10 @@ mod tests {
             kn: 9000.0,
             damping: 0.01,
             kt: None,
+            tangential_damping: None,
         };
-        let out = normal_force(&m, 0.0, 0.0, 0.0, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
+        let p = PairParams::new(1.0, 1.0, 0.5, [0.0; 3], 0.0);
+        let out = normal_force(&m, &p, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
         assert!((out.kt - 9000.0 * 2.0 / 7.0).abs() < 1e-12);
         assert!((out.force - (9000.0 * 1e-6 + 0.01 * 0.1)).abs() < 1e-15);
     }

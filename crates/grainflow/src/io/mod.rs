@@ -3,6 +3,7 @@
 
 pub mod checkpoint;
 pub mod dump;
+pub mod lammps_data;
 pub mod series;
 pub mod vtk;
 

@@ -98,6 +98,7 @@ fn scene(
         gravity: Gravity {
             uniform: Some(DVec3::new(0.0, 0.0, -g)),
         },
+        boundary: Default::default(),
         walls: if plate {
             vec![WallSpec::Plane {
                 material: "body".into(),
