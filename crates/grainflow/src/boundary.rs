@@ -63,18 +63,21 @@ impl Periodic {
     }
 
     /// Minimum image of a separation `d` (m) between two wrapped positions (so |d| < L),
-    /// given the periods `l` from [`Periodic::lengths`] (0 on open axes).
+    /// given the periods `l` from [`Periodic::lengths`] (0 on open axes, which keep `d`).
     #[inline]
     pub fn minimum_image(d: DVec3, l: DVec3) -> DVec3 {
-        let fold = |d: f64, l: f64| {
-            if d > 0.5 * l && l > 0.0 {
+        #[inline]
+        fn fold(d: f64, l: f64) -> f64 {
+            if l == 0.0 {
+                d
+            } else if d > 0.5 * l {
                 d - l
             } else if d < -0.5 * l {
                 d + l
             } else {
                 d
             }
-        };
+        }
         DVec3::new(fold(d.x, l.x), fold(d.y, l.y), fold(d.z, l.z))
     }
 }

@@ -39,16 +39,19 @@ pub struct World {
     pub neighbors: NeighborList,
     /// Particle–wall contact history, per particle: (wall index, state).
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
-    /// Owner particle of each neighbour-list slot.
-    pub owner: Vec<u32>,
-    /// Per-slot pair forces of the last evaluation.
-    pub pair_force: Vec<ContactForce>,
+    /// Per slot, the force and torque of the last evaluation on the partner j (zero for
+    /// slots not touching), gathered per particle in a fixed order.
+    pub reaction: Vec<(DVec3, DVec3)>,
     /// Simulated time (s).
     pub time: f64,
     /// Steps taken.
     pub step: u64,
     /// Wall-clock time per stage (not part of the physical state).
     pub timers: StageTimes,
+    /// Per-particle (force, torque) scratch of the gather, reused every step.
+    pub force_buffer: Vec<(DVec3, DVec3)>,
+    /// Per-particle sum of the forces and torques of its own neighbour row, reused every step.
+    pub own: Vec<(DVec3, DVec3)>,
 }
 
 impl World {
@@ -56,12 +59,8 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        self.pair_force.resize(nl.len(), ContactForce::default());
-        self.owner.clear();
-        for i in 0..self.particles.len() {
-            self.owner
-                .extend(std::iter::repeat_n(i as u32, nl.start[i + 1] - nl.start[i]));
-        }
+        self.reaction.clear();
+        self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
     }
 }
 
@@ -190,11 +189,12 @@ impl Simulation {
             walls,
             neighbors: NeighborList::new(skin),
             wall_state: vec![Vec::new(); n],
-            owner: Vec::new(),
-            pair_force: Vec::new(),
+            reaction: Vec::new(),
             time: 0.0,
             step: 0,
             timers: StageTimes::default(),
+            force_buffer: Vec::new(),
+            own: Vec::new(),
         };
         let mut sim = Simulation {
             world,
@@ -234,7 +234,7 @@ impl Simulation {
             .filter(|&s| nl.state[s].touching)
             .map(|s| {
                 (
-                    p.id[w.owner[s] as usize],
+                    p.id[nl.owner(s)],
                     p.id[nl.partner[s] as usize],
                     nl.state[s],
                 )

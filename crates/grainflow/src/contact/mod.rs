@@ -112,8 +112,9 @@ impl ContactModel {
         let r_i = i.radius.unwrap_or(0.0);
         let lever_j = j.radius.unwrap_or(0.0);
         // Velocity of i's surface relative to j's at the contact point (002 eq 4, with the
-        // signs of the rigid-body velocities ω × r of each surface point).
-        let rel = i.vel + i.omega.cross(r_i * n) - (j.vel + j.omega.cross(-lever_j * n));
+        // signs of the rigid-body velocities ω × r of each surface point):
+        // v_i + ω_i × r_i n̂ − (v_j + ω_j × (−r_j n̂)) = v_i − v_j + (r_i ω_i + r_j ω_j) × n̂.
+        let rel = i.vel - j.vel + (r_i * i.omega + lever_j * j.omega).cross(n);
         let approach = rel.dot(n);
         let v_t = rel - approach * n;
         if !state.touching {
@@ -146,8 +147,10 @@ impl ContactModel {
             let f_t =
                 tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt);
             force_i += f_t;
-            torque_i += (r_i * n).cross(f_t);
-            torque_j += (lever_j * n).cross(f_t);
+            // Lever arms r_i n̂ and r_j n̂ (002 eq 4): both torques are multiples of n̂ × F_t.
+            let arm = n.cross(f_t);
+            torque_i += r_i * arm;
+            torque_j += lever_j * arm;
         }
         if self.rolling == Rolling::Constant && p.mu_r > 0.0 {
             let (ti, tj) = rolling::rolling_torque(

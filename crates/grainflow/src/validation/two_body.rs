@@ -243,7 +243,8 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
             let gap = (p.pos[0] - p.pos[1]).length() - 2.0 * R;
             if g < 10.0 {
                 let touching = sim.world.neighbors.state.iter().position(|s| s.touching);
-                let f_n = touching.map_or(0.0, |s| sim.world.pair_force[s].normal_force);
+                // The force on j is (F_n − F_c) n̂ with n̂ from i to j (downwards): F_n = F_c − f_z.
+                let f_n = touching.map_or(0.0, |s| 10.0 - sim.world.reaction[s].0.z);
                 out.push(Metric::new(
                     "cohesion",
                     name,
