@@ -220,7 +220,7 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
         sim.world.time,
         sim.world.step - first_step,
         start.elapsed().as_secs_f64(),
-        e.translational + e.rotational,
+        e.translational + e.rotational + 0.0,
         sim.stats.contacts,
         sim.stats.max_overlap_ratio
     );

@@ -498,13 +498,13 @@ impl Scene {
                 self.check_material_ref(p, format!("pairs[{k}].materials[{n}]"), name);
             }
             if let Some(e) = o.restitution {
-                in_range(
-                    p,
-                    format!("pairs[{k}].restitution"),
-                    e,
-                    if flores { f64::MIN_POSITIVE } else { 0.0 },
-                    1.0,
-                );
+                in_range(p, format!("pairs[{k}].restitution"), e, 0.0, 1.0);
+                if flores && e <= 0.0 {
+                    p.push(Error::scene(
+                        format!("pairs[{k}].restitution"),
+                        "must be > 0 with contact.normal = \"flores\" (002 eq 6)",
+                    ));
+                }
             }
             for (name, v) in [
                 ("sliding_friction", o.sliding_friction),
@@ -578,6 +578,14 @@ impl Scene {
                         finite(p, f(&format!("spheres[{n}].pos")), s.pos);
                         finite(p, f(&format!("spheres[{n}].vel")), s.vel);
                         finite(p, f(&format!("spheres[{n}].omega")), s.omega);
+                        if s.mobility == Mobility::Fixed
+                            && (s.vel != DVec3::ZERO || s.omega != DVec3::ZERO)
+                        {
+                            p.push(Error::scene(
+                                f(&format!("spheres[{n}].vel")),
+                                "a fixed sphere is held in place; give it no velocity or spin",
+                            ));
+                        }
                     }
                 }
                 ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}

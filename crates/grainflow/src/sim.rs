@@ -232,13 +232,7 @@ impl Simulation {
         let nl = &w.neighbors;
         let pairs = (0..nl.len())
             .filter(|&s| nl.state[s].touching)
-            .map(|s| {
-                (
-                    p.id[nl.owner(s)],
-                    p.id[nl.partner[s] as usize],
-                    nl.state[s],
-                )
-            })
+            .map(|s| (p.id[nl.owner(s)], p.id[nl.partner[s] as usize], nl.state[s]))
             .collect();
         let walls = w
             .wall_state

@@ -199,7 +199,11 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                 let (mut f_i, mut t_i) = (DVec3::ZERO, DVec3::ZERO);
                 let row = start[i] - base..start[i + 1] - base;
                 let pairs = partner[start[i]..start[i + 1]].iter();
-                for ((out, state), &j) in outs[row.clone()].iter_mut().zip(&mut states[row]).zip(pairs) {
+                for ((out, state), &j) in outs[row.clone()]
+                    .iter_mut()
+                    .zip(&mut states[row])
+                    .zip(pairs)
+                {
                     let j = j as usize;
                     if j >= n {
                         continue;
@@ -221,7 +225,9 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                         normal: d / dist,
                         overlap,
                     };
-                    let c = physics.model.force(params, touch, &body_i, &body(j), state, dt);
+                    let c = physics
+                        .model
+                        .force(params, touch, &body_i, &body(j), state, dt);
                     f_i += c.force_i;
                     t_i += c.torque_i;
                     *out = (-c.force_i, c.torque_j);
@@ -244,7 +250,8 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
 #[inline(never)]
 fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let p = &world.particles;
-    let (pos, radius, mass, inv_mass, material) = (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
+    let (pos, radius, mass, inv_mass, material) =
+        (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
     let nl = &world.neighbors;
     let (walls, reaction, own) = (&world.walls, &world.reaction, &world.own);
     let wall_body = Body {
@@ -285,8 +292,14 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                         wall_state.len() - 1
                     });
                     let params = physics.table.get(material[k] as usize, wall.material);
-                    let out =
-                        physics.model.force(params, touch, &body(p, k), &wall_body, &mut wall_state[s].1, dt);
+                    let out = physics.model.force(
+                        params,
+                        touch,
+                        &body(p, k),
+                        &wall_body,
+                        &mut wall_state[s].1,
+                        dt,
+                    );
                     fk += out.force_i;
                     tk += out.torque_i;
                     stats.contacts += 1;

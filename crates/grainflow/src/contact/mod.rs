@@ -108,6 +108,10 @@ impl ContactModel {
         state: &mut ContactState,
         dt: f64,
     ) -> ContactForce {
+        if i.inv_mass + j.inv_mass == 0.0 {
+            // Two immovable bodies (fixed grains, walls): nothing to integrate.
+            return ContactForce::default();
+        }
         let Touch { normal: n, overlap } = touch;
         let r_i = i.radius.unwrap_or(0.0);
         let lever_j = j.radius.unwrap_or(0.0);

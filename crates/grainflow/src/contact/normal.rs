@@ -5,7 +5,8 @@
 //! * Hooke (002 eq 3 with p = 1, q = 0; A5): k_n from the characteristic velocity v_c;
 //! * Hertz (002 eq 3 with p = 3/2, q = 1/4; A6): k_n = 4/3 Ē √R;
 //! * Flores (002 eq 5–6; A7): hysteresis damping c_n = 8/5 k_n (1−e)/(e v₀);
-//! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default, no tangential damping.
+//! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default; tangential
+//!   damping only when given (003 has none; LAMMPS's gran/hooke/history has one).
 
 use serde::{Deserialize, Serialize};
 
@@ -79,7 +80,7 @@ pub fn mindlin_stiffness(g_star: f64, r_eff: f64) -> f64 {
     8.0 * g_star * r_eff.sqrt()
 }
 
-/// Flores hysteresis damping factor c_n = 8/5 k_n (1 − e) / (e v₀) (002 eq 6), s/m.
+/// Flores hysteresis damping factor c_n = 8/5 k_n (1 − e) / (e v₀) (002 eq 6), N s/m^{5/2}.
 pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
     1.6 * kn * (1.0 - e) / (e * v0)
 }

@@ -2,8 +2,9 @@
 //! E = 0.5 MPa, ν = 0.3, dt = 10 µs, each run for Hooke, Hertz and Flores where it applies.
 //!
 //! Table 1 sets e = 0 for tests 2, 5, 6 and 7, where Flores's damping (002 eq 6) is infinite;
-//! Flores runs tests 5–7 with e = 0.3 (their expected results do not depend on e) and skips
-//! test 2. Every metric compares with a closed-form number derived in its function's comment.
+//! Flores runs tests 5–7 with e = 0.3 (their expected results do not depend on e), and every
+//! model runs test 2 with e = 0.1 (see [`cohesion`]). Every metric compares with a closed-form
+//! number derived in its function's comment.
 
 use std::f64::consts::PI;
 use std::path::Path;
