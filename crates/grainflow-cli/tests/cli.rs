@@ -138,7 +138,11 @@ fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
         assert!(pvd.contains(&format!("particles_{k:06}.vtu")), "{pvd}");
     }
     let csv = std::fs::read_to_string(out.join("series.csv")).expect("csv");
-    let steps: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(1).expect("step")).collect();
+    let steps: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).expect("step"))
+        .collect();
     let mut unique = steps.clone();
     unique.dedup();
     assert_eq!(steps, unique, "a series row was written twice");

@@ -89,6 +89,89 @@ impl Grid {
     }
 }
 
+/// The particles of each cell: a dense array of cells when the occupied box holds few enough
+/// cells (the usual case), else the particles sorted by cell key and found by binary search
+/// (so a grain far from the others costs nothing).
+enum Cells {
+    /// Cells `origin + (x, y, z)` for x < dims[0] …, members in `members[start[c]..start[c + 1]]`.
+    Dense {
+        origin: [i64; 3],
+        dims: [i64; 3],
+        start: Vec<u32>,
+        members: Vec<u32>,
+    },
+    /// Cell keys sorted, and the particle of each.
+    Sparse {
+        keys: Vec<[i64; 3]>,
+        members: Vec<u32>,
+    },
+}
+
+impl Cells {
+    fn new(keys: &[[i64; 3]]) -> Cells {
+        let lo: [i64; 3] = std::array::from_fn(|a| keys.iter().map(|k| k[a]).min().unwrap_or(0));
+        let hi: [i64; 3] = std::array::from_fn(|a| keys.iter().map(|k| k[a]).max().unwrap_or(0));
+        let dims: [i64; 3] = std::array::from_fn(|a| hi[a] - lo[a] + 1);
+        let total = dims.iter().map(|&d| d as u128).product::<u128>();
+        if total > 4 * keys.len() as u128 + 4096 {
+            let mut keyed: Vec<([i64; 3], u32)> = keys
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (c, k as u32))
+                .collect();
+            keyed.sort_unstable();
+            let (keys, members) = keyed.into_iter().unzip();
+            return Cells::Sparse { keys, members };
+        }
+        let index =
+            |c: &[i64; 3]| ((c[2] - lo[2]) * dims[1] + (c[1] - lo[1])) * dims[0] + (c[0] - lo[0]);
+        let mut start = vec![0u32; total as usize + 1];
+        for c in keys {
+            start[index(c) as usize + 1] += 1;
+        }
+        for k in 0..total as usize {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0u32; keys.len()];
+        for (k, c) in keys.iter().enumerate() {
+            let cell = index(c) as usize;
+            members[fill[cell] as usize] = k as u32;
+            fill[cell] += 1;
+        }
+        Cells::Dense {
+            origin: lo,
+            dims,
+            start,
+            members,
+        }
+    }
+
+    /// The particles in cell `c`.
+    fn members(&self, c: [i64; 3]) -> &[u32] {
+        match self {
+            Cells::Dense {
+                origin,
+                dims,
+                start,
+                members,
+            } => {
+                let r: [i64; 3] = std::array::from_fn(|a| c[a] - origin[a]);
+                if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
+                    return &[];
+                }
+                let cell = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
+                &members[start[cell] as usize..start[cell + 1] as usize]
+            }
+            Cells::Sparse { keys, members } => {
+                let lo = keys.partition_point(|k| *k < c);
+                let hi = lo + keys[lo..].partition_point(|k| *k == c);
+                &members[lo..hi]
+            }
+        }
+    }
+}
+
 impl NeighborList {
     /// An empty list with the given skin (m).
     pub fn new(skin: f64) -> Self {
@@ -133,24 +216,18 @@ impl NeighborList {
         let r_max = radius.iter().copied().fold(0.0, f64::max);
         let grid = Grid::new((2.0 * r_max + self.skin).max(f64::MIN_POSITIVE), periodic);
         let period = periodic.lengths();
-        let mut keyed: Vec<([i64; 3], u32)> = pos
-            .iter()
-            .enumerate()
-            .map(|(k, &p)| (grid.cell_of(p), k as u32))
-            .collect();
-        keyed.sort_unstable();
+        let keys: Vec<[i64; 3]> = pos.iter().map(|&p| grid.cell_of(p)).collect();
+        let cells = Cells::new(&keys);
         let skin = self.skin;
         let rows: Vec<Vec<u32>> = (0..n)
             .into_par_iter()
             .map(|i| {
-                let c = grid.cell_of(pos[i]);
+                let c = keys[i];
                 let mut row = Vec::new();
                 for dx in -1..=1 {
                     for dy in -1..=1 {
                         for dz in -1..=1 {
-                            let key = grid.neighbor(c, [dx, dy, dz]);
-                            let lo = keyed.partition_point(|e| e.0 < key);
-                            for &(_, j) in keyed[lo..].iter().take_while(|e| e.0 == key) {
+                            for &j in cells.members(grid.neighbor(c, [dx, dy, dz])) {
                                 let j = j as usize;
                                 if j > i {
                                     let cut = radius[i] + radius[j] + skin;

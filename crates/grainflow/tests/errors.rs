@@ -126,7 +126,13 @@ fn fixed_spheres_touching_each_other_and_a_wall_are_inert() {
 
 #[test]
 fn a_fixed_sphere_with_a_velocity_is_refused() {
-    let text = SCENE.replace("vel = [1, 0, 0] }", "vel = [1, 0, 0], mobility = \"fixed\" }");
+    let text = SCENE.replace(
+        "vel = [1, 0, 0] }",
+        "vel = [1, 0, 0], mobility = \"fixed\" }",
+    );
     let e = build(&text).expect_err("refused").to_string();
-    assert_eq!(e, "particles[0].spheres[0].vel: a fixed sphere is held in place; give it no velocity or spin");
+    assert_eq!(
+        e,
+        "particles[0].spheres[0].vel: a fixed sphere is held in place; give it no velocity or spin"
+    );
 }
