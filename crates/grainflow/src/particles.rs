@@ -113,6 +113,11 @@ impl Particles {
         self.len() - 1
     }
 
+    /// Index of the particle with stable id `id`, if present.
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.id.iter().position(|&k| k == id)
+    }
+
     /// Largest radius (m), zero when empty.
     pub fn max_radius(&self) -> f64 {
         self.radius.iter().copied().fold(0.0, f64::max)

@@ -381,10 +381,11 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
         .collect()
 }
 
-/// All particles of the scene's sources, in order, with ids 0, 1, 2, …
+/// All particles of the scene's sources. Ids follow the order the sources make them; the store
+/// keeps them along a Morton curve, so that neighbours in space are near in memory.
 fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
     let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
-    let mut particles = Particles::default();
+    let mut made: Vec<(ParticleSpec, f64)> = Vec::new();
     for (k, src) in scene.particles.iter().enumerate() {
         let material = scene
             .material_index(src.material())
@@ -484,12 +485,35 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
             .map(|s| free(s.pos, s.radius, *velocity))
             .collect(),
         };
-        for spec in specs {
-            let id = particles.len() as u64;
-            particles.push(id, &spec, sphere_mass(spec.radius, density));
-        }
+        made.extend(specs.into_iter().map(|s| {
+            let m = sphere_mass(s.radius, density);
+            (s, m)
+        }));
+    }
+    let cell = 2.0 * made.iter().map(|(s, _)| s.radius).fold(0.0, f64::max);
+    let lo = made
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, (s, _)| a.min(s.pos));
+    let mut order: Vec<usize> = (0..made.len()).collect();
+    order.sort_by_key(|&k| morton(((made[k].0.pos - lo) / cell).as_uvec3().to_array()));
+    let mut particles = Particles::default();
+    for k in order {
+        particles.push(k as u64, &made[k].0, made[k].1);
     }
     Ok(particles)
+}
+
+/// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).
+fn morton(c: [u32; 3]) -> u64 {
+    let spread = |v: u32| {
+        let mut x = u64::from(v.min((1 << 21) - 1));
+        x = (x | x << 32) & 0x1f00000000ffff;
+        x = (x | x << 16) & 0x1f0000ff0000ff;
+        x = (x | x << 8) & 0x100f00f00f00f00f;
+        x = (x | x << 4) & 0x10c30c30c30c30c3;
+        (x | x << 2) & 0x1249249249249249
+    };
+    spread(c[0]) | spread(c[1]) << 1 | spread(c[2]) << 2
 }
 
 /// The shortest contact time over every kind of contact the scene can make: for each pair of

@@ -54,8 +54,8 @@ fn default_characteristic_velocity() -> f64 {
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
     pub slip: DVec3,
-    /// Relative normal speed at first touch v₀ (m/s), for Flores (002 eq 6).
-    pub impact_speed: f64,
+    /// Stiffness and damping resolved when the contact formed (with v₀ for Flores, 002 eq 6).
+    pub stiffness: normal::Stiffness,
     /// Whether the bodies touched at the last evaluation.
     pub touching: bool,
 }
@@ -122,25 +122,22 @@ impl ContactModel {
         let approach = rel.dot(n);
         let v_t = rel - approach * n;
         if !state.touching {
+            let v_c = self.characteristic_velocity;
+            let (r_eff, m_eff) = (
+                effective_radius(r_i, j.radius),
+                effective_mass(i.inv_mass, j.inv_mass),
+            );
             *state = ContactState {
                 slip: DVec3::ZERO,
-                impact_speed: approach.max(self.characteristic_velocity),
+                stiffness: normal::stiffness(&self.normal, p, r_eff, m_eff, v_c, approach.max(v_c)),
                 touching: true,
             };
         }
-        let r_eff = effective_radius(r_i, j.radius);
-        let m_eff = effective_mass(i.inv_mass, j.inv_mass);
-        let nf = normal::normal_force(
-            &self.normal,
-            p,
-            r_eff,
-            m_eff,
-            overlap,
-            approach,
-            self.characteristic_velocity,
-            state.impact_speed,
-        );
-        let f_c = cohesion::cohesion_force(&self.cohesion, p.cohesion, r_eff);
+        let nf = normal::normal_force(&self.normal, &state.stiffness, overlap, approach);
+        let f_c = match self.cohesion {
+            Cohesion::None => 0.0,
+            model => cohesion::cohesion_force(&model, p.cohesion, effective_radius(r_i, j.radius)),
+        };
         // Normal force on i: repulsion pushes i away from j (−n), cohesion pulls it towards j.
         let mut force_i = (f_c - nf.force) * n;
         let mut torque_i = DVec3::ZERO;

@@ -85,54 +85,57 @@ pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
     1.6 * kn * (1.0 - e) / (e * v0)
 }
 
-/// Normal force of `model` for the pair constants `p`, effective radius R (m) and mass M (kg),
-/// overlap δ (m) growing at δ̇ (m/s, > 0 when approaching).
-///
-/// `v_c` is the characteristic velocity of Hooke's stiffness and `v0` the relative normal
-/// speed at first touch (Flores), both m/s.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-pub fn normal_force(
+/// Stiffness and damping constants of one contact, resolved once when it forms: they depend
+/// only on the pair (materials, effective radius and mass) and, for Flores, on v₀.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stiffness {
+    /// Normal stiffness k_n (N/m for Hooke and linear, N/m^{3/2} for Hertz and Flores).
+    pub kn: f64,
+    /// Tangential stiffness k_t (same units as k_n).
+    pub kt: f64,
+    /// Normal damping: g_n (Hooke, Hertz, linear) or Flores's c_n.
+    pub gn: f64,
+    /// Tangential damping g_t.
+    pub gt: f64,
+}
+
+/// The constants of a contact of `model` between bodies with pair constants `p`, effective
+/// radius R (m) and mass M (kg); `v_c` is Hooke's characteristic velocity and `v0` the relative
+/// normal speed at first touch (Flores), both m/s.
+pub fn stiffness(
     model: &Normal,
     p: &PairParams,
     r_eff: f64,
     m_eff: f64,
-    overlap: f64,
-    overlap_rate: f64,
     v_c: f64,
     v0: f64,
-) -> NormalOut {
+) -> Stiffness {
     match *model {
         Normal::Hooke => {
+            // A5: k_t = k_n, g_t = g_n.
             let kn = hooke_stiffness(p.e_star, r_eff, m_eff, v_c);
             let gn = 2.0 * p.damping * (m_eff * kn).sqrt();
-            // A5: F_n = k_n δ + g_n δ̇; k_t = k_n, g_t = g_n.
-            NormalOut {
-                force: kn * overlap + gn * overlap_rate,
+            Stiffness {
+                kn,
                 kt: kn,
+                gn,
                 gt: gn,
             }
         }
         Normal::Hertz | Normal::Flores => {
             let sqrt_r = r_eff.sqrt();
             let kn = 4.0 / 3.0 * p.e_star * sqrt_r;
-            let kt = 8.0 * p.g_star * sqrt_r;
-            // A6: g_t = 2 β √(5/6) √(M k_t) = tsuji_gt √(M √R); likewise g_n = √(3/2 M k_n).
+            // A6: g_n = 2β √(5/6) √(3/2 M k_n) = tsuji_gn √(M √R), g_t likewise with k_t.
             let m_root = (m_eff * sqrt_r).sqrt();
-            let sqrt_d = overlap.sqrt();
-            let q = sqrt_d.sqrt();
-            let elastic = kn * overlap * sqrt_d;
-            let damping = if let Normal::Flores = model {
-                // A7, eq 5–6: c_n δ^{3/2} δ̇ with c_n = 8/5 k_n (1 − e)/(e v₀).
-                flores_damping(kn, p.restitution, v0) * overlap * sqrt_d
-            } else {
-                // A6: g_n δ^{1/4} δ̇.
-                p.tsuji_gn * m_root * q
+            let gn = match model {
+                Normal::Flores => flores_damping(kn, p.restitution, v0),
+                _ => p.tsuji_gn * m_root,
             };
-            NormalOut {
-                force: elastic + damping * overlap_rate,
-                kt: kt * sqrt_d,
-                gt: p.tsuji_gt * m_root * q,
+            Stiffness {
+                kn,
+                kt: 8.0 * p.g_star * sqrt_r,
+                gn,
+                gt: p.tsuji_gt * m_root,
             }
         }
         Normal::Linear {
@@ -140,11 +143,42 @@ pub fn normal_force(
             damping,
             kt,
             tangential_damping,
-        } => NormalOut {
-            force: kn * overlap + damping * overlap_rate,
+        } => Stiffness {
+            kn,
             kt: kt.unwrap_or(2.0 / 7.0 * kn),
+            gn: damping,
             gt: tangential_damping.unwrap_or(0.0),
         },
+    }
+}
+
+/// Normal force of `model` with the contact's constants `s`, for overlap δ (m) growing at
+/// δ̇ (m/s, > 0 when approaching), and the tangential stiffness and damping at this overlap.
+#[inline]
+pub fn normal_force(model: &Normal, s: &Stiffness, overlap: f64, overlap_rate: f64) -> NormalOut {
+    match model {
+        // A5 and 003 eq 18: F_n = k_n δ + g_n δ̇.
+        Normal::Hooke | Normal::Linear { .. } => NormalOut {
+            force: s.kn * overlap + s.gn * overlap_rate,
+            kt: s.kt,
+            gt: s.gt,
+        },
+        Normal::Hertz | Normal::Flores => {
+            let sqrt_d = overlap.sqrt();
+            let q = sqrt_d.sqrt();
+            let d32 = overlap * sqrt_d;
+            // A6: F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇; A7 (eq 5): F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇.
+            let damping = if let Normal::Flores = model {
+                s.gn * d32
+            } else {
+                s.gn * q
+            };
+            NormalOut {
+                force: s.kn * d32 + damping * overlap_rate,
+                kt: s.kt * sqrt_d,
+                gt: s.gt * q,
+            }
+        }
     }
 }
 
@@ -171,6 +205,21 @@ pub fn linear_equivalent(
 mod tests {
     use super::*;
 
+    /// Constants and force in one go, as a contact forming at speed v0 sees them.
+    #[allow(clippy::too_many_arguments)]
+    fn force_of(
+        m: &Normal,
+        p: &PairParams,
+        r: f64,
+        mass: f64,
+        d: f64,
+        rate: f64,
+        v_c: f64,
+        v0: f64,
+    ) -> NormalOut {
+        normal_force(m, &stiffness(m, p, r, mass, v_c, v0), d, rate)
+    }
+
     #[test]
     fn hooke_damping_matches_a5_form() {
         // A5 written literally: g_n = √(4 M k_n / (1 + (π / ln e)²)).
@@ -189,7 +238,7 @@ mod tests {
     fn hertz_static_force_is_kn_delta_three_halves() {
         // At rest (δ̇ = 0) the Hertz force is (4/3) Ē √R δ^{3/2}.
         let p = PairParams::new(2.0e5, 5.0e4, 0.5, [0.0; 3], 0.0);
-        let out = normal_force(&Normal::Hertz, &p, 0.25, 0.5, 1e-3, 0.0, 1.0, 1.0);
+        let out = force_of(&Normal::Hertz, &p, 0.25, 0.5, 1e-3, 0.0, 1.0, 1.0);
         let expected = 4.0 / 3.0 * 2.0e5 * 0.5 * 1e-3f64.powf(1.5);
         assert!((out.force - expected).abs() < 1e-12 * expected);
         assert!((out.kt - 8.0 * 5.0e4 * 0.5 * 1e-3f64.sqrt()).abs() < 1e-9);
@@ -200,7 +249,7 @@ mod tests {
         // A6: g_n = 2β √(5/6) √(3/2 M k_n), g_t = 2β √(5/6) √(M k_t), times δ^{1/4}.
         let (e, r, m, d, rate) = (0.7_f64, 0.25, 0.5, 1e-3_f64, 0.3);
         let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
-        let out = normal_force(&Normal::Hertz, &p, r, m, d, rate, 1.0, 1.0);
+        let out = force_of(&Normal::Hertz, &p, r, m, d, rate, 1.0, 1.0);
         let b = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt();
         let (kn, kt) = (hertz_stiffness(2.0e5, r), mindlin_stiffness(5.0e4, r));
         let gn = b * (1.5 * m * kn).sqrt() * d.powf(0.25);
@@ -214,7 +263,7 @@ mod tests {
         // 002 eq 5: F = k δ^{3/2} (1 + c_n/k δ̇); with δ̇ = v₀ the factor is 1 + 8(1−e)/(5e).
         let e = 0.8;
         let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
-        let out = normal_force(&Normal::Flores, &p, 0.25, 0.5, 1e-3, 2.0, 1.0, 2.0);
+        let out = force_of(&Normal::Flores, &p, 0.25, 0.5, 1e-3, 2.0, 1.0, 2.0);
         let elastic = hertz_stiffness(2.0e5, 0.25) * 1e-3f64.powf(1.5);
         let factor = 1.0 + 8.0 * (1.0 - e) / (5.0 * e);
         assert!((out.force - elastic * factor).abs() < 1e-12 * out.force);
@@ -229,7 +278,7 @@ mod tests {
             tangential_damping: None,
         };
         let p = PairParams::new(1.0, 1.0, 0.5, [0.0; 3], 0.0);
-        let out = normal_force(&m, &p, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
+        let out = force_of(&m, &p, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
         assert!((out.kt - 9000.0 * 2.0 / 7.0).abs() < 1e-12);
         assert!((out.force - (9000.0 * 1e-6 + 0.01 * 0.1)).abs() < 1e-15);
     }

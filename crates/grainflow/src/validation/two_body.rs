@@ -117,6 +117,11 @@ fn scene(
     }
 }
 
+/// Store indices of the particles with ids `a` and `b` (the order the scene lists them).
+fn ids(p: &crate::particles::Particles, [a, b]: [u64; 2]) -> (usize, usize) {
+    (p.index_of(a).unwrap_or(0), p.index_of(b).unwrap_or(1))
+}
+
 fn build(scene: Scene) -> Result<Simulation> {
     Simulation::new(scene, Path::new("."))
 }
@@ -241,7 +246,8 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
             let mut sim = build(scene(*normal, mat, Cohesion::Constant, g, false, spheres))?;
             sim.run_until(2.0, |_| Ok(()))?;
             let p = &sim.world.particles;
-            let gap = (p.pos[0] - p.pos[1]).length() - 2.0 * R;
+            let (a, b) = ids(p, [0, 1]);
+            let gap = (p.pos[a] - p.pos[b]).length() - 2.0 * R;
             if g < 10.0 {
                 let touching = sim.world.neighbors.state.iter().position(|s| s.touching);
                 // The force on j is (F_n − F_c) n̂ with n̂ from i to j (downwards): F_n = F_c − f_z.
@@ -264,7 +270,7 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
                     1e-9,
                 ));
             } else {
-                let separated = if gap > 0.0 && p.vel[1].z < 0.0 {
+                let separated = if gap > 0.0 && p.vel[b].z < 0.0 {
                     1.0
                 } else {
                     0.0
@@ -312,14 +318,16 @@ fn measure_restitution(normal: Normal, e: f64) -> Result<f64> {
     while sim.world.time < 1.0 {
         sim.step()?;
         let p = &sim.world.particles;
-        let apart = p.pos[1].x - p.pos[0].x > 2.0 * R;
+        let (a, b) = ids(p, [0, 1]);
+        let apart = p.pos[b].x - p.pos[a].x > 2.0 * R;
         touched |= !apart;
         if touched && apart {
             break;
         }
     }
     let p = &sim.world.particles;
-    Ok((p.vel[1].x - p.vel[0].x) / 1.0)
+    let (a, b) = ids(p, [0, 1]);
+    Ok((p.vel[b].x - p.vel[a].x) / 1.0)
 }
 
 /// Test 3. Input e = 0, 0.05, …, 1: measured e' equals e within 0.01 for Hooke and Hertz
