@@ -222,7 +222,7 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                     let overlap = reach - dist;
                     let params = physics.table.get(mat_i, material[j] as usize);
                     let touch = Touch {
-                        normal: d / dist,
+                        normal: d * (1.0 / dist),
                         overlap,
                     };
                     let c = physics
@@ -232,9 +232,9 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                     t_i += c.torque_i;
                     *out = (-c.force_i, c.torque_j);
                     stats.contacts += 1;
-                    let ratio = overlap / r_i.min(radius[j]);
-                    if ratio > stats.max_overlap_ratio {
-                        stats.max_overlap_ratio = ratio;
+                    let r_min = r_i.min(radius[j]);
+                    if overlap > stats.max_overlap_ratio * r_min {
+                        stats.max_overlap_ratio = overlap / r_min;
                         stats.worst = i;
                     }
                 }
