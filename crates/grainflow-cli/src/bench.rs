@@ -26,6 +26,11 @@ const BENCHES: &[Bench] = &[
         about: "S1 with a linear spring–dashpot (LAMMPS gran/hooke/history)",
         toml: include_str!("../../../scenes/bench/s2.toml"),
     },
+    Bench {
+        name: "hard-gas",
+        about: "S4: 10 000 elastic hard spheres, volume fraction 0.05, periodic cube, 2000 steps",
+        toml: include_str!("../../../scenes/bench/s4.toml"),
+    },
 ];
 
 /// Where the benchmark data files are: `scenes/bench` under the current folder, else in the
@@ -67,6 +72,7 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
     let mut sim = Simulation::new(scene, &data_dir()).context("building the benchmark scene")?;
     let steps = steps.unwrap_or_else(|| sim.total_steps());
     let n = sim.world.particles.len();
+    let e0 = sim.energies();
     let start = Instant::now();
     for _ in 0..steps {
         sim.step()?;
@@ -83,7 +89,14 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
     let per_step = (n as f64) * steps as f64;
     let e = sim.energies();
     let t = sim.world.timers;
-    let report = json!({
+    let t_sim = sim.world.time;
+    let hard = json!({
+        "collisions": sim.world.collisions,
+        "collisions_per_wall_s": sim.world.collisions as f64 / wall,
+        "collisions_per_particle_per_time": 2.0 * sim.world.collisions as f64 / (n as f64 * t_sim),
+        "relative_energy_change": (e.translational + e.rotational) / (e0.translational + e0.rotational) - 1.0,
+    });
+    let mut report = json!({
         "scene": b.name,
         "particles": n,
         "steps": steps,
@@ -104,6 +117,9 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
             "gather_walls": t.gather_walls,
         },
     });
+    if sim.world.collisions > 0 {
+        report["hard_spheres"] = hard.clone();
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -125,6 +141,9 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
             "  stages: integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, gather + walls {:.2} s",
             t.integrate, t.neighbor, t.pairs, t.gather_walls
         );
+        if sim.world.collisions > 0 {
+            println!("  hard spheres: {hard}");
+        }
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod contact;
 pub mod error;
 pub mod fill;
 pub mod gravity;
+pub mod hard;
 pub mod io;
 pub mod material;
 pub mod neighbor;

@@ -34,10 +34,18 @@ pub struct Material {
     /// Spinning (twisting) friction coefficient μ_t (−), 002 eq 19.
     #[serde(default)]
     pub twisting_friction: f64,
+    /// Tangential restitution ε_t ∈ [−1, 1] of hard-sphere collisions (000 eq 4): 1 keeps the
+    /// tangential contact velocity (smooth spheres), 0 damps it, −1 reverses it.
+    #[serde(default = "smooth")]
+    pub tangential_restitution: f64,
     /// Cohesion strength; its meaning follows `contact.cohesion`: constant → C₁ (N, 002 eq 10),
     /// dmt → C₂ (N m^-½, eq 11), perko → cleanliness S (−, eq 14).
     #[serde(default)]
     pub cohesion: f64,
+}
+
+fn smooth() -> f64 {
+    1.0
 }
 
 /// Explicit values for one pair of materials, overriding the mixing rule.
@@ -56,6 +64,8 @@ pub struct PairOverride {
     pub twisting_friction: Option<f64>,
     /// Cohesion strength of the pair (meaning as in [`Material::cohesion`]).
     pub cohesion: Option<f64>,
+    /// Tangential restitution ε_t of the pair (hard spheres).
+    pub tangential_restitution: Option<f64>,
 }
 
 /// Constants of one pair of materials, resolved once before the run.
@@ -81,6 +91,8 @@ pub struct PairParams {
     pub tsuji_gn: f64,
     /// Hertz tangential damping constant 2β √(5/6) √(8Ḡ): g_t = tsuji_gt √(M √R) (002 eq A6).
     pub tsuji_gt: f64,
+    /// Tangential restitution ε_t of hard-sphere collisions (000 eq 4).
+    pub tangential_restitution: f64,
 }
 
 impl PairParams {
@@ -100,6 +112,7 @@ impl PairParams {
             damping,
             tsuji_gn: b * (2.0 * e_star).sqrt(),
             tsuji_gt: b * (8.0 * g_star).sqrt(),
+            tangential_restitution: 1.0,
         }
     }
 }
@@ -154,6 +167,9 @@ impl PairTable {
                     .find(|(x, y, _)| (*x, *y) == (i, j) || (*x, *y) == (j, i))
                     .map(|(_, _, o)| o.clone())
                     .unwrap_or_default();
+                let eps_t = o
+                    .tangential_restitution
+                    .unwrap_or(a.tangential_restitution.min(b.tangential_restitution));
                 params.push(PairParams::new(
                     effective_modulus(a, b),
                     effective_shear_modulus(a, b),
@@ -168,6 +184,9 @@ impl PairTable {
                     ],
                     o.cohesion.unwrap_or(a.cohesion.min(b.cohesion)),
                 ));
+                if let Some(p) = params.last_mut() {
+                    p.tangential_restitution = eps_t;
+                }
             }
         }
         PairTable { n, params }
@@ -194,6 +213,7 @@ mod tests {
             sliding_friction: mu,
             rolling_friction: 0.0,
             twisting_friction: 0.0,
+            tangential_restitution: 1.0,
             cohesion: 0.0,
         }
     }

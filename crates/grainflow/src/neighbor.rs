@@ -28,6 +28,8 @@ pub struct NeighborList {
     pub rev_start: Vec<usize>,
     /// Slots of the reverse rows.
     pub rev_slot: Vec<u32>,
+    /// Owner i of each reverse-row entry (the neighbour that lists this particle).
+    pub rev_owner: Vec<u32>,
     /// Positions at the last build (m).
     ref_pos: Vec<DVec3>,
     /// Number of builds so far.
@@ -196,13 +198,27 @@ impl NeighborList {
         self.start.partition_point(|&s| s <= slot) - 1
     }
 
+    /// True unless every pair closer than its contact distance plus `travel` (m) is listed: some
+    /// particle moved more than (skin − travel)/2 since the build, or the count changed.
+    pub fn needs_rebuild_within(&self, pos: &[DVec3], period: DVec3, travel: f64) -> bool {
+        if travel >= self.skin {
+            return true;
+        }
+        let half = 0.5 * (self.skin - travel);
+        self.moved_more_than(pos, period, half)
+    }
+
     /// True when a particle moved more than half the skin since the build, or the count changed.
     /// `period` holds the periodic lengths (0 on open axes), so wrapping is not a move.
     pub fn needs_rebuild(&self, pos: &[DVec3], period: DVec3) -> bool {
+        self.moved_more_than(pos, period, 0.5 * self.skin)
+    }
+
+    fn moved_more_than(&self, pos: &[DVec3], period: DVec3, limit: f64) -> bool {
         if pos.len() != self.ref_pos.len() || self.start.len() != pos.len() + 1 {
             return true;
         }
-        let limit = 0.25 * self.skin * self.skin;
+        let limit = limit * limit;
         pos.par_iter()
             .zip(self.ref_pos.par_iter())
             .with_min_len(crate::soft::MIN_LEN)
@@ -262,15 +278,21 @@ impl NeighborList {
         }
         let mut fill = rev_start.clone();
         let mut rev_slot = vec![0u32; partner.len()];
-        for (slot, &j) in partner.iter().enumerate() {
-            rev_slot[fill[j as usize]] = slot as u32;
-            fill[j as usize] += 1;
+        let mut rev_owner = vec![0u32; partner.len()];
+        for i in 0..n {
+            for (slot, &j) in partner.iter().enumerate().take(start[i + 1]).skip(start[i]) {
+                let j = j as usize;
+                rev_slot[fill[j]] = slot as u32;
+                rev_owner[fill[j]] = i as u32;
+                fill[j] += 1;
+            }
         }
         self.start = start;
         self.partner = partner;
         self.state = state;
         self.rev_start = rev_start;
         self.rev_slot = rev_slot;
+        self.rev_owner = rev_owner;
         self.ref_pos = pos.to_vec();
         self.builds += 1;
     }

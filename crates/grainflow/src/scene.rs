@@ -64,6 +64,8 @@ pub enum Method {
     /// Soft spheres with overlap-based contact forces and a fixed step (002, 003).
     #[default]
     Soft,
+    /// Hard spheres: instantaneous collisions predicted exactly during each drift (000).
+    Hard,
 }
 
 /// The keyword `"auto"`.
@@ -204,6 +206,9 @@ pub enum ParticleSource {
         /// Initial velocity of every sphere (m/s).
         #[serde(default)]
         velocity: DVec3,
+        /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
+        #[serde(default)]
+        velocity_dispersion: f64,
     },
     /// Random non-overlapping placement in a box (random sequential addition).
     Random {
@@ -223,6 +228,9 @@ pub enum ParticleSource {
         /// Initial velocity of every sphere (m/s).
         #[serde(default)]
         velocity: DVec3,
+        /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
+        #[serde(default)]
+        velocity_dispersion: f64,
     },
 }
 
@@ -353,8 +361,23 @@ impl Scene {
         let mut p = Vec::new();
         let s = &self.simulation;
         positive(&mut p, "simulation.duration", s.duration);
-        if let TimeStep::Fixed(dt) = s.dt {
-            positive(&mut p, "simulation.dt", dt);
+        match s.dt {
+            TimeStep::Fixed(dt) => positive(&mut p, "simulation.dt", dt),
+            TimeStep::Auto(_) if s.method == Method::Hard => p.push(Error::scene(
+                "simulation.dt",
+                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\"",
+            )),
+            TimeStep::Auto(_) => {}
+        }
+        if s.method == Method::Hard {
+            for (k, w) in self.walls.iter().enumerate() {
+                if !matches!(w, WallSpec::Plane { .. }) {
+                    p.push(Error::scene(
+                        format!("walls[{k}].type"),
+                        "method = \"hard\" predicts collisions with planes only so far",
+                    ));
+                }
+            }
         }
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(
@@ -470,6 +493,13 @@ impl Scene {
                 ));
             }
             in_range(p, f("restitution"), m.restitution, 0.0, 1.0);
+            in_range(
+                p,
+                f("tangential_restitution"),
+                m.tangential_restitution,
+                -1.0,
+                1.0,
+            );
             if flores && m.restitution <= 0.0 {
                 p.push(Error::scene(
                     f("restitution"),
@@ -595,6 +625,7 @@ impl Scene {
                     radius,
                     spread,
                     velocity,
+                    velocity_dispersion,
                     ..
                 }
                 | ParticleSource::Random {
@@ -603,8 +634,15 @@ impl Scene {
                     radius,
                     spread,
                     velocity,
+                    velocity_dispersion,
                     ..
                 } => {
+                    if !(velocity_dispersion.is_finite() && *velocity_dispersion >= 0.0) {
+                        p.push(Error::scene(
+                            f("velocity_dispersion"),
+                            format!("must be ≥ 0, got {velocity_dispersion}"),
+                        ));
+                    }
                     box_corners(p, &format!("particles[{k}]"), *min, *max);
                     positive(p, f("radius"), *radius);
                     if !(*spread >= 0.0 && *spread < 1.0) {

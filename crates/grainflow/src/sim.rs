@@ -7,19 +7,20 @@
 use std::path::Path;
 
 use glam::DVec3;
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactModel, ContactState};
 use crate::fill::{file::read_particle_file, lattice::lattice, random::random_placement, Sphere};
 use crate::gravity::Gravity;
+use crate::hard;
 use crate::io::checkpoint::Checkpoint;
 use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::NeighborList;
 use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
-use crate::scene::{ParticleSource, Scene, TimeStep, WallSpec};
+use crate::scene::{Method, ParticleSource, Scene, TimeStep, WallSpec};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
 use crate::walls::{Plane, Plate, Shape, Wall};
@@ -52,6 +53,10 @@ pub struct World {
     pub force_buffer: Vec<(DVec3, DVec3)>,
     /// Per-particle sum of the forces and torques of its own neighbour row, reused every step.
     pub own: Vec<(DVec3, DVec3)>,
+    /// Hard-sphere drift scratch, reused every step.
+    pub drift: crate::hard::DriftState,
+    /// Hard-sphere collisions so far.
+    pub collisions: u64,
 }
 
 impl World {
@@ -83,6 +88,8 @@ pub struct Physics {
     pub domain: Option<(DVec3, DVec3)>,
     /// Periodic boundaries.
     pub periodic: Periodic,
+    /// How grains move.
+    pub method: Method,
 }
 
 /// A runnable simulation.
@@ -137,7 +144,8 @@ impl Simulation {
         let dt = match scene.simulation.dt {
             TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
-                if dt > contact_time * MAX_FRACTION {
+                // Hard spheres have no contact time: any dt resolves collisions exactly.
+                if scene.simulation.method == Method::Soft && dt > contact_time * MAX_FRACTION {
                     return Err(Error::scene(
                         "simulation.dt",
                         format!(
@@ -183,6 +191,7 @@ impl Simulation {
             max_overlap: scene.simulation.max_overlap,
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
+            method: scene.simulation.method,
         };
         let world = World {
             particles,
@@ -195,6 +204,8 @@ impl Simulation {
             timers: StageTimes::default(),
             force_buffer: Vec::new(),
             own: Vec::new(),
+            drift: Default::default(),
+            collisions: 0,
         };
         let mut sim = Simulation {
             world,
@@ -202,13 +213,22 @@ impl Simulation {
             scene,
             stats: ContactStats::default(),
         };
-        sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        if sim.physics.method == Method::Soft {
+            sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        }
         Ok(sim)
     }
 
-    /// Advances one step.
+    /// Advances one step with the scene's method.
     pub fn step(&mut self) -> Result<()> {
-        self.stats = soft::step(&mut self.world, &self.physics)?;
+        match self.physics.method {
+            Method::Soft => self.stats = soft::step(&mut self.world, &self.physics)?,
+            Method::Hard => {
+                let c = hard::step(&mut self.world, &self.physics)?;
+                self.world.collisions += c.collisions;
+                self.stats.max_overlap_ratio = c.max_overlap_ratio;
+            }
+        }
         Ok(())
     }
 
@@ -464,26 +484,27 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 radius,
                 spread,
                 velocity,
+                velocity_dispersion,
                 ..
-            } => random_placement(
-                *min,
-                *max,
-                *count,
-                *radius,
-                *spread,
-                &mut rng,
-                count * RANDOM_ATTEMPTS_PER_SPHERE,
-            )
-            .map_err(|e| match e {
-                Error::Scene { field, reason } => Error::scene(
-                    field.replacen("particles.", &format!("particles[{k}]."), 1),
-                    reason,
-                ),
-                other => other,
-            })?
-            .into_iter()
-            .map(|s| free(s.pos, s.radius, *velocity))
-            .collect(),
+            } => {
+                let attempts = count * RANDOM_ATTEMPTS_PER_SPHERE;
+                let spheres =
+                    random_placement(*min, *max, *count, *radius, *spread, &mut rng, attempts)
+                        .map_err(|e| match e {
+                            Error::Scene { field, reason } => Error::scene(
+                                field.replacen("particles.", &format!("particles[{k}]."), 1),
+                                reason,
+                            ),
+                            other => other,
+                        })?;
+                let vel =
+                    thermal_velocities(spheres.len(), *velocity, *velocity_dispersion, &mut rng);
+                spheres
+                    .iter()
+                    .zip(vel)
+                    .map(|(s, v)| free(s.pos, s.radius, v))
+                    .collect()
+            }
         };
         made.extend(specs.into_iter().map(|s| {
             let m = sphere_mass(s.radius, density);
@@ -501,6 +522,26 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
         particles.push(k as u64, &made[k].0, made[k].1);
     }
     Ok(particles)
+}
+
+/// `n` velocities: `mean` plus Gaussian components of spread σ (m/s) drawn with Box–Muller from
+/// the scene's generator, their own mean removed so the centre of mass moves at `mean`.
+fn thermal_velocities(n: usize, mean: DVec3, sigma: f64, rng: &mut ChaCha8Rng) -> Vec<DVec3> {
+    if sigma == 0.0 || n == 0 {
+        return vec![mean; n];
+    }
+    let mut gauss = || {
+        let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    };
+    let mut v: Vec<DVec3> = (0..n)
+        .map(|_| sigma * DVec3::new(gauss(), gauss(), gauss()))
+        .collect();
+    let drift = v.iter().copied().sum::<DVec3>() / n as f64;
+    for x in v.iter_mut() {
+        *x += mean - drift;
+    }
+    v
 }
 
 /// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).

@@ -45,6 +45,7 @@ fn material(e: f64, mu_s: f64, mu_r: f64, mu_t: f64, cohesion: f64) -> Material 
         sliding_friction: mu_s,
         rolling_friction: mu_r,
         twisting_friction: mu_t,
+        tangential_restitution: 1.0,
         cohesion,
     }
 }
