@@ -5,6 +5,7 @@
 //! Data flows one way: a [`scene::Scene`] (plain data, checked on load) builds a
 //! [`sim::Simulation`] (world state + physics), which steps and feeds observers.
 
+pub mod analysis;
 pub mod boundary;
 pub mod contact;
 pub mod error;

@@ -118,6 +118,30 @@ impl Particles {
         self.id.iter().position(|&k| k == id)
     }
 
+    /// Keeps the particles with `keep[k]` true, in their order.
+    pub fn retain(&mut self, keep: &[bool]) {
+        fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut k = 0;
+            v.retain(|_| {
+                k += 1;
+                keep[k - 1]
+            });
+        }
+        filter(&mut self.id, keep);
+        filter(&mut self.pos, keep);
+        filter(&mut self.vel, keep);
+        filter(&mut self.omega, keep);
+        filter(&mut self.radius, keep);
+        filter(&mut self.mass, keep);
+        filter(&mut self.inv_mass, keep);
+        filter(&mut self.inertia, keep);
+        filter(&mut self.inv_inertia, keep);
+        filter(&mut self.material, keep);
+        filter(&mut self.mobility, keep);
+        filter(&mut self.force, keep);
+        filter(&mut self.torque, keep);
+    }
+
     /// Largest radius (m), zero when empty.
     pub fn max_radius(&self) -> f64 {
         self.radius.iter().copied().fold(0.0, f64::max)

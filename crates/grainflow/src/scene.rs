@@ -115,33 +115,7 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
-/// One wall as written in a scene.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum WallSpec {
-    /// Infinite plane; grains live on the side `normal` points to.
-    Plane {
-        /// Material name.
-        material: String,
-        /// A point of the plane (m).
-        point: DVec3,
-        /// Normal towards the grains (normalised on load).
-        normal: DVec3,
-    },
-    /// Finite rectangle with centre, normal, in-plane axis `u` and half-sizes along u and n × u.
-    Plate {
-        /// Material name.
-        material: String,
-        /// Centre (m).
-        center: DVec3,
-        /// Normal (normalised on load).
-        normal: DVec3,
-        /// In-plane axis (made perpendicular to the normal and normalised on load).
-        u: DVec3,
-        /// Half-sizes along u and n × u (m).
-        half_size: [f64; 2],
-    },
-}
+pub use crate::walls::spec::WallSpec;
 
 /// One sphere of an explicit list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -210,6 +184,23 @@ pub enum ParticleSource {
         #[serde(default)]
         velocity_dispersion: f64,
     },
+    /// Touching spheres lining the inside of a cylinder of `radius` (m) about `axis` through
+    /// `center`, over `length` (m): the glued grains of a rough drum (002 §6.2), held by a
+    /// sticky cylinder wall of the same radius.
+    CylinderLayer {
+        /// Material name.
+        material: String,
+        /// A point of the axis, the middle of the layer (m).
+        center: DVec3,
+        /// Axis (normalised on load).
+        axis: DVec3,
+        /// Radius of the wall the grains line (m).
+        radius: f64,
+        /// Length covered along the axis (m).
+        length: f64,
+        /// Radius of the grains (m).
+        sphere_radius: f64,
+    },
     /// Random non-overlapping placement in a box (random sequential addition).
     Random {
         /// Material name.
@@ -242,6 +233,7 @@ impl ParticleSource {
             | ParticleSource::File { material, .. }
             | ParticleSource::LammpsData { material, .. }
             | ParticleSource::Lattice { material, .. }
+            | ParticleSource::CylinderLayer { material, .. }
             | ParticleSource::Random { material, .. } => material,
         }
     }
@@ -279,15 +271,6 @@ fn in_range(problems: &mut Vec<Error>, field: impl Into<String>, v: f64, lo: f64
         problems.push(Error::scene(
             field,
             format!("must be in [{lo}, {hi}], got {v}"),
-        ));
-    }
-}
-
-fn nonzero(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
-    if !(v.is_finite() && v.length_squared() > 0.0) {
-        problems.push(Error::scene(
-            field,
-            format!("must be a finite non-zero vector, got {v:?}"),
         ));
     }
 }
@@ -371,10 +354,13 @@ impl Scene {
         }
         if s.method == Method::Hard {
             for (k, w) in self.walls.iter().enumerate() {
-                if !matches!(w, WallSpec::Plane { .. }) {
+                let fixed_plane = matches!(w.shape, crate::walls::ShapeSpec::Plane { .. })
+                    && w.surface == crate::walls::Surface::Normal
+                    && w.motion == crate::walls::Motion::default();
+                if !fixed_plane {
                     p.push(Error::scene(
                         format!("walls[{k}].type"),
-                        "method = \"hard\" predicts collisions with planes only so far",
+                        "method = \"hard\" predicts collisions with fixed, normal planes only so far",
                     ));
                 }
             }
@@ -555,45 +541,9 @@ impl Scene {
     }
 
     fn wall_problems(&self, p: &mut Vec<Error>) {
+        let names: Vec<&str> = self.materials.iter().map(|m| m.name.as_str()).collect();
         for (k, w) in self.walls.iter().enumerate() {
-            let f = |name: &str| format!("walls[{k}].{name}");
-            match w {
-                WallSpec::Plane {
-                    material,
-                    point,
-                    normal,
-                } => {
-                    self.check_material_ref(p, f("material"), material);
-                    finite(p, f("point"), *point);
-                    nonzero(p, f("normal"), *normal);
-                }
-                WallSpec::Plate {
-                    material,
-                    center,
-                    normal,
-                    u,
-                    half_size,
-                } => {
-                    self.check_material_ref(p, f("material"), material);
-                    finite(p, f("center"), *center);
-                    nonzero(p, f("normal"), *normal);
-                    nonzero(p, f("u"), *u);
-                    if normal.cross(*u).length_squared()
-                        <= 1e-12 * normal.length_squared() * u.length_squared()
-                    {
-                        p.push(Error::scene(
-                            f("u"),
-                            format!("must not be parallel to the normal, got {u:?}"),
-                        ));
-                    }
-                    if !half_size.iter().all(|h| h.is_finite() && *h > 0.0) {
-                        p.push(Error::scene(
-                            f("half_size"),
-                            format!("must be > 0, got {half_size:?}"),
-                        ));
-                    }
-                }
-            }
+            w.problems(k, &names, p);
         }
     }
 
@@ -619,6 +569,32 @@ impl Scene {
                     }
                 }
                 ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}
+                ParticleSource::CylinderLayer {
+                    center,
+                    axis,
+                    radius,
+                    length,
+                    sphere_radius,
+                    ..
+                } => {
+                    finite(p, f("center"), *center);
+                    if !(axis.is_finite() && axis.length_squared() > 0.0) {
+                        p.push(Error::scene(
+                            f("axis"),
+                            format!("must be a finite non-zero vector, got {axis:?}"),
+                        ));
+                    }
+                    positive(p, f("sphere_radius"), *sphere_radius);
+                    positive(p, f("length"), *length);
+                    if !(radius.is_finite() && *radius > 2.0 * sphere_radius) {
+                        p.push(Error::scene(
+                            f("radius"),
+                            format!(
+                                "must exceed twice sphere_radius ({sphere_radius}), got {radius}"
+                            ),
+                        ));
+                    }
+                }
                 ParticleSource::Lattice {
                     min,
                     max,

@@ -12,7 +12,10 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactModel, ContactState};
-use crate::fill::{file::read_particle_file, lattice::lattice, random::random_placement, Sphere};
+use crate::fill::{
+    file::read_particle_file, lattice::lattice, layer::cylinder_layer, random::random_placement,
+    Sphere,
+};
 use crate::gravity::Gravity;
 use crate::hard;
 use crate::io::checkpoint::Checkpoint;
@@ -20,10 +23,11 @@ use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::NeighborList;
 use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
-use crate::scene::{Method, ParticleSource, Scene, TimeStep, WallSpec};
+use crate::scene::{Method, ParticleSource, Scene, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
-use crate::walls::{Plane, Plate, Shape, Wall};
+use crate::walls::interact::WallRuntime;
+use crate::walls::Wall;
 use crate::{Error, Result};
 
 /// Attempts random placement may make per requested sphere before it gives up.
@@ -38,11 +42,13 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Neighbour list with the particle–particle contact history.
     pub neighbors: NeighborList,
-    /// Particle–wall contact history, per particle: (wall index, state).
+    /// Particle–wall contact history, per particle: (wall and member key, state).
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
     /// slots not touching), gathered per particle in a fixed order.
     pub reaction: Vec<(DVec3, DVec3)>,
+    /// Wall poses, grains held by walls, grains absorbed.
+    pub wall_runtime: WallRuntime,
     /// Simulated time (s).
     pub time: f64,
     /// Steps taken.
@@ -199,6 +205,7 @@ impl Simulation {
             neighbors: NeighborList::new(skin),
             wall_state: vec![Vec::new(); n],
             reaction: Vec::new(),
+            wall_runtime: WallRuntime::default(),
             time: 0.0,
             step: 0,
             timers: StageTimes::default(),
@@ -362,42 +369,12 @@ impl Simulation {
     }
 }
 
-/// The walls of a scene with unit normals (already checked by [`Scene::problems`]).
+/// The walls of a scene with unit directions (already checked by [`Scene::problems`]).
 fn make_walls(scene: &Scene) -> Vec<Wall> {
     scene
         .walls
         .iter()
-        .map(|w| match w {
-            WallSpec::Plane {
-                material,
-                point,
-                normal,
-            } => Wall {
-                shape: Shape::Plane(Plane {
-                    point: *point,
-                    normal: normal.normalize(),
-                }),
-                material: scene.material_index(material).unwrap_or(0),
-            },
-            WallSpec::Plate {
-                material,
-                center,
-                normal,
-                u,
-                half_size,
-            } => {
-                let n = normal.normalize();
-                Wall {
-                    shape: Shape::Plate(Plate {
-                        center: *center,
-                        normal: n,
-                        u: (*u - u.dot(n) * n).normalize(),
-                        half: *half_size,
-                    }),
-                    material: scene.material_index(material).unwrap_or(0),
-                }
-            }
-        })
+        .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
         .collect()
 }
 
@@ -476,6 +453,17 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
             } => lattice(*kind, *min, *max, *radius, *spread, &mut rng)
                 .into_iter()
                 .map(|s: Sphere| free(s.pos, s.radius, *velocity))
+                .collect(),
+            ParticleSource::CylinderLayer {
+                center,
+                axis,
+                radius,
+                length,
+                sphere_radius,
+                ..
+            } => cylinder_layer(*center, axis.normalize(), *radius, *length, *sphere_radius)
+                .into_iter()
+                .map(|s| free(s.pos, s.radius, DVec3::ZERO))
                 .collect(),
             ParticleSource::Random {
                 min,

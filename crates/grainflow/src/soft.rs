@@ -35,7 +35,8 @@ pub struct ContactStats {
 }
 
 impl ContactStats {
-    fn merge(a: Self, b: Self) -> Self {
+    /// Contacts added; the larger overlap kept (ties to the lower index).
+    pub(crate) fn merge(a: Self, b: Self) -> Self {
         // Ties go to the lower index, so the reported particle does not depend on the threads.
         let b_wins = b.max_overlap_ratio > a.max_overlap_ratio
             || (b.max_overlap_ratio == a.max_overlap_ratio && b.worst < a.worst);
@@ -118,6 +119,7 @@ const CHUNK: usize = 1024;
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
 pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
+    crate::walls::interact::prepare(world, &physics.periodic);
     let period = physics.periodic.lengths();
     if world.neighbors.needs_rebuild(&world.particles.pos, period) {
         world.rebuild_neighbors(&physics.periodic);
@@ -253,14 +255,14 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
     let (pos, radius, mass, inv_mass, material) =
         (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
     let nl = &world.neighbors;
-    let (walls, reaction, own) = (&world.walls, &world.reaction, &world.own);
-    let wall_body = Body {
-        vel: DVec3::ZERO,
-        omega: DVec3::ZERO,
-        radius: None,
-        inv_mass: 0.0,
-        inv_inertia: 0.0,
-    };
+    let (reaction, own) = (&world.reaction, &world.own);
+    let walls = crate::walls::interact::WallForces::new(
+        &world.walls,
+        &world.wall_runtime,
+        &physics.model,
+        &physics.table,
+        dt,
+    );
     let mut forces = std::mem::take(&mut world.force_buffer);
     forces.resize(p.len(), (DVec3::ZERO, DVec3::ZERO));
     let stats = forces
@@ -279,36 +281,17 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                     fk += f;
                     tk += t;
                 }
-                for (w, wall) in walls.iter().enumerate() {
-                    let slot = wall_state.iter().position(|(id, _)| *id as usize == w);
-                    let Some(touch) = wall.contact(pos[k], radius[k]) else {
-                        if let Some(s) = slot {
-                            wall_state.swap_remove(s);
-                        }
-                        continue;
-                    };
-                    let s = slot.unwrap_or_else(|| {
-                        wall_state.push((w as u32, ContactState::default()));
-                        wall_state.len() - 1
-                    });
-                    let params = physics.table.get(material[k] as usize, wall.material);
-                    let out = physics.model.force(
-                        params,
-                        touch,
-                        &body(p, k),
-                        &wall_body,
-                        &mut wall_state[s].1,
-                        dt,
-                    );
-                    fk += out.force_i;
-                    tk += out.torque_i;
-                    stats.contacts += 1;
-                    let ratio = touch.overlap / radius[k];
-                    if ratio > stats.max_overlap_ratio {
-                        stats.max_overlap_ratio = ratio;
-                        stats.worst = k;
-                    }
-                }
+                let (fw, tw, wall_stats) = walls.on(
+                    k,
+                    &body(p, k),
+                    pos[k],
+                    radius[k],
+                    material[k] as usize,
+                    wall_state,
+                );
+                fk += fw;
+                tk += tw;
+                stats = ContactStats::merge(stats, wall_stats);
                 if inv_mass[k] > 0.0 {
                     fk += mass[k] * physics.gravity.acceleration(pos[k]);
                 }

@@ -2,6 +2,7 @@
 
 pub mod file;
 pub mod lattice;
+pub mod layer;
 pub mod random;
 
 /// A sphere placed by a filling routine: centre (m) and radius (m).

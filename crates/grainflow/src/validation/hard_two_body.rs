@@ -16,9 +16,10 @@ use crate::gravity::Gravity;
 use crate::material::Material;
 use crate::particles::Mobility;
 use crate::scene::{
-    Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep, WallSpec,
+    Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
 };
 use crate::sim::Simulation;
+use crate::walls::{ShapeSpec, WallSpec};
 use crate::Result;
 
 const CASE: &str = "hard-two-body";
@@ -58,10 +59,16 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
         gravity: Gravity::default(),
         boundary: Default::default(),
         walls: if plane {
-            vec![WallSpec::Plane {
+            vec![WallSpec {
                 material: "m".into(),
-                point: DVec3::ZERO,
-                normal: DVec3::Z,
+                shape: ShapeSpec::Plane {
+                    point: Some(DVec3::ZERO),
+                    normal: Some(DVec3::Z),
+                    equation: None,
+                    both: false,
+                },
+                surface: Default::default(),
+                motion: Default::default(),
             }]
         } else {
             vec![]

@@ -3,7 +3,9 @@
 //! the same functions.
 
 pub mod hard_two_body;
+pub mod tumbler;
 pub mod two_body;
+pub mod wall_contacts;
 
 use serde::Serialize;
 
@@ -106,6 +108,16 @@ pub const CASES: &[Case] = &[
         name: "hard-gas",
         about: "000/S4: elastic hard-sphere gas, φ = 0.05: Enskog collision rate within 5 %, energy to 1e-12",
         run: hard_two_body::hard_gas,
+    },
+    Case {
+        name: "wall-contacts",
+        about: "000 §2.2, 001 §3.4: every wall primitive vs an independent closest point (1e-12), a sphere resting on each face (Hertz static overlap), a moving floor (v = 2/7 V)",
+        run: wall_contacts::wall_contacts,
+    },
+    Case {
+        name: "tumbler",
+        about: "002 §6, 000 §3.2: rotating drum; angle of repose rises with Fr (Table 3), same angle by lowering g, centrifuging at Fr ≥ 1",
+        run: tumbler::tumbler,
     },
 ];
 

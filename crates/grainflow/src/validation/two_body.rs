@@ -102,11 +102,7 @@ fn scene(
         },
         boundary: Default::default(),
         walls: if plate {
-            vec![WallSpec::Plane {
-                material: "body".into(),
-                point: DVec3::ZERO,
-                normal: DVec3::Z,
-            }]
+            vec![WallSpec::plane("body", DVec3::ZERO, DVec3::Z)]
         } else {
             vec![]
         },

@@ -1,63 +1,268 @@
-//! Walls: geometry only. Each primitive answers "overlap and normal for a sphere"; the
-//! contact law is the particles' own ([`crate::contact`]), with the wall as a material of
-//! infinite radius and mass (seed 000 §2.2 for the primitives; 002 §4.1 uses a large
-//! visco-elastic plate). Primitives are variants of [`Shape`], one file each.
+//! Walls: geometry only. Each primitive answers "closest point, outward normal and overlap
+//! for a sphere"; the contact law is the particles' own ([`crate::contact`]), with the wall as
+//! a material of infinite radius and mass whose surface velocity comes from its [`Motion`].
+//! Primitives are variants of [`Shape`], one file each (seed 000 §2.2; 001 §3.4, §4.7–4.8):
+//! plane (half-space or sheet, also a x + b y + c z + d = 0), plate, disk (faces and rim),
+//! cylinder (infinite inside/outside/shell, finite with end rims), ring (torus of tube radius
+//! = the sphere's), point, line, cone (radius = m z + b, inside), block, and unions of them.
+//!
+//! **Hard spheres later.** Each primitive's `contact` is the closest-point form of the same
+//! surface that 000 writes as a collision condition |ρ(t) − c(t)| = s. The hard-sphere method
+//! will add, per primitive file, `collision_time(pos, vel, r) -> Option<f64>` for a sphere in
+//! straight-line motion relative to the wall (velocity taken relative to [`Pose::velocity`]
+//! and in the frame of [`Pose::to_local`]): plane eq 9, cylinder eq 10–12, ring eq 13–24
+//! (quartic, Laguerre), disk and finite cylinder as the smallest positive time over their
+//! faces and rims, point and line as ring and cylinder of radius 0, block as six clipped
+//! planes plus edges and corners; [`Shape::collision_time`] then dispatches like
+//! [`Shape::contact`]. The validation `wall-contacts` checks each primitive's closest point
+//! against an independent minimisation, which is the check the collision times will reuse
+//! (distance at the predicted time equals the radius).
+//!
+//! **Surfaces.** A wall is `normal` (the contact law), `sticky` (a grain that touches it is
+//! held rigidly and moves with it, 000 §2.2: rough drums) or `absorbing` (a grain that touches
+//! it is removed and counted). Restitution and friction of grain–wall contacts are those of
+//! the pair of materials, so the scene's `[[pairs]]` table overrides them for one wall
+//! material (000's per-wall ε_n, ε_t; 002 Table 2's particle–wall values).
 
+pub mod block;
+pub mod cone;
+pub mod cylinder;
+pub mod disk;
+pub mod interact;
+pub mod line;
+pub mod motion;
 pub mod plane;
 pub mod plate;
+pub mod point;
+pub mod ring;
+pub mod spec;
 
 use glam::DVec3;
+use serde::{Deserialize, Serialize};
 
 pub use crate::contact::Touch;
 
+pub use block::Block;
+pub use cone::Cone;
+pub use cylinder::{Cylinder, Side};
+pub use disk::Disk;
+pub use line::Line;
+pub use motion::{Motion, Pose};
 pub use plane::Plane;
 pub use plate::Plate;
+pub use point::Point;
+pub use ring::Ring;
+pub use spec::{ShapeSpec, WallSpec};
 
-/// A wall primitive.
+/// Most members a union may have: contact histories are keyed by (wall, member) in a u32.
+pub const MAX_UNION_MEMBERS: usize = 256;
+
+/// A wall primitive, or a union of them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
-    /// Infinite plane bounding a half-space.
+    /// Infinite plane: a half-space or a thin sheet.
     Plane(Plane),
     /// Finite flat rectangle, touchable from both faces and its edges.
     Plate(Plate),
+    /// Finite disk with its rim.
+    Disk(Disk),
+    /// Infinite or finite cylinder.
+    Cylinder(Cylinder),
+    /// Circle (torus of tube radius equal to the sphere's).
+    Ring(Ring),
+    /// Single point.
+    Point(Point),
+    /// Line or segment.
+    Line(Line),
+    /// Cone, grains inside.
+    Cone(Cone),
+    /// Solid box.
+    Block(Block),
+    /// Several primitives forming one vessel part; each touches a grain on its own.
+    Union(Vec<Shape>),
 }
 
-/// A wall: a shape made of a material.
+/// What a wall does to grains that touch it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Surface {
+    /// The contact law acts.
+    #[default]
+    Normal,
+    /// Grains that touch it are held rigidly and move with it.
+    Sticky,
+    /// Grains that touch it are removed and counted.
+    Absorbing,
+}
+
+/// A wall: a shape made of a material, with a surface kind and a motion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wall {
-    /// Geometry.
+    /// Geometry in the scene placement.
     pub shape: Shape,
     /// Index into the scene's materials.
     pub material: usize,
+    /// What touching it does.
+    pub surface: Surface,
+    /// How it moves.
+    pub motion: Motion,
 }
 
-impl Wall {
+impl Shape {
     /// The contact of a sphere at `pos` (m) with radius `r` (m), if it touches: the normal
-    /// points from the sphere's centre towards the wall, the overlap is r − distance.
+    /// points from the sphere's centre towards the wall, the overlap is r − distance (or
+    /// r + depth when the centre is inside a solid). Unions answer with their first member
+    /// that touches; [`Shape::members`] gives all of them.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        match &self.shape {
-            Shape::Plane(p) => p.contact(pos, r),
-            Shape::Plate(p) => p.contact(pos, r),
+        match self {
+            Shape::Plane(s) => s.contact(pos, r),
+            Shape::Plate(s) => s.contact(pos, r),
+            Shape::Disk(s) => s.contact(pos, r),
+            Shape::Cylinder(s) => s.contact(pos, r),
+            Shape::Ring(s) => s.contact(pos, r),
+            Shape::Point(s) => s.contact(pos, r),
+            Shape::Line(s) => s.contact(pos, r),
+            Shape::Cone(s) => s.contact(pos, r),
+            Shape::Block(s) => s.contact(pos, r),
+            Shape::Union(m) => m.iter().find_map(|s| s.contact(pos, r)),
         }
     }
 
-    /// A polygon mesh for output; infinite shapes are drawn as a square of half-size `extent` (m).
+    /// The primitives of the shape: itself, or a union's members.
+    pub fn members(&self) -> &[Shape] {
+        match self {
+            Shape::Union(m) => m,
+            other => std::slice::from_ref(other),
+        }
+    }
+
+    /// A polygon mesh in the scene placement; infinite shapes are drawn `extent` (m) wide.
     pub fn mesh(&self, extent: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
-        let (c, n, u, half) = match &self.shape {
-            Shape::Plane(p) => (
+        const N: usize = 48;
+        let circle = |c: DVec3, n: DVec3, r: f64| -> Vec<DVec3> {
+            let u = plate::any_perpendicular(n);
+            let v = n.cross(u);
+            (0..N)
+                .map(|k| {
+                    let a = std::f64::consts::TAU * k as f64 / N as f64;
+                    c + r * (a.cos() * u + a.sin() * v)
+                })
+                .collect()
+        };
+        let band = |a: Vec<DVec3>, b: Vec<DVec3>| {
+            let polys = (0..N)
+                .map(|k| vec![k, (k + 1) % N, N + (k + 1) % N, N + k])
+                .collect();
+            ([a, b].concat(), polys)
+        };
+        let square = |c: DVec3, n: DVec3, u: DVec3, half: [f64; 2]| {
+            let v = n.cross(u);
+            let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                .iter()
+                .map(|&(a, b)| c + a * half[0] * u + b * half[1] * v)
+                .collect();
+            (corners, vec![vec![0, 1, 2, 3]])
+        };
+        let thin = 1e-3 * extent;
+        match self {
+            Shape::Plane(p) => square(
                 p.point,
                 p.normal,
                 plate::any_perpendicular(p.normal),
                 [extent, extent],
             ),
-            Shape::Plate(p) => (p.center, p.normal, p.u, p.half),
-        };
-        let v = n.cross(u);
-        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
-            .iter()
-            .map(|&(a, b)| c + a * half[0] * u + b * half[1] * v)
-            .collect();
-        (corners, vec![vec![0, 1, 2, 3]])
+            Shape::Plate(p) => square(p.center, p.normal, p.u, p.half),
+            Shape::Disk(d) => (circle(d.center, d.normal, d.radius), vec![(0..N).collect()]),
+            Shape::Cylinder(c) => {
+                let h = 0.5 * c.length.unwrap_or(2.0 * extent);
+                band(
+                    circle(c.origin - h * c.axis, c.axis, c.radius),
+                    circle(c.origin + h * c.axis, c.axis, c.radius),
+                )
+            }
+            Shape::Ring(r) => band(
+                circle(r.center, r.normal, r.radius),
+                circle(r.center, r.normal, r.radius + thin),
+            ),
+            Shape::Point(p) => square(p.pos, DVec3::Z, DVec3::X, [thin, thin]),
+            Shape::Line(l) => {
+                let h = 0.5 * l.length.unwrap_or(2.0 * extent);
+                let u = plate::any_perpendicular(l.axis);
+                square(l.point, u, l.axis, [h, thin])
+            }
+            Shape::Cone(c) => {
+                // From where the radius is zero (or z = −extent) to z = extent.
+                let z0 = if c.slope != 0.0 {
+                    (-c.radius0 / c.slope).clamp(-extent, extent)
+                } else {
+                    -extent
+                };
+                let z1 = if c.slope < 0.0 { -extent } else { extent };
+                let ring = |z: f64| {
+                    circle(
+                        c.origin + z * c.axis,
+                        c.axis,
+                        (c.slope * z + c.radius0).max(0.0),
+                    )
+                };
+                band(ring(z0), ring(z1))
+            }
+            Shape::Block(b) => {
+                let (lo, hi) = (b.min, b.max);
+                let v = (0..8)
+                    .map(|k| {
+                        DVec3::new(
+                            if k & 1 == 0 { lo.x } else { hi.x },
+                            if k & 2 == 0 { lo.y } else { hi.y },
+                            if k & 4 == 0 { lo.z } else { hi.z },
+                        )
+                    })
+                    .collect();
+                let faces = vec![
+                    vec![0, 2, 6, 4],
+                    vec![1, 5, 7, 3],
+                    vec![0, 4, 5, 1],
+                    vec![2, 3, 7, 6],
+                    vec![0, 1, 3, 2],
+                    vec![4, 6, 7, 5],
+                ];
+                (v, faces)
+            }
+            Shape::Union(members) => {
+                let mut verts = Vec::new();
+                let mut polys = Vec::new();
+                for m in members {
+                    let (v, p) = m.mesh(extent);
+                    let base = verts.len();
+                    verts.extend(v);
+                    polys.extend(
+                        p.into_iter()
+                            .map(|poly| poly.into_iter().map(|k| k + base).collect()),
+                    );
+                }
+                (verts, polys)
+            }
+        }
+    }
+}
+
+impl Wall {
+    /// The contact of a sphere at `pos` with the wall where the scene placed it (see
+    /// [`Shape::contact`]); moving walls are evaluated through [`interact`].
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
+        self.shape.contact(pos, r)
+    }
+
+    /// A polygon mesh at time `t` (s); infinite shapes are drawn `extent` (m) wide.
+    pub fn mesh_at(&self, extent: f64, t: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
+        let pose = self.motion.pose(t);
+        let (v, p) = self.shape.mesh(extent);
+        (v.into_iter().map(|x| pose.to_world(x)).collect(), p)
+    }
+
+    /// A polygon mesh in the scene placement.
+    pub fn mesh(&self, extent: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
+        self.shape.mesh(extent)
     }
 }
 

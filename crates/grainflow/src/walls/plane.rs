@@ -1,8 +1,11 @@
-//! Infinite plane bounding a half-space (000 §2.2, eq 9 for its hard-sphere form).
+//! Infinite plane (000 §2.2.1, eq 9 for its hard-sphere form; 001 eq 3.37–3.39 for the
+//! a x + b y + c z + d = 0 form).
 //!
-//! The solid lies behind the plane; `normal` points into the space where the grains are.
-//! A sphere whose centre is at signed distance d = (x − p)·n̂ overlaps by r − d when d < r,
-//! however deep it is, so a grain pushed through is pushed back, never captured.
+//! With `both = false` the solid lies behind the plane and `normal` points into the space
+//! where the grains are: a sphere whose centre is at signed distance d = (x − p)·n̂ overlaps
+//! by r − d when d < r, however deep it is, so a grain pushed through is pushed back, never
+//! captured (001 eq 3.38). With `both = true` the plane is a thin sheet touchable from either
+//! face: the face is the side the centre is on (000 §2.2.1, n̂ = sign(ρ_N) N̂).
 
 use glam::DVec3;
 
@@ -15,12 +18,31 @@ pub struct Plane {
     pub point: DVec3,
     /// Unit normal, pointing to the grains' side.
     pub normal: DVec3,
+    /// Thin sheet touchable from both faces instead of a half-space.
+    pub both: bool,
 }
 
 impl Plane {
-    /// Sphere contact: normal −n̂ (towards the wall), overlap r − d.
+    /// The plane a x + b y + c z + d = 0 (001 eq 3.37), grains on the side (a, b, c) points to.
+    /// `abc` must be non-zero.
+    pub fn from_equation(abc: DVec3, d: f64) -> Plane {
+        let len2 = abc.length_squared();
+        Plane {
+            point: -d * abc / len2,
+            normal: abc / len2.sqrt(),
+            both: false,
+        }
+    }
+
+    /// Sphere contact: normal towards the wall, overlap r − |d| (sheet) or r − d (half-space).
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let d = (pos - self.point).dot(self.normal);
+        if self.both && d < 0.0 {
+            return (-d < r).then_some(Touch {
+                normal: self.normal,
+                overlap: r + d,
+            });
+        }
         (d < r).then(|| Touch {
             normal: -self.normal,
             overlap: r - d,
@@ -37,19 +59,29 @@ mod tests {
         let p = Plane {
             point: DVec3::new(0.0, 0.0, 1.0),
             normal: DVec3::Z,
+            both: false,
         };
         let c = p.contact(DVec3::new(3.0, -2.0, 1.4), 0.5).expect("touches");
         assert!((c.overlap - 0.1).abs() < 1e-15);
         assert_eq!(c.normal, DVec3::NEG_Z);
         assert!(p.contact(DVec3::new(0.0, 0.0, 1.5), 0.5).is_none());
         // A centre behind the plane still overlaps by r − d, so it is pushed back out.
-        assert!(
-            (p.contact(DVec3::new(0.0, 0.0, 0.8), 0.5)
-                .expect("deep")
-                .overlap
-                - 0.7)
-                .abs()
-                < 1e-15
-        );
+        let deep = p.contact(DVec3::new(0.0, 0.0, 0.8), 0.5).expect("deep");
+        assert!((deep.overlap - 0.7).abs() < 1e-15);
+        // A sheet is touched from below with the opposite normal.
+        let sheet = Plane { both: true, ..p };
+        let below = sheet
+            .contact(DVec3::new(0.0, 0.0, 0.8), 0.5)
+            .expect("below");
+        assert!((below.overlap - 0.3).abs() < 1e-15 && below.normal == DVec3::Z);
+    }
+
+    #[test]
+    fn equation_form_matches_pebbles_examples() {
+        // 001 §4.7.1: "plane 0 0 -0.5 4" is a ceiling at height 8 with grains below.
+        let p = Plane::from_equation(DVec3::new(0.0, 0.0, -0.5), 4.0);
+        assert!((p.point.z - 8.0).abs() < 1e-15 && p.normal == DVec3::NEG_Z);
+        let c = p.contact(DVec3::new(1.0, 2.0, 7.8), 0.5).expect("touches");
+        assert!((c.overlap - 0.3).abs() < 1e-15 && c.normal == DVec3::Z);
     }
 }

@@ -1,0 +1,87 @@
+//! Cone with radius = m z + b about an axis, grains inside (001 §3.4, eq 3.26–3.36).
+//!
+//! In the half-plane through the axis and the sphere's centre (axial coordinate z, distance
+//! pr from the axis) the cone is the line ρ = m z + b; its nearest point is at
+//! z_c = (m (pr − b) + z)/(m² + 1), r_c = m z_c + b (eq 3.27–3.28), and the contact point is
+//! c = z_c â + r_c q̂ (eq 3.29–3.31, with the x/y swap of the extraction corrected, see the
+//! seeds README). A centre inside (r_c ≥ pr) overlaps by r − |x − c| (eq 3.35); a centre
+//! beyond the surface by r + |x − c| (eq 3.33), so it is pushed back. Where z_c falls past
+//! the apex (r_c < 0) the apex itself is the nearest point. A centre on the axis is
+//! equidistant from a whole circle and gets no contact.
+
+use glam::DVec3;
+
+use super::Touch;
+
+/// Cone of radius `slope` · z + `radius0` at axial coordinate z from `origin` along `axis`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cone {
+    /// Point of the axis where z = 0 (m).
+    pub origin: DVec3,
+    /// Unit axis (direction of increasing z).
+    pub axis: DVec3,
+    /// m: change of radius per unit z (−).
+    pub slope: f64,
+    /// b: radius at z = 0 (m).
+    pub radius0: f64,
+}
+
+impl Cone {
+    /// The nearest point of the cone's surface to `pos` and whether `pos` is inside.
+    pub fn closest(&self, pos: DVec3) -> Option<(DVec3, bool)> {
+        let d = pos - self.origin;
+        let z = d.dot(self.axis);
+        let q = d - z * self.axis;
+        let pr = q.length();
+        if pr == 0.0 {
+            return None;
+        }
+        let (m, b) = (self.slope, self.radius0);
+        let mut z_c = (m * (pr - b) + z) / (m * m + 1.0);
+        let mut r_c = m * z_c + b;
+        if r_c < 0.0 {
+            // Past the apex the nearest point of the (one-nappe) cone is the apex.
+            z_c = -b / m;
+            r_c = 0.0;
+        }
+        let inside = m * z + b >= pr;
+        Some((self.origin + z_c * self.axis + r_c * (q / pr), inside))
+    }
+
+    /// Sphere contact, grains inside the cone.
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
+        let (c, inside) = self.closest(pos)?;
+        let d = c - pos;
+        let dist = d.length();
+        if dist == 0.0 {
+            return None;
+        }
+        let (overlap, normal) = if inside {
+            (r - dist, d / dist)
+        } else {
+            (r + dist, -d / dist)
+        };
+        (overlap > 0.0).then_some(Touch { normal, overlap })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forty_five_degree_cone() {
+        // radius = z: at height 2 the radius is 2; a centre at (1.5, 0, 2) is 0.5/√2 from the
+        // surface along (1, 0, −1)/√2.
+        let c = Cone {
+            origin: DVec3::ZERO,
+            axis: DVec3::Z,
+            slope: 1.0,
+            radius0: 0.0,
+        };
+        let t = c.contact(DVec3::new(1.5, 0.0, 2.0), 0.5).expect("touch");
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((t.overlap - (0.5 - 0.5 * s)).abs() < 1e-15);
+        assert!((t.normal - DVec3::new(s, 0.0, -s)).length() < 1e-15);
+    }
+}

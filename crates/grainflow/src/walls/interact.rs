@@ -1,0 +1,270 @@
+//! How walls act on grains during a soft-sphere step: poses at the current time, the contact
+//! law on every touching (wall, member), sticky and absorbing surfaces, grains held by walls.
+//!
+//! **Moving walls.** A grain's contact with a wall is found in the wall's scene placement
+//! ([`Pose::to_local`]); the normal is turned back to the world. The law then sees the wall
+//! as a body moving with the wall's velocity field at the grain's centre,
+//! V + ω × (x − c − D), and the grain's spin relative to the wall, ω_i − ω. This gives the
+//! exact slip velocity at the contact point, v_i + ω_i × r n̂ − (V + ω × (x_c − c − D)),
+//! and makes rolling and twisting resistance act on the spin relative to the wall, so a grain
+//! carried round a drum without slipping feels none (000 §2.2: the wall's velocity is
+//! subtracted from u of eq 8). The tangential spring of a wall contact lives in the contact
+//! history keyed by (wall, member) and is turned into the current tangent plane every step,
+//! keeping its length (001 eq 3.49 takes it there gradually; we take it at once, as for pairs).
+//!
+//! **Sticky and absorbing walls** (000 §2.2) act at the start of each force evaluation, in
+//! ascending particle order so that runs are deterministic: a free grain touching a sticky
+//! wall becomes rigidly attached (infinite mass and inertia), remembering where it sits in
+//! the wall's placement; every evaluation puts it back there and gives it the wall's velocity
+//! and spin, so other grains meet a moving rough surface. A grain touching an absorbing wall is
+//! removed and counted for that wall; contact histories of the remaining pairs are kept.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::{Pose, Surface, Wall};
+use crate::boundary::Periodic;
+use crate::contact::{Body, ContactModel, ContactState};
+use crate::material::PairTable;
+use crate::particles::Mobility;
+use crate::sim::World;
+use crate::soft::ContactStats;
+
+/// Where a grain held by a wall sits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attachment {
+    /// Index of the wall.
+    pub wall: u32,
+    /// Centre in the wall's scene placement (m).
+    pub local: DVec3,
+}
+
+/// The walls' share of the world state that is not geometry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WallRuntime {
+    /// Pose of each wall at the current time.
+    pub pose: Vec<Pose>,
+    /// Per particle: the wall holding it, if any.
+    pub attached: Vec<Option<Attachment>>,
+    /// Per wall: grains it has absorbed.
+    pub absorbed: Vec<u64>,
+}
+
+/// History key of member `m` of wall `w`.
+#[inline]
+fn key(w: usize, m: usize) -> u32 {
+    ((w as u32) << 8) | m as u32
+}
+
+/// Poses at the current time, then sticky and absorbing surfaces, then grains held by walls
+/// put where their walls are. Called once at the start of every force evaluation.
+pub fn prepare(world: &mut World, periodic: &Periodic) {
+    let rt = &mut world.wall_runtime;
+    rt.pose.clear();
+    rt.pose
+        .extend(world.walls.iter().map(|w| w.motion.pose(world.time)));
+    rt.absorbed.resize(world.walls.len(), 0);
+    rt.attached.resize(world.particles.len(), None);
+    if world.walls.iter().any(|w| w.surface != Surface::Normal) {
+        apply_surfaces(world, periodic);
+    }
+    let rt = &world.wall_runtime;
+    let p = &mut world.particles;
+    for (k, a) in rt.attached.iter().enumerate() {
+        if let Some(a) = a {
+            let pose = &rt.pose[a.wall as usize];
+            p.pos[k] = pose.to_world(a.local);
+            p.vel[k] = pose.velocity_at(p.pos[k]);
+            p.omega[k] = pose.omega;
+        }
+    }
+}
+
+/// The first sticky or absorbing wall (in index order) each free grain touches.
+fn apply_surfaces(world: &mut World, periodic: &Periodic) {
+    let walls = &world.walls;
+    let rt = &world.wall_runtime;
+    let p = &world.particles;
+    let hits: Vec<Option<usize>> = (0..p.len())
+        .into_par_iter()
+        .with_min_len(crate::soft::MIN_LEN)
+        .map(|k| {
+            if rt.attached[k].is_some() {
+                return None;
+            }
+            walls.iter().enumerate().find_map(|(w, wall)| {
+                if wall.surface == Surface::Normal {
+                    return None;
+                }
+                let local = rt.pose[w].to_local(p.pos[k]);
+                wall.shape
+                    .members()
+                    .iter()
+                    .any(|s| s.contact(local, p.radius[k]).is_some())
+                    .then_some(w)
+            })
+        })
+        .collect();
+    let mut keep = vec![true; p.len()];
+    let mut removed = false;
+    for (k, hit) in hits.into_iter().enumerate() {
+        let Some(w) = hit else { continue };
+        match world.walls[w].surface {
+            Surface::Sticky => {
+                let rt = &mut world.wall_runtime;
+                let p = &mut world.particles;
+                rt.attached[k] = Some(Attachment {
+                    wall: w as u32,
+                    local: rt.pose[w].to_local(p.pos[k]),
+                });
+                p.inv_mass[k] = 0.0;
+                p.inv_inertia[k] = 0.0;
+                p.mobility[k] = Mobility::Fixed;
+                world.wall_state[k].clear();
+            }
+            Surface::Absorbing => {
+                keep[k] = false;
+                removed = true;
+                world.wall_runtime.absorbed[w] += 1;
+            }
+            Surface::Normal => {}
+        }
+    }
+    if removed {
+        remove_particles(world, &keep, periodic);
+    }
+}
+
+/// Removes the particles with `keep[k] == false`, keeping the order of the others and the
+/// contact history of every remaining touching pair.
+pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
+    let p = &world.particles;
+    let nl = &world.neighbors;
+    let pairs: Vec<(u64, u64, ContactState)> = (0..nl.len())
+        .filter(|&s| nl.state[s].touching)
+        .map(|s| (p.id[nl.owner(s)], p.id[nl.partner[s] as usize], nl.state[s]))
+        .collect();
+    world.particles.retain(keep);
+    let mut k = 0;
+    world.wall_state.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    k = 0;
+    world.wall_runtime.attached.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    let index: std::collections::HashMap<u64, usize> = world
+        .particles
+        .id
+        .iter()
+        .enumerate()
+        .map(|(k, &id)| (id, k))
+        .collect();
+    world.neighbors = crate::neighbor::NeighborList::new(world.neighbors.skin);
+    world.rebuild_neighbors(periodic);
+    let entries: Vec<_> = pairs
+        .iter()
+        .filter_map(|(a, b, s)| {
+            let (i, j) = (*index.get(a)?, *index.get(b)?);
+            Some((i.min(j), i.max(j), *s))
+        })
+        .collect();
+    world.neighbors.set_history(&entries);
+}
+
+/// Everything the wall forces of one particle need, shared by all particles of a step.
+pub struct WallForces<'a> {
+    walls: &'a [Wall],
+    rt: &'a WallRuntime,
+    model: &'a ContactModel,
+    table: &'a PairTable,
+    dt: f64,
+}
+
+impl<'a> WallForces<'a> {
+    /// Gathers the walls of `world` (after [`prepare`]) and the contact law.
+    pub fn new(
+        walls: &'a [Wall],
+        rt: &'a WallRuntime,
+        model: &'a ContactModel,
+        table: &'a PairTable,
+        dt: f64,
+    ) -> Self {
+        WallForces {
+            walls,
+            rt,
+            model,
+            table,
+            dt,
+        }
+    }
+
+    /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
+    /// with radius `r`, of `material`), updating its wall contact `history`.
+    pub fn on(
+        &self,
+        k: usize,
+        body: &Body,
+        pos: DVec3,
+        r: f64,
+        material: usize,
+        history: &mut Vec<(u32, ContactState)>,
+    ) -> (DVec3, DVec3, ContactStats) {
+        let mut f = DVec3::ZERO;
+        let mut t = DVec3::ZERO;
+        let mut stats = ContactStats::default();
+        if self.rt.attached.get(k).is_some_and(Option::is_some) {
+            history.clear();
+            return (f, t, stats);
+        }
+        for (w, wall) in self.walls.iter().enumerate() {
+            let pose = &self.rt.pose[w];
+            let local = pose.to_local(pos);
+            for (m, shape) in wall.shape.members().iter().enumerate() {
+                let id = key(w, m);
+                let slot = history.iter().position(|(h, _)| *h == id);
+                let touch = match (wall.surface, shape.contact(local, r)) {
+                    (Surface::Normal, Some(c)) => c,
+                    _ => {
+                        if let Some(s) = slot {
+                            history.swap_remove(s);
+                        }
+                        continue;
+                    }
+                };
+                let s = slot.unwrap_or_else(|| {
+                    history.push((id, ContactState::default()));
+                    history.len() - 1
+                });
+                let mut c = touch;
+                c.normal = pose.rotation * c.normal;
+                let grain = Body {
+                    omega: body.omega - pose.omega,
+                    ..*body
+                };
+                let surface = Body {
+                    vel: pose.velocity_at(pos),
+                    omega: DVec3::ZERO,
+                    radius: None,
+                    inv_mass: 0.0,
+                    inv_inertia: 0.0,
+                };
+                let params = self.table.get(material, wall.material);
+                let out = self
+                    .model
+                    .force(params, c, &grain, &surface, &mut history[s].1, self.dt);
+                f += out.force_i;
+                t += out.torque_i;
+                let here = ContactStats {
+                    contacts: 1,
+                    max_overlap_ratio: c.overlap / r,
+                    worst: k,
+                };
+                stats = ContactStats::merge(stats, here);
+            }
+        }
+        (f, t, stats)
+    }
+}

@@ -1,0 +1,21 @@
+//! Point: the degenerate ring of radius 0 (000 §2.2.4–2.2.5; eq 3 with s₁ = 0).
+//!
+//! The contact normal runs from the sphere's centre to the point.
+
+use glam::DVec3;
+
+use super::{touch, Touch};
+
+/// A single point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Position (m).
+    pub pos: DVec3,
+}
+
+impl Point {
+    /// Sphere contact with the point.
+    pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
+        touch(pos, r, self.pos)
+    }
+}
