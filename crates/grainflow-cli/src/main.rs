@@ -1,6 +1,7 @@
 //! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
 
 mod analyze;
+mod bench;
 mod plot;
 mod scenes;
 
@@ -56,6 +57,17 @@ enum Command {
         /// Where to write it (default: standard output).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Time the peers' benchmark scenes (S1, S2 of shared/peers/RESULTS.md).
+    Bench {
+        /// Benchmark name; lists them when absent.
+        name: Option<String>,
+        /// Steps to run (default: the scene's 10 000).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Run validation cases and compare with analytic or published numbers.
     Validate {
@@ -192,6 +204,13 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bench { name, steps, json } => {
+            match name {
+                Some(name) => bench::run(&name, steps, json)?,
+                None => bench::list(),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -281,13 +300,18 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     })?;
     outputs.finish(&sim)?;
     bar.finish();
+    let t = sim.world.timers;
+    eprintln!(
+        "grainflow: stages: integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, gather + walls {:.2} s",
+        t.integrate, t.neighbor, t.pairs, t.gather_walls
+    );
     let e = sim.energies();
     eprintln!(
         "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",
         sim.world.time,
         sim.world.step - first_step,
         start.elapsed().as_secs_f64(),
-        e.translational + e.rotational,
+        e.translational + e.rotational + 0.0,
         sim.stats.contacts,
         sim.stats.max_overlap_ratio
     );

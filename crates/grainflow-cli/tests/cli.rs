@@ -122,6 +122,30 @@ fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
     let a = std::fs::read(out.join("final.gfck")).expect("final");
     let b = std::fs::read(out2.join("final.gfck")).expect("final");
     assert!(a == b, "resumed run differs from the straight run");
+    // Resuming into the same folder continues its series: no frame lost, none written twice.
+    let (ok, _, stderr) = grainflow(&[
+        "run",
+        scene.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--resume",
+        ckpt.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{stderr}");
+    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("pvd");
+    assert_eq!(pvd.matches("<DataSet").count(), 5, "{pvd}");
+    for k in 0..5 {
+        assert!(pvd.contains(&format!("particles_{k:06}.vtu")), "{pvd}");
+    }
+    let csv = std::fs::read_to_string(out.join("series.csv")).expect("csv");
+    let steps: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).expect("step"))
+        .collect();
+    let mut unique = steps.clone();
+    unique.dedup();
+    assert_eq!(steps, unique, "a series row was written twice");
 }
 
 #[test]

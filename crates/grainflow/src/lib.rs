@@ -6,10 +6,12 @@
 //! [`sim::Simulation`] (world state + physics), which steps and feeds observers.
 
 pub mod analysis;
+pub mod boundary;
 pub mod contact;
 pub mod error;
 pub mod fill;
 pub mod gravity;
+pub mod hard;
 pub mod io;
 pub mod material;
 pub mod neighbor;

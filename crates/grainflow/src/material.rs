@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::contact::normal::damping_factor;
+
 /// One material as written in a scene.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -32,10 +34,18 @@ pub struct Material {
     /// Spinning (twisting) friction coefficient μ_t (−), 002 eq 19.
     #[serde(default)]
     pub twisting_friction: f64,
+    /// Tangential restitution ε_t ∈ [−1, 1] of hard-sphere collisions (000 eq 4): 1 keeps the
+    /// tangential contact velocity (smooth spheres), 0 damps it, −1 reverses it.
+    #[serde(default = "smooth")]
+    pub tangential_restitution: f64,
     /// Cohesion strength; its meaning follows `contact.cohesion`: constant → C₁ (N, 002 eq 10),
     /// dmt → C₂ (N m^-½, eq 11), perko → cleanliness S (−, eq 14).
     #[serde(default)]
     pub cohesion: f64,
+}
+
+fn smooth() -> f64 {
+    1.0
 }
 
 /// Explicit values for one pair of materials, overriding the mixing rule.
@@ -54,6 +64,8 @@ pub struct PairOverride {
     pub twisting_friction: Option<f64>,
     /// Cohesion strength of the pair (meaning as in [`Material::cohesion`]).
     pub cohesion: Option<f64>,
+    /// Tangential restitution ε_t of the pair (hard spheres).
+    pub tangential_restitution: Option<f64>,
 }
 
 /// Constants of one pair of materials, resolved once before the run.
@@ -73,6 +85,36 @@ pub struct PairParams {
     pub mu_t: f64,
     /// Cohesion strength (see [`Material::cohesion`]).
     pub cohesion: f64,
+    /// Damping ratio factor β = −ln e / √(ln² e + π²) of the restitution (Tsuji et al. 1992).
+    pub damping: f64,
+    /// Hertz normal damping constant 2β √(5/6) √(2Ē): g_n = tsuji_gn √(M √R) (002 eq A6).
+    pub tsuji_gn: f64,
+    /// Hertz tangential damping constant 2β √(5/6) √(8Ḡ): g_t = tsuji_gt √(M √R) (002 eq A6).
+    pub tsuji_gt: f64,
+    /// Tangential restitution ε_t of hard-sphere collisions (000 eq 4).
+    pub tangential_restitution: f64,
+}
+
+impl PairParams {
+    /// Pair constants from Ē, Ḡ (Pa), restitution and the friction and cohesion coefficients;
+    /// the damping constants that depend only on these are formed here, once.
+    pub fn new(e_star: f64, g_star: f64, restitution: f64, mu: [f64; 3], cohesion: f64) -> Self {
+        let damping = damping_factor(restitution);
+        let b = 2.0 * damping * (5.0f64 / 6.0).sqrt();
+        PairParams {
+            e_star,
+            g_star,
+            restitution,
+            mu_s: mu[0],
+            mu_r: mu[1],
+            mu_t: mu[2],
+            cohesion,
+            damping,
+            tsuji_gn: b * (2.0 * e_star).sqrt(),
+            tsuji_gt: b * (8.0 * g_star).sqrt(),
+            tangential_restitution: 1.0,
+        }
+    }
 }
 
 /// Effective Young's modulus of two bodies, Ē = ((1−ν_i²)/E_i + (1−ν_j²)/E_j)⁻¹ (002 eq A3), Pa.
@@ -117,31 +159,37 @@ impl PairTable {
     pub fn new(materials: &[Material], overrides: &[(usize, usize, PairOverride)]) -> Self {
         let n = materials.len();
         let mut params = Vec::with_capacity(n * n);
-        for a in materials {
-            for b in materials {
-                params.push(PairParams {
-                    e_star: effective_modulus(a, b),
-                    g_star: effective_shear_modulus(a, b),
-                    restitution: a.restitution.min(b.restitution),
-                    mu_s: a.sliding_friction.min(b.sliding_friction),
-                    mu_r: a.rolling_friction.min(b.rolling_friction),
-                    mu_t: a.twisting_friction.min(b.twisting_friction),
-                    cohesion: a.cohesion.min(b.cohesion),
-                });
+        for (i, a) in materials.iter().enumerate() {
+            for (j, b) in materials.iter().enumerate() {
+                let o = overrides
+                    .iter()
+                    .rev()
+                    .find(|(x, y, _)| (*x, *y) == (i, j) || (*x, *y) == (j, i))
+                    .map(|(_, _, o)| o.clone())
+                    .unwrap_or_default();
+                let eps_t = o
+                    .tangential_restitution
+                    .unwrap_or(a.tangential_restitution.min(b.tangential_restitution));
+                params.push(PairParams::new(
+                    effective_modulus(a, b),
+                    effective_shear_modulus(a, b),
+                    o.restitution.unwrap_or(a.restitution.min(b.restitution)),
+                    [
+                        o.sliding_friction
+                            .unwrap_or(a.sliding_friction.min(b.sliding_friction)),
+                        o.rolling_friction
+                            .unwrap_or(a.rolling_friction.min(b.rolling_friction)),
+                        o.twisting_friction
+                            .unwrap_or(a.twisting_friction.min(b.twisting_friction)),
+                    ],
+                    o.cohesion.unwrap_or(a.cohesion.min(b.cohesion)),
+                ));
+                if let Some(p) = params.last_mut() {
+                    p.tangential_restitution = eps_t;
+                }
             }
         }
-        let mut table = PairTable { n, params };
-        for (a, b, o) in overrides {
-            for (i, j) in [(*a, *b), (*b, *a)] {
-                let p = &mut table.params[i * n + j];
-                p.restitution = o.restitution.unwrap_or(p.restitution);
-                p.mu_s = o.sliding_friction.unwrap_or(p.mu_s);
-                p.mu_r = o.rolling_friction.unwrap_or(p.mu_r);
-                p.mu_t = o.twisting_friction.unwrap_or(p.mu_t);
-                p.cohesion = o.cohesion.unwrap_or(p.cohesion);
-            }
-        }
-        table
+        PairTable { n, params }
     }
 
     /// Constants of materials `a` and `b`.
@@ -165,6 +213,7 @@ mod tests {
             sliding_friction: mu,
             rolling_friction: 0.0,
             twisting_friction: 0.0,
+            tangential_restitution: 1.0,
             cohesion: 0.0,
         }
     }

@@ -10,6 +10,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use crate::boundary::Periodic;
 use crate::contact::ContactState;
 
 /// Verlet half list in compressed-row form, with per-pair contact history.
@@ -27,19 +28,150 @@ pub struct NeighborList {
     pub rev_start: Vec<usize>,
     /// Slots of the reverse rows.
     pub rev_slot: Vec<u32>,
+    /// Owner i of each reverse-row entry (the neighbour that lists this particle).
+    pub rev_owner: Vec<u32>,
     /// Positions at the last build (m).
     ref_pos: Vec<DVec3>,
     /// Number of builds so far.
     pub builds: u64,
 }
 
-/// Integer cell coordinates of a position for cells of size `h` (m).
-fn cell_of(p: DVec3, h: f64) -> [i64; 3] {
-    [
-        (p.x / h).floor() as i64,
-        (p.y / h).floor() as i64,
-        (p.z / h).floor() as i64,
-    ]
+/// Cells of at least the cut-off size: unbounded along open axes, a whole number of cells
+/// along periodic ones (so that cell indices wrap).
+struct Grid {
+    /// Cell size per axis (m).
+    h: [f64; 3],
+    /// Lower bound per axis (m), 0 on open axes.
+    lo: [f64; 3],
+    /// Number of cells per periodic axis, 0 on open axes.
+    n: [i64; 3],
+}
+
+impl Grid {
+    fn new(cut: f64, periodic: &Periodic) -> Grid {
+        let mut g = Grid {
+            h: [cut; 3],
+            lo: [0.0; 3],
+            n: [0; 3],
+        };
+        for (k, axis) in periodic.axes().iter().enumerate() {
+            if let Some([lo, hi]) = *axis {
+                let n = ((hi - lo) / cut).floor().max(1.0);
+                g.n[k] = n as i64;
+                g.h[k] = (hi - lo) / n;
+                g.lo[k] = lo;
+            }
+        }
+        g
+    }
+
+    /// Integer cell coordinates of a position.
+    fn cell_of(&self, p: DVec3) -> [i64; 3] {
+        let p = p.to_array();
+        std::array::from_fn(|k| {
+            let c = ((p[k] - self.lo[k]) / self.h[k]).floor() as i64;
+            if self.n[k] > 0 {
+                c.rem_euclid(self.n[k])
+            } else {
+                c
+            }
+        })
+    }
+
+    /// The cell `c + d`, wrapped along periodic axes.
+    fn neighbor(&self, c: [i64; 3], d: [i64; 3]) -> [i64; 3] {
+        std::array::from_fn(|k| {
+            let x = c[k] + d[k];
+            if self.n[k] > 0 {
+                x.rem_euclid(self.n[k])
+            } else {
+                x
+            }
+        })
+    }
+}
+
+/// The particles of each cell: a dense array of cells when the occupied box holds few enough
+/// cells (the usual case), else the particles sorted by cell key and found by binary search
+/// (so a grain far from the others costs nothing).
+enum Cells {
+    /// Cells `origin + (x, y, z)` for x < dims[0] …, members in `members[start[c]..start[c + 1]]`.
+    Dense {
+        origin: [i64; 3],
+        dims: [i64; 3],
+        start: Vec<u32>,
+        members: Vec<u32>,
+    },
+    /// Cell keys sorted, and the particle of each.
+    Sparse {
+        keys: Vec<[i64; 3]>,
+        members: Vec<u32>,
+    },
+}
+
+impl Cells {
+    fn new(keys: &[[i64; 3]]) -> Cells {
+        let lo: [i64; 3] = std::array::from_fn(|a| keys.iter().map(|k| k[a]).min().unwrap_or(0));
+        let hi: [i64; 3] = std::array::from_fn(|a| keys.iter().map(|k| k[a]).max().unwrap_or(0));
+        let dims: [i64; 3] = std::array::from_fn(|a| hi[a] - lo[a] + 1);
+        let total = dims.iter().map(|&d| d as u128).product::<u128>();
+        if total > 4 * keys.len() as u128 + 4096 {
+            let mut keyed: Vec<([i64; 3], u32)> = keys
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (c, k as u32))
+                .collect();
+            keyed.sort_unstable();
+            let (keys, members) = keyed.into_iter().unzip();
+            return Cells::Sparse { keys, members };
+        }
+        let index =
+            |c: &[i64; 3]| ((c[2] - lo[2]) * dims[1] + (c[1] - lo[1])) * dims[0] + (c[0] - lo[0]);
+        let mut start = vec![0u32; total as usize + 1];
+        for c in keys {
+            start[index(c) as usize + 1] += 1;
+        }
+        for k in 0..total as usize {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0u32; keys.len()];
+        for (k, c) in keys.iter().enumerate() {
+            let cell = index(c) as usize;
+            members[fill[cell] as usize] = k as u32;
+            fill[cell] += 1;
+        }
+        Cells::Dense {
+            origin: lo,
+            dims,
+            start,
+            members,
+        }
+    }
+
+    /// The particles in cell `c`.
+    fn members(&self, c: [i64; 3]) -> &[u32] {
+        match self {
+            Cells::Dense {
+                origin,
+                dims,
+                start,
+                members,
+            } => {
+                let r: [i64; 3] = std::array::from_fn(|a| c[a] - origin[a]);
+                if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
+                    return &[];
+                }
+                let cell = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
+                &members[start[cell] as usize..start[cell + 1] as usize]
+            }
+            Cells::Sparse { keys, members } => {
+                let lo = keys.partition_point(|k| *k < c);
+                let hi = lo + keys[lo..].partition_point(|k| *k == c);
+                &members[lo..hi]
+            }
+        }
+    }
 }
 
 impl NeighborList {
@@ -66,46 +198,57 @@ impl NeighborList {
         self.start.partition_point(|&s| s <= slot) - 1
     }
 
+    /// True unless every pair closer than its contact distance plus `travel` (m) is listed: some
+    /// particle moved more than (skin − travel)/2 since the build, or the count changed.
+    pub fn needs_rebuild_within(&self, pos: &[DVec3], period: DVec3, travel: f64) -> bool {
+        if travel >= self.skin {
+            return true;
+        }
+        let half = 0.5 * (self.skin - travel);
+        self.moved_more_than(pos, period, half)
+    }
+
     /// True when a particle moved more than half the skin since the build, or the count changed.
-    pub fn needs_rebuild(&self, pos: &[DVec3]) -> bool {
+    /// `period` holds the periodic lengths (0 on open axes), so wrapping is not a move.
+    pub fn needs_rebuild(&self, pos: &[DVec3], period: DVec3) -> bool {
+        self.moved_more_than(pos, period, 0.5 * self.skin)
+    }
+
+    fn moved_more_than(&self, pos: &[DVec3], period: DVec3, limit: f64) -> bool {
         if pos.len() != self.ref_pos.len() || self.start.len() != pos.len() + 1 {
             return true;
         }
-        let limit = 0.25 * self.skin * self.skin;
+        let limit = limit * limit;
         pos.par_iter()
             .zip(self.ref_pos.par_iter())
             .with_min_len(crate::soft::MIN_LEN)
-            .any(|(p, r)| (*p - *r).length_squared() > limit)
+            .any(|(p, r)| Periodic::minimum_image(*p - *r, period).length_squared() > limit)
     }
 
-    /// Rebuilds the list for `pos` and `radius`, carrying over the history of kept pairs.
-    pub fn build(&mut self, pos: &[DVec3], radius: &[f64]) {
+    /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum
+    /// image), carrying over the history of kept pairs.
+    pub fn build(&mut self, pos: &[DVec3], radius: &[f64], periodic: &Periodic) {
         let n = pos.len();
         let r_max = radius.iter().copied().fold(0.0, f64::max);
-        let h = (2.0 * r_max + self.skin).max(f64::MIN_POSITIVE);
-        let mut keyed: Vec<([i64; 3], u32)> = pos
-            .iter()
-            .enumerate()
-            .map(|(k, &p)| (cell_of(p, h), k as u32))
-            .collect();
-        keyed.sort_unstable();
+        let grid = Grid::new((2.0 * r_max + self.skin).max(f64::MIN_POSITIVE), periodic);
+        let period = periodic.lengths();
+        let keys: Vec<[i64; 3]> = pos.iter().map(|&p| grid.cell_of(p)).collect();
+        let cells = Cells::new(&keys);
         let skin = self.skin;
         let rows: Vec<Vec<u32>> = (0..n)
             .into_par_iter()
             .map(|i| {
-                let c = cell_of(pos[i], h);
+                let c = keys[i];
                 let mut row = Vec::new();
                 for dx in -1..=1 {
                     for dy in -1..=1 {
                         for dz in -1..=1 {
-                            let key = [c[0] + dx, c[1] + dy, c[2] + dz];
-                            let lo = keyed.partition_point(|e| e.0 < key);
-                            for &(k, j) in keyed[lo..].iter().take_while(|e| e.0 == key) {
-                                let _ = k;
+                            for &j in cells.members(grid.neighbor(c, [dx, dy, dz])) {
                                 let j = j as usize;
                                 if j > i {
                                     let cut = radius[i] + radius[j] + skin;
-                                    if (pos[j] - pos[i]).length_squared() < cut * cut {
+                                    let d = Periodic::minimum_image(pos[j] - pos[i], period);
+                                    if d.length_squared() < cut * cut {
                                         row.push(j as u32);
                                     }
                                 }
@@ -135,15 +278,21 @@ impl NeighborList {
         }
         let mut fill = rev_start.clone();
         let mut rev_slot = vec![0u32; partner.len()];
-        for (slot, &j) in partner.iter().enumerate() {
-            rev_slot[fill[j as usize]] = slot as u32;
-            fill[j as usize] += 1;
+        let mut rev_owner = vec![0u32; partner.len()];
+        for i in 0..n {
+            for (slot, &j) in partner.iter().enumerate().take(start[i + 1]).skip(start[i]) {
+                let j = j as usize;
+                rev_slot[fill[j]] = slot as u32;
+                rev_owner[fill[j]] = i as u32;
+                fill[j] += 1;
+            }
         }
         self.start = start;
         self.partner = partner;
         self.state = state;
         self.rev_start = rev_start;
         self.rev_slot = rev_slot;
+        self.rev_owner = rev_owner;
         self.ref_pos = pos.to_vec();
         self.builds += 1;
     }
@@ -201,7 +350,7 @@ mod tests {
         }
         let radius = vec![0.45; pos.len()];
         let mut list = NeighborList::new(0.2);
-        list.build(&pos, &radius);
+        list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.len(), 540);
         let mut brute = 0;
         for i in 0..pos.len() {
@@ -222,6 +371,27 @@ mod tests {
     }
 
     #[test]
+    fn pairs_across_periodic_faces_are_found_once() {
+        // Box [0, 10) periodic in x: grains at x = 0.2 and 9.9 are 0.3 apart through the face.
+        let pos = vec![
+            DVec3::new(0.2, 0.0, 0.0),
+            DVec3::new(9.9, 0.0, 0.0),
+            DVec3::new(5.0, 0.0, 0.0),
+        ];
+        let radius = vec![0.2; 3];
+        let periodic = Periodic {
+            x: Some([0.0, 10.0]),
+            ..Default::default()
+        };
+        let mut list = NeighborList::new(0.1);
+        list.build(&pos, &radius, &periodic);
+        assert_eq!(list.partner, vec![1]);
+        // Wrapping a grain through the face is not a move.
+        let wrapped = vec![DVec3::new(10.2, 0.0, 0.0), pos[1], pos[2]];
+        assert!(!list.needs_rebuild(&wrapped, periodic.lengths()));
+    }
+
+    #[test]
     fn history_survives_a_rebuild_and_far_grains_cost_nothing() {
         let mut pos = vec![
             DVec3::ZERO,
@@ -230,14 +400,14 @@ mod tests {
         ];
         let radius = vec![0.5; 3];
         let mut list = NeighborList::new(0.1);
-        list.build(&pos, &radius);
+        list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.len(), 1);
         list.state[0].slip = DVec3::new(1e-4, 0.0, 0.0);
         list.state[0].touching = true;
         pos[1].y += 0.06; // more than half the skin
-        assert!(list.needs_rebuild(&pos));
-        list.build(&pos, &radius);
+        assert!(list.needs_rebuild(&pos, DVec3::ZERO));
+        list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.state[0].slip, DVec3::new(1e-4, 0.0, 0.0));
-        assert!(!list.needs_rebuild(&pos));
+        assert!(!list.needs_rebuild(&pos, DVec3::ZERO));
     }
 }

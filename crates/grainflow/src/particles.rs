@@ -113,6 +113,11 @@ impl Particles {
         self.len() - 1
     }
 
+    /// Index of the particle with stable id `id`, if present.
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.id.iter().position(|&k| k == id)
+    }
+
     /// Keeps the particles with `keep[k]` true, in their order.
     pub fn retain(&mut self, keep: &[bool]) {
         fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {

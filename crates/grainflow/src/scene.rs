@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::Periodic;
 use crate::contact::{Cohesion, ContactModel, Normal};
 use crate::fill::lattice::LatticeKind;
 use crate::gravity::Gravity;
@@ -33,6 +34,9 @@ pub struct Scene {
     /// Gravity fields.
     #[serde(default)]
     pub gravity: Gravity,
+    /// Periodic boundaries.
+    #[serde(default)]
+    pub boundary: BoundarySpec,
     /// Walls.
     #[serde(default)]
     pub walls: Vec<WallSpec>,
@@ -44,6 +48,15 @@ pub struct Scene {
     pub output: OutputSpec,
 }
 
+/// The `[boundary]` table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundarySpec {
+    /// Periodic axes with their intervals, e.g. `periodic = { x = [0.0, 0.055] }`.
+    #[serde(default)]
+    pub periodic: Periodic,
+}
+
 /// How grains move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,6 +64,8 @@ pub enum Method {
     /// Soft spheres with overlap-based contact forces and a fixed step (002, 003).
     #[default]
     Soft,
+    /// Hard spheres: instantaneous collisions predicted exactly during each drift (000).
+    Hard,
 }
 
 /// The keyword `"auto"`.
@@ -139,6 +154,14 @@ pub enum ParticleSource {
         /// Path of the file.
         path: PathBuf,
     },
+    /// The atoms of a LAMMPS data file (atom_style sphere, `.gz` allowed), with their
+    /// velocities and spins; the file's per-atom density must equal the material's.
+    LammpsData {
+        /// Material name of every atom.
+        material: String,
+        /// Path of the data file.
+        path: PathBuf,
+    },
     /// A cubic or HCP lattice filling a box, radii uniform in r(1 ± spread) (003 §2.4).
     Lattice {
         /// Material name.
@@ -157,6 +180,9 @@ pub enum ParticleSource {
         /// Initial velocity of every sphere (m/s).
         #[serde(default)]
         velocity: DVec3,
+        /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
+        #[serde(default)]
+        velocity_dispersion: f64,
     },
     /// Touching spheres lining the inside of a cylinder of `radius` (m) about `axis` through
     /// `center`, over `length` (m): the glued grains of a rough drum (002 §6.2), held by a
@@ -193,6 +219,9 @@ pub enum ParticleSource {
         /// Initial velocity of every sphere (m/s).
         #[serde(default)]
         velocity: DVec3,
+        /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
+        #[serde(default)]
+        velocity_dispersion: f64,
     },
 }
 
@@ -202,6 +231,7 @@ impl ParticleSource {
         match self {
             ParticleSource::List { material, .. }
             | ParticleSource::File { material, .. }
+            | ParticleSource::LammpsData { material, .. }
             | ParticleSource::Lattice { material, .. }
             | ParticleSource::CylinderLayer { material, .. }
             | ParticleSource::Random { material, .. } => material,
@@ -314,8 +344,26 @@ impl Scene {
         let mut p = Vec::new();
         let s = &self.simulation;
         positive(&mut p, "simulation.duration", s.duration);
-        if let TimeStep::Fixed(dt) = s.dt {
-            positive(&mut p, "simulation.dt", dt);
+        match s.dt {
+            TimeStep::Fixed(dt) => positive(&mut p, "simulation.dt", dt),
+            TimeStep::Auto(_) if s.method == Method::Hard => p.push(Error::scene(
+                "simulation.dt",
+                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\"",
+            )),
+            TimeStep::Auto(_) => {}
+        }
+        if s.method == Method::Hard {
+            for (k, w) in self.walls.iter().enumerate() {
+                let fixed_plane = matches!(w.shape, crate::walls::ShapeSpec::Plane { .. })
+                    && w.surface == crate::walls::Surface::Normal
+                    && w.motion == crate::walls::Motion::default();
+                if !fixed_plane {
+                    p.push(Error::scene(
+                        format!("walls[{k}].type"),
+                        "method = \"hard\" predicts collisions with fixed, normal planes only so far",
+                    ));
+                }
+            }
         }
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(
@@ -333,6 +381,16 @@ impl Scene {
         self.material_problems(&mut p);
         if let Some(g) = self.gravity.uniform {
             finite(&mut p, "gravity.uniform", g);
+        }
+        for (name, axis) in ["x", "y", "z"].iter().zip(self.boundary.periodic.axes()) {
+            if let Some([lo, hi]) = axis {
+                if !(lo.is_finite() && hi.is_finite() && hi > lo) {
+                    p.push(Error::scene(
+                        format!("boundary.periodic.{name}"),
+                        format!("must be [lo, hi] with lo < hi, got [{lo}, {hi}]"),
+                    ));
+                }
+            }
         }
         self.wall_problems(&mut p);
         self.particle_problems(&mut p);
@@ -356,13 +414,26 @@ impl Scene {
             "contact.characteristic_velocity",
             c.characteristic_velocity,
         );
-        if let Normal::Linear { kn, damping, kt } = c.normal {
+        if let Normal::Linear {
+            kn,
+            damping,
+            kt,
+            tangential_damping,
+        } = c.normal
+        {
             positive(p, "contact.normal.linear.kn", kn);
-            if !(damping.is_finite() && damping >= 0.0) {
-                p.push(Error::scene(
-                    "contact.normal.linear.damping",
-                    format!("must be ≥ 0, got {damping}"),
-                ));
+            for (name, v) in [
+                ("damping", Some(damping)),
+                ("tangential_damping", tangential_damping),
+            ] {
+                if let Some(v) = v {
+                    if !(v.is_finite() && v >= 0.0) {
+                        p.push(Error::scene(
+                            format!("contact.normal.linear.{name}"),
+                            format!("must be ≥ 0, got {v}"),
+                        ));
+                    }
+                }
             }
             if let Some(kt) = kt {
                 positive(p, "contact.normal.linear.kt", kt);
@@ -408,6 +479,13 @@ impl Scene {
                 ));
             }
             in_range(p, f("restitution"), m.restitution, 0.0, 1.0);
+            in_range(
+                p,
+                f("tangential_restitution"),
+                m.tangential_restitution,
+                -1.0,
+                1.0,
+            );
             if flores && m.restitution <= 0.0 {
                 p.push(Error::scene(
                     f("restitution"),
@@ -436,13 +514,13 @@ impl Scene {
                 self.check_material_ref(p, format!("pairs[{k}].materials[{n}]"), name);
             }
             if let Some(e) = o.restitution {
-                in_range(
-                    p,
-                    format!("pairs[{k}].restitution"),
-                    e,
-                    if flores { f64::MIN_POSITIVE } else { 0.0 },
-                    1.0,
-                );
+                in_range(p, format!("pairs[{k}].restitution"), e, 0.0, 1.0);
+                if flores && e <= 0.0 {
+                    p.push(Error::scene(
+                        format!("pairs[{k}].restitution"),
+                        "must be > 0 with contact.normal = \"flores\" (002 eq 6)",
+                    ));
+                }
             }
             for (name, v) in [
                 ("sliding_friction", o.sliding_friction),
@@ -480,9 +558,17 @@ impl Scene {
                         finite(p, f(&format!("spheres[{n}].pos")), s.pos);
                         finite(p, f(&format!("spheres[{n}].vel")), s.vel);
                         finite(p, f(&format!("spheres[{n}].omega")), s.omega);
+                        if s.mobility == Mobility::Fixed
+                            && (s.vel != DVec3::ZERO || s.omega != DVec3::ZERO)
+                        {
+                            p.push(Error::scene(
+                                f(&format!("spheres[{n}].vel")),
+                                "a fixed sphere is held in place; give it no velocity or spin",
+                            ));
+                        }
                     }
                 }
-                ParticleSource::File { .. } => {}
+                ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}
                 ParticleSource::CylinderLayer {
                     center,
                     axis,
@@ -515,6 +601,7 @@ impl Scene {
                     radius,
                     spread,
                     velocity,
+                    velocity_dispersion,
                     ..
                 }
                 | ParticleSource::Random {
@@ -523,8 +610,15 @@ impl Scene {
                     radius,
                     spread,
                     velocity,
+                    velocity_dispersion,
                     ..
                 } => {
+                    if !(velocity_dispersion.is_finite() && *velocity_dispersion >= 0.0) {
+                        p.push(Error::scene(
+                            f("velocity_dispersion"),
+                            format!("must be ≥ 0, got {velocity_dispersion}"),
+                        ));
+                    }
                     box_corners(p, &format!("particles[{k}]"), *min, *max);
                     positive(p, f("radius"), *radius);
                     if !(*spread >= 0.0 && *spread < 1.0) {

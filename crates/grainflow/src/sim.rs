@@ -7,21 +7,24 @@
 use std::path::Path;
 
 use glam::DVec3;
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactModel, ContactState};
 use crate::fill::{
     file::read_particle_file, lattice::lattice, layer::cylinder_layer, random::random_placement,
     Sphere,
 };
 use crate::gravity::Gravity;
+use crate::hard;
 use crate::io::checkpoint::Checkpoint;
+use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::NeighborList;
 use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
-use crate::scene::{ParticleSource, Scene, TimeStep};
-use crate::soft::{self, ContactStats};
+use crate::scene::{Method, ParticleSource, Scene, TimeStep};
+use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
 use crate::walls::interact::{Attachment, WallRuntime};
 use crate::walls::Wall;
@@ -41,29 +44,34 @@ pub struct World {
     pub neighbors: NeighborList,
     /// Particle–wall contact history, per particle: (wall and member key, state).
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
+    /// Per slot, the force and torque of the last evaluation on the partner j (zero for
+    /// slots not touching), gathered per particle in a fixed order.
+    pub reaction: Vec<(DVec3, DVec3)>,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
-    /// Owner particle of each neighbour-list slot.
-    pub owner: Vec<u32>,
-    /// Per-slot pair forces of the last evaluation.
-    pub pair_force: Vec<ContactForce>,
     /// Simulated time (s).
     pub time: f64,
     /// Steps taken.
     pub step: u64,
+    /// Wall-clock time per stage (not part of the physical state).
+    pub timers: StageTimes,
+    /// Per-particle (force, torque) scratch of the gather, reused every step.
+    pub force_buffer: Vec<(DVec3, DVec3)>,
+    /// Per-particle sum of the forces and torques of its own neighbour row, reused every step.
+    pub own: Vec<(DVec3, DVec3)>,
+    /// Hard-sphere drift scratch, reused every step.
+    pub drift: crate::hard::DriftState,
+    /// Hard-sphere collisions so far.
+    pub collisions: u64,
 }
 
 impl World {
     /// Rebuilds the neighbour list (keeping the history of listed pairs) and its buffers.
-    pub fn rebuild_neighbors(&mut self) {
+    pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
-        nl.build(&self.particles.pos, &self.particles.radius);
-        self.pair_force.resize(nl.len(), ContactForce::default());
-        self.owner.clear();
-        for i in 0..self.particles.len() {
-            self.owner
-                .extend(std::iter::repeat_n(i as u32, nl.start[i + 1] - nl.start[i]));
-        }
+        nl.build(&self.particles.pos, &self.particles.radius, periodic);
+        self.reaction.clear();
+        self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
     }
 }
 
@@ -82,8 +90,12 @@ pub struct Physics {
     pub contact_time: f64,
     /// Largest overlap / radius before the run stops.
     pub max_overlap: f64,
-    /// Box the grains must stay in.
+    /// Box the grains must stay in (periodic axes excepted).
     pub domain: Option<(DVec3, DVec3)>,
+    /// Periodic boundaries.
+    pub periodic: Periodic,
+    /// How grains move.
+    pub method: Method,
 }
 
 /// A runnable simulation.
@@ -138,7 +150,8 @@ impl Simulation {
         let dt = match scene.simulation.dt {
             TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
-                if dt > contact_time * MAX_FRACTION {
+                // Hard spheres have no contact time: any dt resolves collisions exactly.
+                if scene.simulation.method == Method::Soft && dt > contact_time * MAX_FRACTION {
                     return Err(Error::scene(
                         "simulation.dt",
                         format!(
@@ -156,6 +169,24 @@ impl Simulation {
             .simulation
             .skin
             .unwrap_or(0.2 * particles.max_radius());
+        // One image per pair: every periodic length must hold three neighbour cells.
+        let cell = 2.0 * particles.max_radius() + skin;
+        let lengths = scene.boundary.periodic.lengths().to_array();
+        for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
+            if l > 0.0 && l < 3.0 * cell {
+                return Err(Error::scene(
+                    format!("boundary.periodic.{name}"),
+                    format!(
+                        "length {l:e} m is below 3 × (2 r_max + skin) = {:e} m; enlarge the box",
+                        3.0 * cell
+                    ),
+                ));
+            }
+        }
+        let mut particles = particles;
+        for p in particles.pos.iter_mut() {
+            *p = scene.boundary.periodic.wrap(*p);
+        }
         let n = particles.len();
         let physics = Physics {
             model: scene.contact,
@@ -165,17 +196,23 @@ impl Simulation {
             contact_time,
             max_overlap: scene.simulation.max_overlap,
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
+            periodic: scene.boundary.periodic,
+            method: scene.simulation.method,
         };
         let world = World {
             particles,
             walls,
             neighbors: NeighborList::new(skin),
             wall_state: vec![Vec::new(); n],
+            reaction: Vec::new(),
             wall_runtime: WallRuntime::default(),
-            owner: Vec::new(),
-            pair_force: Vec::new(),
             time: 0.0,
             step: 0,
+            timers: StageTimes::default(),
+            force_buffer: Vec::new(),
+            own: Vec::new(),
+            drift: Default::default(),
+            collisions: 0,
         };
         let mut sim = Simulation {
             world,
@@ -183,13 +220,22 @@ impl Simulation {
             scene,
             stats: ContactStats::default(),
         };
-        sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        if sim.physics.method == Method::Soft {
+            sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        }
         Ok(sim)
     }
 
-    /// Advances one step.
+    /// Advances one step with the scene's method.
     pub fn step(&mut self) -> Result<()> {
-        self.stats = soft::step(&mut self.world, &self.physics)?;
+        match self.physics.method {
+            Method::Soft => self.stats = soft::step(&mut self.world, &self.physics)?,
+            Method::Hard => {
+                let c = hard::step(&mut self.world, &self.physics)?;
+                self.world.collisions += c.collisions;
+                self.stats.max_overlap_ratio = c.max_overlap_ratio;
+            }
+        }
         Ok(())
     }
 
@@ -213,13 +259,7 @@ impl Simulation {
         let nl = &w.neighbors;
         let pairs = (0..nl.len())
             .filter(|&s| nl.state[s].touching)
-            .map(|s| {
-                (
-                    p.id[w.owner[s] as usize],
-                    p.id[nl.partner[s] as usize],
-                    nl.state[s],
-                )
-            })
+            .map(|s| (p.id[nl.owner(s)], p.id[nl.partner[s] as usize], nl.state[s]))
             .collect();
         let walls = w
             .wall_state
@@ -297,7 +337,7 @@ impl Simulation {
             }
         }
         w.wall_runtime.absorbed = ckpt.absorbed;
-        w.rebuild_neighbors();
+        w.rebuild_neighbors(&sim.physics.periodic);
         let entries: Vec<_> = ckpt
             .pairs
             .iter()
@@ -353,10 +393,11 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
         .collect()
 }
 
-/// All particles of the scene's sources, in order, with ids 0, 1, 2, …
+/// All particles of the scene's sources. Ids follow the order the sources make them; the store
+/// keeps them along a Morton curve, so that neighbours in space are near in memory.
 fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
     let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
-    let mut particles = Particles::default();
+    let mut made: Vec<(ParticleSpec, f64)> = Vec::new();
     for (k, src) in scene.particles.iter().enumerate() {
         let material = scene
             .material_index(src.material())
@@ -391,6 +432,31 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 .into_iter()
                 .map(|f| free(f.pos, f.radius, f.vel))
                 .collect(),
+            ParticleSource::LammpsData { path, .. } => {
+                let path = base.join(path);
+                let atoms = read_lammps_data(&path)?;
+                if let Some(a) = atoms
+                    .iter()
+                    .find(|a| (a.density - density).abs() > 1e-9 * density)
+                {
+                    return Err(Error::Format {
+                        path,
+                        reason: format!(
+                            "atom {} has density {} kg/m³ but material \"{}\" has {density}",
+                            a.id,
+                            a.density,
+                            src.material()
+                        ),
+                    });
+                }
+                atoms
+                    .iter()
+                    .map(|a| ParticleSpec {
+                        omega: a.omega,
+                        ..free(a.pos, a.radius, a.vel)
+                    })
+                    .collect()
+            }
             ParticleSource::Lattice {
                 kind,
                 min,
@@ -421,33 +487,77 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 radius,
                 spread,
                 velocity,
+                velocity_dispersion,
                 ..
-            } => random_placement(
-                *min,
-                *max,
-                *count,
-                *radius,
-                *spread,
-                &mut rng,
-                count * RANDOM_ATTEMPTS_PER_SPHERE,
-            )
-            .map_err(|e| match e {
-                Error::Scene { field, reason } => Error::scene(
-                    field.replacen("particles.", &format!("particles[{k}]."), 1),
-                    reason,
-                ),
-                other => other,
-            })?
-            .into_iter()
-            .map(|s| free(s.pos, s.radius, *velocity))
-            .collect(),
+            } => {
+                let attempts = count * RANDOM_ATTEMPTS_PER_SPHERE;
+                let spheres =
+                    random_placement(*min, *max, *count, *radius, *spread, &mut rng, attempts)
+                        .map_err(|e| match e {
+                            Error::Scene { field, reason } => Error::scene(
+                                field.replacen("particles.", &format!("particles[{k}]."), 1),
+                                reason,
+                            ),
+                            other => other,
+                        })?;
+                let vel =
+                    thermal_velocities(spheres.len(), *velocity, *velocity_dispersion, &mut rng);
+                spheres
+                    .iter()
+                    .zip(vel)
+                    .map(|(s, v)| free(s.pos, s.radius, v))
+                    .collect()
+            }
         };
-        for spec in specs {
-            let id = particles.len() as u64;
-            particles.push(id, &spec, sphere_mass(spec.radius, density));
-        }
+        made.extend(specs.into_iter().map(|s| {
+            let m = sphere_mass(s.radius, density);
+            (s, m)
+        }));
+    }
+    let cell = 2.0 * made.iter().map(|(s, _)| s.radius).fold(0.0, f64::max);
+    let lo = made
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, (s, _)| a.min(s.pos));
+    let mut order: Vec<usize> = (0..made.len()).collect();
+    order.sort_by_key(|&k| morton(((made[k].0.pos - lo) / cell).as_uvec3().to_array()));
+    let mut particles = Particles::default();
+    for k in order {
+        particles.push(k as u64, &made[k].0, made[k].1);
     }
     Ok(particles)
+}
+
+/// `n` velocities: `mean` plus Gaussian components of spread σ (m/s) drawn with Box–Muller from
+/// the scene's generator, their own mean removed so the centre of mass moves at `mean`.
+fn thermal_velocities(n: usize, mean: DVec3, sigma: f64, rng: &mut ChaCha8Rng) -> Vec<DVec3> {
+    if sigma == 0.0 || n == 0 {
+        return vec![mean; n];
+    }
+    let mut gauss = || {
+        let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    };
+    let mut v: Vec<DVec3> = (0..n)
+        .map(|_| sigma * DVec3::new(gauss(), gauss(), gauss()))
+        .collect();
+    let drift = v.iter().copied().sum::<DVec3>() / n as f64;
+    for x in v.iter_mut() {
+        *x += mean - drift;
+    }
+    v
+}
+
+/// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).
+fn morton(c: [u32; 3]) -> u64 {
+    let spread = |v: u32| {
+        let mut x = u64::from(v.min((1 << 21) - 1));
+        x = (x | x << 32) & 0x1f00000000ffff;
+        x = (x | x << 16) & 0x1f0000ff0000ff;
+        x = (x | x << 8) & 0x100f00f00f00f00f;
+        x = (x | x << 4) & 0x10c30c30c30c30c3;
+        (x | x << 2) & 0x1249249249249249
+    };
+    spread(c[0]) | spread(c[1]) << 1 | spread(c[2]) << 2
 }
 
 /// The shortest contact time over every kind of contact the scene can make: for each pair of

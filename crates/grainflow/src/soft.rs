@@ -13,7 +13,9 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use crate::boundary::Periodic;
 use crate::contact::{Body, ContactState, Touch};
+use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::{Error, Result};
 
@@ -46,24 +48,52 @@ impl ContactStats {
     }
 }
 
+/// Wall-clock time spent in each stage of the step, for `grainflow bench` and the end of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Kicks, drift and stability checks (s).
+    pub integrate: f64,
+    /// Neighbour-list checks and rebuilds (s).
+    pub neighbor: f64,
+    /// Particle–particle contact forces (s).
+    pub pairs: f64,
+    /// Gather per particle, wall contacts and body forces (s).
+    pub gather_walls: f64,
+}
+
+/// Seconds since `t`, and `t` reset to now.
+fn lap(t: &mut std::time::Instant) -> f64 {
+    let now = std::time::Instant::now();
+    let s = (now - *t).as_secs_f64();
+    *t = now;
+    s
+}
+
 /// Advances the world by one step of `physics.dt`.
 pub fn step(world: &mut World, physics: &Physics) -> Result<ContactStats> {
     let dt = physics.dt;
+    let mut t = std::time::Instant::now();
     half_kick(world, dt);
     let p = &mut world.particles;
+    let periodic = &physics.periodic;
     p.pos
         .par_iter_mut()
         .zip(p.vel.par_iter())
-        .for_each(|(x, v)| *x += *v * dt);
+        .with_min_len(MIN_LEN)
+        .for_each(|(x, v)| *x = periodic.wrap(*x + *v * dt));
     world.time += dt;
     world.step += 1;
+    world.timers.integrate += lap(&mut t);
     let stats = compute_forces(world, physics, dt);
+    t = std::time::Instant::now();
     half_kick(world, dt);
     check_stability(world, physics, &stats)?;
+    world.timers.integrate += lap(&mut t);
     Ok(stats)
 }
 
 /// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses).
+#[inline(never)]
 fn half_kick(world: &mut World, dt: f64) {
     let p = &mut world.particles;
     let h = 0.5 * dt;
@@ -81,28 +111,77 @@ fn half_kick(world: &mut World, dt: f64) {
         .for_each(|((w, t), ii)| *w += *t * (h * ii));
 }
 
+/// Items one parallel task handles in the pair and gather loops: large enough that the loop
+/// body, not the task bookkeeping, dominates; small systems run on one thread.
+const CHUNK: usize = 1024;
+
 /// Forces and torques on every particle at the current state. `dt` advances the tangential
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
 pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    crate::walls::interact::prepare(world);
-    if world.neighbors.needs_rebuild(&world.particles.pos) {
-        world.rebuild_neighbors();
+    let mut t = std::time::Instant::now();
+    crate::walls::interact::prepare(world, &physics.periodic);
+    let period = physics.periodic.lengths();
+    if world.neighbors.needs_rebuild(&world.particles.pos, period) {
+        world.rebuild_neighbors(&physics.periodic);
     }
-    let crate::particles::Particles {
-        pos,
-        vel,
-        omega,
-        radius,
-        mass,
-        inv_mass,
-        inv_inertia,
-        material,
-        force,
-        torque,
+    world.timers.neighbor += lap(&mut t);
+    let pair_stats = pair_forces(world, physics, dt, period);
+    world.timers.pairs += lap(&mut t);
+    let stats = gather_forces(world, physics, dt);
+    world.timers.gather_walls += lap(&mut t);
+    ContactStats::merge(pair_stats, stats)
+}
+
+/// A particle as the contact law sees it.
+#[inline]
+fn body(p: &Particles, k: usize) -> Body {
+    Body {
+        vel: p.vel[k],
+        omega: p.omega[k],
+        radius: Some(p.radius[k]),
+        inv_mass: p.inv_mass[k],
+        inv_inertia: p.inv_inertia[k],
+    }
+}
+
+/// Every listed particle pair, row by row, with the contact law (002 §3): the force and torque
+/// on the row's owner i summed in ascending partner order into `world.own`, those on the
+/// partner j stored per slot in `world.reaction`; history updated in place; pairs that
+/// separated lose their history and their reaction.
+#[inline(never)]
+fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> ContactStats {
+    let p = &world.particles;
+    let n = p.len();
+    let crate::neighbor::NeighborList {
+        start,
+        partner,
+        state,
         ..
-    } = &mut world.particles;
-    let (pos, vel, omega, radius, mass) = (&*pos, &*vel, &*omega, &*radius, &*mass);
-    let (inv_mass, inv_inertia, material) = (&*inv_mass, &*inv_inertia, &*material);
+    } = &mut world.neighbors;
+    world.own.resize(n, (DVec3::ZERO, DVec3::ZERO));
+    // Split the buffers at row boundaries into tasks of CHUNK particles each.
+    let mut tasks = Vec::with_capacity(n / CHUNK + 1);
+    let (mut outs, mut states, mut own) = (
+        world.reaction.as_mut_slice(),
+        state.as_mut_slice(),
+        world.own.as_mut_slice(),
+    );
+    for a in (0..n).step_by(CHUNK) {
+        let b = (a + CHUNK).min(n);
+        let len = start[b] - start[a];
+        let (o, rest) = std::mem::take(&mut outs).split_at_mut(len);
+        outs = rest;
+        let (s, rest) = std::mem::take(&mut states).split_at_mut(len);
+        states = rest;
+        let (f, rest) = std::mem::take(&mut own).split_at_mut(b - a);
+        own = rest;
+        tasks.push((a, o, s, f));
+    }
+    let (start, partner) = (&*start, &*partner);
+    // Slices of one length n, so that an index checked against n needs no further checks.
+    let (pos, radius, material) = (&p.pos[..n], &p.radius[..n], &p.material[..n]);
+    let (vel, omega) = (&p.vel[..n], &p.omega[..n]);
+    let (inv_mass, inv_inertia) = (&p.inv_mass[..n], &p.inv_inertia[..n]);
     let body = |k: usize| Body {
         vel: vel[k],
         omega: omega[k],
@@ -110,40 +189,73 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         inv_mass: inv_mass[k],
         inv_inertia: inv_inertia[k],
     };
-    let nl = &mut world.neighbors;
-    let pair_stats = world
-        .pair_force
-        .par_iter_mut()
-        .zip(nl.state.par_iter_mut())
-        .zip(world.owner.par_iter().zip(nl.partner.par_iter()))
-        .with_min_len(MIN_LEN)
-        .map(|((out, state), (&i, &j))| {
-            let (i, j) = (i as usize, j as usize);
-            let d = pos[j] - pos[i];
-            let dist = d.length();
-            let overlap = radius[i] + radius[j] - dist;
-            if overlap <= 0.0 || dist == 0.0 {
-                *state = ContactState::default();
-                return ContactStats::default();
+    tasks
+        .into_par_iter()
+        .map(|(a, outs, states, own)| {
+            let mut stats = ContactStats::default();
+            let base = start[a];
+            for (di, own) in own.iter_mut().enumerate() {
+                let i = a + di;
+                let (pos_i, r_i, mat_i) = (pos[i], radius[i], material[i] as usize);
+                let body_i = body(i);
+                let (mut f_i, mut t_i) = (DVec3::ZERO, DVec3::ZERO);
+                let row = start[i] - base..start[i + 1] - base;
+                let pairs = partner[start[i]..start[i + 1]].iter();
+                for ((out, state), &j) in outs[row.clone()]
+                    .iter_mut()
+                    .zip(&mut states[row])
+                    .zip(pairs)
+                {
+                    let j = j as usize;
+                    if j >= n {
+                        continue;
+                    }
+                    let d = Periodic::minimum_image(pos[j] - pos_i, period);
+                    let reach = r_i + radius[j];
+                    let d2 = d.length_squared();
+                    if d2 >= reach * reach || d2 == 0.0 {
+                        if state.touching {
+                            *state = ContactState::default();
+                            *out = (DVec3::ZERO, DVec3::ZERO);
+                        }
+                        continue;
+                    }
+                    let dist = d2.sqrt();
+                    let overlap = reach - dist;
+                    let params = physics.table.get(mat_i, material[j] as usize);
+                    let touch = Touch {
+                        normal: d * (1.0 / dist),
+                        overlap,
+                    };
+                    let c = physics
+                        .model
+                        .force(params, touch, &body_i, &body(j), state, dt);
+                    f_i += c.force_i;
+                    t_i += c.torque_i;
+                    *out = (-c.force_i, c.torque_j);
+                    stats.contacts += 1;
+                    let r_min = r_i.min(radius[j]);
+                    if overlap > stats.max_overlap_ratio * r_min {
+                        stats.max_overlap_ratio = overlap / r_min;
+                        stats.worst = i;
+                    }
+                }
+                *own = (f_i, t_i);
             }
-            let params = physics
-                .table
-                .get(material[i] as usize, material[j] as usize);
-            let touch = Touch {
-                normal: d / dist,
-                overlap,
-            };
-            *out = physics
-                .model
-                .force(params, touch, &body(i), &body(j), state, dt);
-            ContactStats {
-                contacts: 1,
-                max_overlap_ratio: overlap / radius[i].min(radius[j]),
-                worst: i,
-            }
+            stats
         })
-        .reduce(ContactStats::default, ContactStats::merge);
+        .reduce(ContactStats::default, ContactStats::merge)
+}
 
+/// Per particle, in a fixed order: its pair forces (own row by ascending partner, then the rows
+/// naming it by ascending owner), its wall contacts (walls in scene order) and body forces.
+#[inline(never)]
+fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
+    let p = &world.particles;
+    let (pos, radius, mass, inv_mass, material) =
+        (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
+    let nl = &world.neighbors;
+    let (reaction, own) = (&world.reaction, &world.own);
     let walls = crate::walls::interact::WallForces::new(
         &world.walls,
         &world.wall_runtime,
@@ -151,53 +263,56 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         &physics.table,
         dt,
     );
-    let pair_force = &world.pair_force;
-    let state = &nl.state;
-    let (start, rev_start, rev_slot) = (&nl.start, &nl.rev_start, &nl.rev_slot);
-    let wall_stats = force
-        .par_iter_mut()
-        .zip(torque.par_iter_mut())
-        .zip(world.wall_state.par_iter_mut())
+    let mut forces = std::mem::take(&mut world.force_buffer);
+    forces.resize(p.len(), (DVec3::ZERO, DVec3::ZERO));
+    let stats = forces
+        .par_chunks_mut(CHUNK)
+        .zip(world.wall_state.par_chunks_mut(CHUNK))
         .enumerate()
-        .with_min_len(MIN_LEN)
-        .map(|(k, ((f, t), wall_state))| {
-            let mut fk = DVec3::ZERO;
-            let mut tk = DVec3::ZERO;
-            for s in start[k]..start[k + 1] {
-                if state[s].touching {
-                    fk += pair_force[s].force_i;
-                    tk += pair_force[s].torque_i;
+        .map(|(c, (ft, wall_states))| {
+            let mut stats = ContactStats::default();
+            for (o, ((f, t), wall_state)) in ft.iter_mut().zip(wall_states.iter_mut()).enumerate() {
+                let k = c * CHUNK + o;
+                let (mut fk, mut tk) = own[k];
+                // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
+                // so adding them changes no bit.
+                for &s in &nl.rev_slot[nl.rev_start[k]..nl.rev_start[k + 1]] {
+                    let (f, t) = reaction[s as usize];
+                    fk += f;
+                    tk += t;
                 }
-            }
-            for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
-                let s = s as usize;
-                if state[s].touching {
-                    fk -= pair_force[s].force_i;
-                    tk += pair_force[s].torque_j;
+                let (fw, tw, wall_stats) = walls.on(
+                    k,
+                    &body(p, k),
+                    pos[k],
+                    radius[k],
+                    material[k] as usize,
+                    wall_state,
+                );
+                fk += fw;
+                tk += tw;
+                stats = ContactStats::merge(stats, wall_stats);
+                if inv_mass[k] > 0.0 {
+                    fk += mass[k] * physics.gravity.acceleration(pos[k]);
                 }
+                *f = fk;
+                *t = tk;
             }
-            let (fw, tw, stats) = walls.on(
-                k,
-                &body(k),
-                pos[k],
-                radius[k],
-                material[k] as usize,
-                wall_state,
-            );
-            fk += fw;
-            tk += tw;
-            if inv_mass[k] > 0.0 {
-                fk += mass[k] * physics.gravity.acceleration(pos[k]);
-            }
-            *f = fk;
-            *t = tk;
             stats
         })
         .reduce(ContactStats::default, ContactStats::merge);
-    ContactStats::merge(pair_stats, wall_stats)
+    // The contact law reads the particles while the gather writes; the scratch keeps them apart.
+    let p = &mut world.particles;
+    for (k, (f, t)) in forces.iter().enumerate() {
+        p.force[k] = *f;
+        p.torque[k] = *t;
+    }
+    world.force_buffer = forces;
+    stats
 }
 
 /// Stops a run that went bad, naming the particle, the time and the likely cause.
+#[inline(never)]
 fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Result<()> {
     let p = &world.particles;
     let bad = (0..p.len())
@@ -232,7 +347,10 @@ fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Re
         if let Some(k) = (0..p.len())
             .into_par_iter()
             .with_min_len(MIN_LEN)
-            .find_first(|&k| p.pos[k].cmplt(lo).any() || p.pos[k].cmpgt(hi).any())
+            .find_first(|&k| {
+                let open = physics.periodic.lengths().cmpeq(DVec3::ZERO);
+                (open & (p.pos[k].cmplt(lo) | p.pos[k].cmpgt(hi))).any()
+            })
         {
             return Err(fail(
                 k,

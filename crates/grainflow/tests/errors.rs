@@ -103,3 +103,38 @@ fn blow_up_stops_with_particle_time_and_cause() {
     // Nothing non-finite was left in the state.
     assert!(sim.world.particles.pos.iter().all(|p| p.is_finite()));
 }
+
+#[test]
+fn fixed_spheres_touching_each_other_and_a_wall_are_inert() {
+    // Two fixed spheres overlapping each other and the floor: infinite effective mass, no
+    // force to integrate; a free sphere resting on them still feels them.
+    let text = SCENE
+        .replace(
+            "  { pos = [0, 0, 0], radius = 1e-3, vel = [1, 0, 0] },\n  { pos = [3e-3, 0, 0], radius = 1e-3, vel = [-1, 0, 0] },",
+            "  { pos = [0, 0, 0.9e-3], radius = 1e-3, mobility = \"fixed\" },\n  { pos = [1.9e-3, 0, 0.9e-3], radius = 1e-3, mobility = \"fixed\" },\n  { pos = [0.95e-3, 0, 2.8e-3], radius = 1e-3 },",
+        )
+        .replace("[[particles]]", "[gravity]\nuniform = [0, 0, -9.81]\n\n[[walls]]\ntype = \"plane\"\nmaterial = \"glass\"\npoint = [0, 0, 0]\nnormal = [0, 0, 1]\n\n[[particles]]");
+    let mut sim = build(&text).expect("builds");
+    for _ in 0..2000 {
+        sim.step().expect("stable");
+    }
+    let p = &sim.world.particles;
+    let (fixed, free) = (p.index_of(0).expect("id 0"), p.index_of(2).expect("id 2"));
+    assert_eq!(p.pos[fixed], glam::DVec3::new(0.0, 0.0, 0.9e-3));
+    // The free sphere rests on the two fixed ones: supported, so below its start but above them.
+    let z = p.pos[free].z;
+    assert!(z < 2.8e-3 && z > 2.0e-3, "{z}");
+}
+
+#[test]
+fn a_fixed_sphere_with_a_velocity_is_refused() {
+    let text = SCENE.replace(
+        "vel = [1, 0, 0] }",
+        "vel = [1, 0, 0], mobility = \"fixed\" }",
+    );
+    let e = build(&text).expect_err("refused").to_string();
+    assert_eq!(
+        e,
+        "particles[0].spheres[0].vel: a fixed sphere is held in place; give it no velocity or spin"
+    );
+}

@@ -49,7 +49,8 @@ mod tests {
 
     #[test]
     fn perko_with_lunar_constants_is_close_to_eq_15() {
-        // eq 15 rounds A/(48 Ω²) = 4.3e-20 / (48 · 2.25e-20) = 0.0398 to 3.6e-2 N/m.
+        // eq 15 gives 3.6e-2 N/m where A/(48 Ω²) = 4.3e-20 / (48 · 2.25e-20) = 0.0398 N/m,
+        // about 10 % apart: the seed's simplification, not a rounding.
         let m = Cohesion::Perko {
             hamaker: 4.3e-20,
             separation: 1.5e-10,

@@ -54,8 +54,8 @@ fn default_characteristic_velocity() -> f64 {
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
     pub slip: DVec3,
-    /// Relative normal speed at first touch v₀ (m/s), for Flores (002 eq 6).
-    pub impact_speed: f64,
+    /// Stiffness and damping resolved when the contact formed (with v₀ for Flores, 002 eq 6).
+    pub stiffness: normal::Stiffness,
     /// Whether the bodies touched at the last evaluation.
     pub touching: bool,
 }
@@ -108,42 +108,36 @@ impl ContactModel {
         state: &mut ContactState,
         dt: f64,
     ) -> ContactForce {
-        if i.inv_mass == 0.0 && j.inv_mass == 0.0 {
-            // Two immovable bodies (fixed or glued grains, walls): their effective mass is
-            // infinite and neither can respond, so the contact exerts nothing.
-            *state = ContactState::default();
+        if i.inv_mass + j.inv_mass == 0.0 {
+            // Two immovable bodies (fixed grains, walls): nothing to integrate.
             return ContactForce::default();
         }
         let Touch { normal: n, overlap } = touch;
         let r_i = i.radius.unwrap_or(0.0);
         let lever_j = j.radius.unwrap_or(0.0);
         // Velocity of i's surface relative to j's at the contact point (002 eq 4, with the
-        // signs of the rigid-body velocities ω × r of each surface point).
-        let rel = i.vel + i.omega.cross(r_i * n) - (j.vel + j.omega.cross(-lever_j * n));
+        // signs of the rigid-body velocities ω × r of each surface point):
+        // v_i + ω_i × r_i n̂ − (v_j + ω_j × (−r_j n̂)) = v_i − v_j + (r_i ω_i + r_j ω_j) × n̂.
+        let rel = i.vel - j.vel + (r_i * i.omega + lever_j * j.omega).cross(n);
         let approach = rel.dot(n);
         let v_t = rel - approach * n;
         if !state.touching {
+            let v_c = self.characteristic_velocity;
+            let (r_eff, m_eff) = (
+                effective_radius(r_i, j.radius),
+                effective_mass(i.inv_mass, j.inv_mass),
+            );
             *state = ContactState {
                 slip: DVec3::ZERO,
-                impact_speed: approach.max(self.characteristic_velocity),
+                stiffness: normal::stiffness(&self.normal, p, r_eff, m_eff, v_c, approach.max(v_c)),
                 touching: true,
             };
         }
-        let r_eff = effective_radius(r_i, j.radius);
-        let m_eff = effective_mass(i.inv_mass, j.inv_mass);
-        let nf = normal::normal_force(
-            &self.normal,
-            p.e_star,
-            p.g_star,
-            p.restitution,
-            r_eff,
-            m_eff,
-            overlap,
-            approach,
-            self.characteristic_velocity,
-            state.impact_speed,
-        );
-        let f_c = cohesion::cohesion_force(&self.cohesion, p.cohesion, r_eff);
+        let nf = normal::normal_force(&self.normal, &state.stiffness, overlap, approach);
+        let f_c = match self.cohesion {
+            Cohesion::None => 0.0,
+            model => cohesion::cohesion_force(&model, p.cohesion, effective_radius(r_i, j.radius)),
+        };
         // Normal force on i: repulsion pushes i away from j (−n), cohesion pulls it towards j.
         let mut force_i = (f_c - nf.force) * n;
         let mut torque_i = DVec3::ZERO;
@@ -154,8 +148,10 @@ impl ContactModel {
             let f_t =
                 tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt);
             force_i += f_t;
-            torque_i += (r_i * n).cross(f_t);
-            torque_j += (lever_j * n).cross(f_t);
+            // Lever arms r_i n̂ and r_j n̂ (002 eq 4): both torques are multiples of n̂ × F_t.
+            let arm = n.cross(f_t);
+            torque_i += r_i * arm;
+            torque_j += lever_j * arm;
         }
         if self.rolling == Rolling::Constant && p.mu_r > 0.0 {
             let (ti, tj) = rolling::rolling_torque(
@@ -203,15 +199,7 @@ mod tests {
     use super::*;
 
     fn params() -> PairParams {
-        PairParams {
-            e_star: 0.5e6 / 1.82,
-            g_star: 0.5e6 / 8.84,
-            restitution: 0.5,
-            mu_s: 0.3,
-            mu_r: 0.0,
-            mu_t: 0.0,
-            cohesion: 0.0,
-        }
+        PairParams::new(0.5e6 / 1.82, 0.5e6 / 8.84, 0.5, [0.3, 0.0, 0.0], 0.0)
     }
 
     fn body(vel: DVec3, omega: DVec3) -> Body {
@@ -271,10 +259,7 @@ mod tests {
             cohesion: Cohesion::Constant,
             characteristic_velocity: 1.0,
         };
-        let p = PairParams {
-            cohesion: 10.0,
-            ..params()
-        };
+        let p = PairParams::new(0.5e6 / 1.82, 0.5e6 / 8.84, 0.5, [0.3, 0.0, 0.0], 10.0);
         let mut s = ContactState::default();
         let still = body(DVec3::ZERO, DVec3::ZERO);
         // Tiny overlap: the 10 N of cohesion dominates, pulling i along +n towards j.

@@ -5,9 +5,12 @@
 //! * Hooke (002 eq 3 with p = 1, q = 0; A5): k_n from the characteristic velocity v_c;
 //! * Hertz (002 eq 3 with p = 3/2, q = 1/4; A6): k_n = 4/3 Ē √R;
 //! * Flores (002 eq 5–6; A7): hysteresis damping c_n = 8/5 k_n (1−e)/(e v₀);
-//! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default, no tangential damping.
+//! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default; tangential
+//!   damping only when given (003 has none; LAMMPS's gran/hooke/history has one).
 
 use serde::{Deserialize, Serialize};
+
+use crate::material::PairParams;
 
 /// The normal-force slot.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,6 +30,8 @@ pub enum Normal {
         damping: f64,
         /// Tangential stiffness k_t (N/m); 2/7 k_n when absent (Silbert et al. 2001, 003 §2.2).
         kt: Option<f64>,
+        /// Tangential damping (N s/m); none when absent, as in 003 eq 19–22.
+        tangential_damping: Option<f64>,
     },
 }
 
@@ -75,72 +80,105 @@ pub fn mindlin_stiffness(g_star: f64, r_eff: f64) -> f64 {
     8.0 * g_star * r_eff.sqrt()
 }
 
-/// Flores hysteresis damping factor c_n = 8/5 k_n (1 − e) / (e v₀) (002 eq 6), s/m.
+/// Flores hysteresis damping factor c_n = 8/5 k_n (1 − e) / (e v₀) (002 eq 6), N s/m^{5/2}.
 pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
     1.6 * kn * (1.0 - e) / (e * v0)
 }
 
-/// Normal force of `model` for overlap δ (m) growing at δ̇ (m/s, > 0 when approaching).
-///
-/// `v_c` is the characteristic velocity of Hooke's stiffness and `v0` the relative normal
-/// speed at first touch (Flores), both m/s. Parameters: Ē, Ḡ (Pa), e, R (m), M (kg).
-#[allow(clippy::too_many_arguments)]
-pub fn normal_force(
+/// Stiffness and damping constants of one contact, resolved once when it forms: they depend
+/// only on the pair (materials, effective radius and mass) and, for Flores, on v₀.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stiffness {
+    /// Normal stiffness k_n (N/m for Hooke and linear, N/m^{3/2} for Hertz and Flores).
+    pub kn: f64,
+    /// Tangential stiffness k_t (same units as k_n).
+    pub kt: f64,
+    /// Normal damping: g_n (Hooke, Hertz, linear) or Flores's c_n.
+    pub gn: f64,
+    /// Tangential damping g_t.
+    pub gt: f64,
+}
+
+/// The constants of a contact of `model` between bodies with pair constants `p`, effective
+/// radius R (m) and mass M (kg); `v_c` is Hooke's characteristic velocity and `v0` the relative
+/// normal speed at first touch (Flores), both m/s.
+pub fn stiffness(
     model: &Normal,
-    e_star: f64,
-    g_star: f64,
-    e: f64,
+    p: &PairParams,
     r_eff: f64,
     m_eff: f64,
-    overlap: f64,
-    overlap_rate: f64,
     v_c: f64,
     v0: f64,
-) -> NormalOut {
+) -> Stiffness {
     match *model {
         Normal::Hooke => {
-            let kn = hooke_stiffness(e_star, r_eff, m_eff, v_c);
-            let gn = hooke_damping(m_eff, kn, e);
-            // A5: F_n = k_n δ + g_n δ̇; k_t = k_n, g_t = g_n.
-            NormalOut {
-                force: kn * overlap + gn * overlap_rate,
+            // A5: k_t = k_n, g_t = g_n.
+            let kn = hooke_stiffness(p.e_star, r_eff, m_eff, v_c);
+            let gn = 2.0 * p.damping * (m_eff * kn).sqrt();
+            Stiffness {
+                kn,
                 kt: kn,
+                gn,
                 gt: gn,
             }
         }
-        Normal::Hertz => {
-            let kn = hertz_stiffness(e_star, r_eff);
-            let kt = mindlin_stiffness(g_star, r_eff);
-            let b = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt();
-            let gn = b * (1.5 * m_eff * kn).sqrt();
-            let gt = b * (m_eff * kt).sqrt();
+        Normal::Hertz | Normal::Flores => {
+            let sqrt_r = r_eff.sqrt();
+            let kn = 4.0 / 3.0 * p.e_star * sqrt_r;
+            // A6: g_n = 2β √(5/6) √(3/2 M k_n) = tsuji_gn √(M √R), g_t likewise with k_t.
+            let m_root = (m_eff * sqrt_r).sqrt();
+            let gn = match model {
+                Normal::Flores => flores_damping(kn, p.restitution, v0),
+                _ => p.tsuji_gn * m_root,
+            };
+            Stiffness {
+                kn,
+                kt: 8.0 * p.g_star * sqrt_r,
+                gn,
+                gt: p.tsuji_gt * m_root,
+            }
+        }
+        Normal::Linear {
+            kn,
+            damping,
+            kt,
+            tangential_damping,
+        } => Stiffness {
+            kn,
+            kt: kt.unwrap_or(2.0 / 7.0 * kn),
+            gn: damping,
+            gt: tangential_damping.unwrap_or(0.0),
+        },
+    }
+}
+
+/// Normal force of `model` with the contact's constants `s`, for overlap δ (m) growing at
+/// δ̇ (m/s, > 0 when approaching), and the tangential stiffness and damping at this overlap.
+#[inline]
+pub fn normal_force(model: &Normal, s: &Stiffness, overlap: f64, overlap_rate: f64) -> NormalOut {
+    match model {
+        // A5 and 003 eq 18: F_n = k_n δ + g_n δ̇.
+        Normal::Hooke | Normal::Linear { .. } => NormalOut {
+            force: s.kn * overlap + s.gn * overlap_rate,
+            kt: s.kt,
+            gt: s.gt,
+        },
+        Normal::Hertz | Normal::Flores => {
             let sqrt_d = overlap.sqrt();
             let q = sqrt_d.sqrt();
-            // A6: F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇; F_t = −k_t δ^{1/2} δ_t − g_t δ^{1/4} v_t.
+            let d32 = overlap * sqrt_d;
+            // A6: F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇; A7 (eq 5): F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇.
+            let damping = if let Normal::Flores = model {
+                s.gn * d32
+            } else {
+                s.gn * q
+            };
             NormalOut {
-                force: kn * overlap * sqrt_d + gn * q * overlap_rate,
-                kt: kt * sqrt_d,
-                gt: gt * q,
+                force: s.kn * d32 + damping * overlap_rate,
+                kt: s.kt * sqrt_d,
+                gt: s.gt * q,
             }
         }
-        Normal::Flores => {
-            let kn = hertz_stiffness(e_star, r_eff);
-            let kt = mindlin_stiffness(g_star, r_eff);
-            let cn = flores_damping(kn, e, v0);
-            let gt = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt() * (m_eff * kt).sqrt();
-            let d32 = overlap * overlap.sqrt();
-            // A7: F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇; tangential as Hertz.
-            NormalOut {
-                force: kn * d32 + cn * d32 * overlap_rate,
-                kt: kt * overlap.sqrt(),
-                gt: gt * overlap.sqrt().sqrt(),
-            }
-        }
-        Normal::Linear { kn, damping, kt } => NormalOut {
-            force: kn * overlap + damping * overlap_rate,
-            kt: kt.unwrap_or(2.0 / 7.0 * kn),
-            gt: 0.0,
-        },
     }
 }
 
@@ -167,6 +205,21 @@ pub fn linear_equivalent(
 mod tests {
     use super::*;
 
+    /// Constants and force in one go, as a contact forming at speed v0 sees them.
+    #[allow(clippy::too_many_arguments)]
+    fn force_of(
+        m: &Normal,
+        p: &PairParams,
+        r: f64,
+        mass: f64,
+        d: f64,
+        rate: f64,
+        v_c: f64,
+        v0: f64,
+    ) -> NormalOut {
+        normal_force(m, &stiffness(m, p, r, mass, v_c, v0), d, rate)
+    }
+
     #[test]
     fn hooke_damping_matches_a5_form() {
         // A5 written literally: g_n = √(4 M k_n / (1 + (π / ln e)²)).
@@ -184,39 +237,33 @@ mod tests {
     #[test]
     fn hertz_static_force_is_kn_delta_three_halves() {
         // At rest (δ̇ = 0) the Hertz force is (4/3) Ē √R δ^{3/2}.
-        let out = normal_force(
-            &Normal::Hertz,
-            2.0e5,
-            5.0e4,
-            0.5,
-            0.25,
-            0.5,
-            1e-3,
-            0.0,
-            1.0,
-            1.0,
-        );
+        let p = PairParams::new(2.0e5, 5.0e4, 0.5, [0.0; 3], 0.0);
+        let out = force_of(&Normal::Hertz, &p, 0.25, 0.5, 1e-3, 0.0, 1.0, 1.0);
         let expected = 4.0 / 3.0 * 2.0e5 * 0.5 * 1e-3f64.powf(1.5);
         assert!((out.force - expected).abs() < 1e-12 * expected);
         assert!((out.kt - 8.0 * 5.0e4 * 0.5 * 1e-3f64.sqrt()).abs() < 1e-9);
     }
 
     #[test]
+    fn hertz_damping_matches_a6() {
+        // A6: g_n = 2β √(5/6) √(3/2 M k_n), g_t = 2β √(5/6) √(M k_t), times δ^{1/4}.
+        let (e, r, m, d, rate) = (0.7_f64, 0.25, 0.5, 1e-3_f64, 0.3);
+        let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
+        let out = force_of(&Normal::Hertz, &p, r, m, d, rate, 1.0, 1.0);
+        let b = 2.0 * damping_factor(e) * (5.0f64 / 6.0).sqrt();
+        let (kn, kt) = (hertz_stiffness(2.0e5, r), mindlin_stiffness(5.0e4, r));
+        let gn = b * (1.5 * m * kn).sqrt() * d.powf(0.25);
+        let expected = kn * d.powf(1.5) + gn * rate;
+        assert!((out.force - expected).abs() < 1e-12 * expected);
+        assert!((out.gt - b * (m * kt).sqrt() * d.powf(0.25)).abs() < 1e-12 * out.gt);
+    }
+
+    #[test]
     fn flores_damping_is_proportional_to_elastic_force() {
         // 002 eq 5: F = k δ^{3/2} (1 + c_n/k δ̇); with δ̇ = v₀ the factor is 1 + 8(1−e)/(5e).
         let e = 0.8;
-        let out = normal_force(
-            &Normal::Flores,
-            2.0e5,
-            5.0e4,
-            e,
-            0.25,
-            0.5,
-            1e-3,
-            2.0,
-            1.0,
-            2.0,
-        );
+        let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
+        let out = force_of(&Normal::Flores, &p, 0.25, 0.5, 1e-3, 2.0, 1.0, 2.0);
         let elastic = hertz_stiffness(2.0e5, 0.25) * 1e-3f64.powf(1.5);
         let factor = 1.0 + 8.0 * (1.0 - e) / (5.0 * e);
         assert!((out.force - elastic * factor).abs() < 1e-12 * out.force);
@@ -228,8 +275,10 @@ mod tests {
             kn: 9000.0,
             damping: 0.01,
             kt: None,
+            tangential_damping: None,
         };
-        let out = normal_force(&m, 0.0, 0.0, 0.0, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
+        let p = PairParams::new(1.0, 1.0, 0.5, [0.0; 3], 0.0);
+        let out = force_of(&m, &p, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
         assert!((out.kt - 9000.0 * 2.0 / 7.0).abs() < 1e-12);
         assert!((out.force - (9000.0 * 1e-6 + 0.01 * 0.1)).abs() < 1e-15);
     }

@@ -59,7 +59,7 @@ pub fn tangential_spring(
     // Sliding: |F_t| = μ|F_n + F_c| along the trial force; δ_t rescaled to the limit.
     let s = slip.length();
     if kt > 0.0 && s > 0.0 {
-        *slip *= (f_max / kt / s).min(1.0);
+        *slip *= (f_max / (kt * s)).min(1.0);
     }
     trial * (f_max / t2.sqrt())
 }

@@ -1,9 +1,11 @@
 //! Spinning (twisting) friction (002 eq 19–20, after Schwartz et al. 2012).
 //!
 //! Torque on i: μ_t r_c F_n [(ω_j − ω_i)·n̂ / |ω_j − ω_i|] n̂, on j the opposite, with r_c the
-//! radius of the contact area (eq 20). Constant in magnitude while the bodies spin relative to
-//! each other about the normal; as for rolling, it is scaled down to what stops the relative
-//! spin in exactly one step when that is less, so it never reverses the spin.
+//! radius of the contact area (eq 20). The sign is the one that opposes the relative spin (eq 16
+//! subtracts M_t, and read literally with eq 19 it would speed the spin up). For pure spin about
+//! the normal the magnitude is the constant μ_t r_c F_n; with rolling mixed in it scales with
+//! the share (Δω·n̂)/|Δω|. As for rolling, it is scaled down to what stops the relative spin in
+//! one step when that is less, so it never reverses the spin.
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};

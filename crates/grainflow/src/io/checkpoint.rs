@@ -5,7 +5,7 @@
 //! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
 //! force, torque; then the touching particle–particle pairs (count, then id_i, id_j, slip,
-//! v₀) and particle–wall contacts (count, then id, wall, slip, v₀).
+//! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall, slip, k_n, k_t, g_n, g_t).
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -13,6 +13,7 @@ use std::path::Path;
 
 use glam::DVec3;
 
+use crate::contact::normal::Stiffness;
 use crate::contact::ContactState;
 use crate::particles::{Mobility, Particles};
 use crate::{Error, Result};
@@ -62,7 +63,11 @@ impl<W: Write> Out<W> {
     }
     fn state(&mut self, s: &ContactState) -> std::io::Result<()> {
         self.vec3(s.slip)?;
-        self.f64(s.impact_speed)
+        let k = &s.stiffness;
+        for v in [k.kn, k.kt, k.gn, k.gt] {
+            self.f64(v)?;
+        }
+        Ok(())
     }
 }
 
@@ -95,7 +100,12 @@ impl In<'_> {
     fn state(&mut self) -> Option<ContactState> {
         Some(ContactState {
             slip: self.vec3()?,
-            impact_speed: self.f64()?,
+            stiffness: Stiffness {
+                kn: self.f64()?,
+                kt: self.f64()?,
+                gn: self.f64()?,
+                gt: self.f64()?,
+            },
             touching: true,
         })
     }

@@ -3,6 +3,7 @@
 
 pub mod checkpoint;
 pub mod dump;
+pub mod lammps_data;
 pub mod series;
 pub mod vtk;
 
@@ -48,23 +49,28 @@ fn create(path: &Path, append: bool) -> Result<BufWriter<File>> {
 
 impl Outputs {
     /// Opens the output folder for `sim` and writes the first snapshot and row. A resumed run
-    /// (time > 0) appends to the series and dump and continues the frame numbering.
+    /// (time > 0) appends to the series and dump, keeps the earlier entries of the PVD index
+    /// and continues the frame numbering after them.
     pub fn new(dir: &Path, sim: &Simulation) -> Result<Outputs> {
         std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
         let spec = &sim.scene.output;
-        let t = sim.world.time;
-        let resumed = t > 0.0;
+        let resumed = sim.world.time > 0.0;
+        // As in `observe`: what is due within half a step of now counts as written.
+        let t = sim.world.time + 0.5 * sim.physics.dt;
+        let pvd = if resumed {
+            vtk::PvdIndex::resume(dir.join("particles.pvd"), t)
+        } else {
+            vtk::PvdIndex::new(dir.join("particles.pvd"))
+        };
         let mut out = Outputs {
             dir: dir.to_path_buf(),
-            pvd: vtk::PvdIndex::new(dir.join("particles.pvd")),
+            frame: pvd.len(),
+            pvd,
             dump: None,
             series: None,
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
             next_checkpoint: next_after(t, spec.checkpoint_interval),
-            frame: spec
-                .snapshot_interval
-                .map_or(0, |i| (t / i + 1e-9).floor() as usize + 1),
         };
         if spec.snapshot_interval.is_some() {
             out.dump = Some(create(&dir.join("particles.dump"), resumed)?);

@@ -13,13 +13,14 @@ pub fn write_row(w: &mut impl Write, sim: &Simulation) -> std::io::Result<()> {
     let e = sim.energies();
     writeln!(
         w,
-        "{:e},{},{:e},{:e},{:e},{},{:e}",
+        "{:e},{},{:e},{:e},{:e},{},{:e},{}",
         sim.world.time,
         sim.world.step,
         e.translational,
         e.rotational,
         e.potential,
         sim.stats.contacts,
-        sim.stats.max_overlap_ratio
+        sim.stats.max_overlap_ratio,
+        sim.world.collisions
     )
 }

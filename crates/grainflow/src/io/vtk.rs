@@ -127,6 +127,34 @@ impl PvdIndex {
         }
     }
 
+    /// The index already at `path` (written by [`PvdIndex::push`]), keeping only the entries
+    /// before `until` (s): how a resumed run continues its series. Missing file: empty index.
+    pub fn resume(path: PathBuf, until: f64) -> Self {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let attr = |line: &str, key: &str| -> Option<String> {
+            let start = line.find(&format!("{key}=\""))? + key.len() + 2;
+            let len = line[start..].find('"')?;
+            Some(line[start..start + len].to_string())
+        };
+        let entries = text
+            .lines()
+            .filter(|l| l.contains("<DataSet"))
+            .filter_map(|l| Some((attr(l, "timestep")?.parse::<f64>().ok()?, attr(l, "file")?)))
+            .filter(|(t, _)| *t < until)
+            .collect();
+        PvdIndex { path, entries }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when the index has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// Records `file` (relative to the `.pvd`'s folder) at `time` (s) and rewrites the index.
     /// Entries stay sorted by time; a non-finite time is refused.
     pub fn push(&mut self, time: f64, file: &str) -> Result<()> {

@@ -2,6 +2,7 @@
 //! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
 //! the same functions.
 
+pub mod hard_two_body;
 pub mod pile;
 pub mod tumbler;
 pub mod two_body;
@@ -98,6 +99,16 @@ pub const CASES: &[Case] = &[
         name: "spinning",
         about: "002 §4.1.7: a sphere spinning about the normal feels a constant torque μ_t r_c F_n and stops",
         run: two_body::spinning,
+    },
+    Case {
+        name: "hard-two-body",
+        about: "000 §2.1–2.2: hard-sphere pairs (head-on, oblique, spinning) and a sphere on a plane vs eq 1–9 to 1e-12",
+        run: hard_two_body::hard_two_body,
+    },
+    Case {
+        name: "hard-gas",
+        about: "000/S4: elastic hard-sphere gas, φ = 0.05: Enskog collision rate within 5 %, energy to 1e-12",
+        run: hard_two_body::hard_gas,
     },
     Case {
         name: "wall-contacts",

@@ -446,12 +446,14 @@ fn body(e: f64, mu: f64) -> Material {
         rolling_friction: 0.0,
         twisting_friction: 0.0,
         cohesion: 0.0,
+        tangential_restitution: 1.0,
     }
 }
 
 /// One sphere at `pos` with `vel`, a wall, gravity `g`; Hertz, tangential spring when `mu` > 0.
 fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<Simulation> {
     let scene = Scene {
+        boundary: Default::default(),
         simulation: SimulationSpec {
             method: Default::default(),
             duration: 1.0,

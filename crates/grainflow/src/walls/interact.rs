@@ -23,6 +23,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::{Pose, Surface, Wall};
+use crate::boundary::Periodic;
 use crate::contact::{Body, ContactModel, ContactState};
 use crate::material::PairTable;
 use crate::particles::Mobility;
@@ -57,7 +58,7 @@ fn key(w: usize, m: usize) -> u32 {
 
 /// Poses at the current time, then sticky and absorbing surfaces, then grains held by walls
 /// put where their walls are. Called once at the start of every force evaluation.
-pub fn prepare(world: &mut World) {
+pub fn prepare(world: &mut World, periodic: &Periodic) {
     let rt = &mut world.wall_runtime;
     rt.pose.clear();
     rt.pose
@@ -65,7 +66,7 @@ pub fn prepare(world: &mut World) {
     rt.absorbed.resize(world.walls.len(), 0);
     rt.attached.resize(world.particles.len(), None);
     if world.walls.iter().any(|w| w.surface != Surface::Normal) {
-        apply_surfaces(world);
+        apply_surfaces(world, periodic);
     }
     let rt = &world.wall_runtime;
     let p = &mut world.particles;
@@ -80,7 +81,7 @@ pub fn prepare(world: &mut World) {
 }
 
 /// The first sticky or absorbing wall (in index order) each free grain touches.
-fn apply_surfaces(world: &mut World) {
+fn apply_surfaces(world: &mut World, periodic: &Periodic) {
     let walls = &world.walls;
     let rt = &world.wall_runtime;
     let p = &world.particles;
@@ -130,24 +131,18 @@ fn apply_surfaces(world: &mut World) {
         }
     }
     if removed {
-        remove_particles(world, &keep);
+        remove_particles(world, &keep, periodic);
     }
 }
 
 /// Removes the particles with `keep[k] == false`, keeping the order of the others and the
 /// contact history of every remaining touching pair.
-pub fn remove_particles(world: &mut World, keep: &[bool]) {
+pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
     let p = &world.particles;
     let nl = &world.neighbors;
     let pairs: Vec<(u64, u64, ContactState)> = (0..nl.len())
         .filter(|&s| nl.state[s].touching)
-        .map(|s| {
-            (
-                p.id[world.owner[s] as usize],
-                p.id[nl.partner[s] as usize],
-                nl.state[s],
-            )
-        })
+        .map(|s| (p.id[nl.owner(s)], p.id[nl.partner[s] as usize], nl.state[s]))
         .collect();
     world.particles.retain(keep);
     let mut k = 0;
@@ -168,7 +163,7 @@ pub fn remove_particles(world: &mut World, keep: &[bool]) {
         .map(|(k, &id)| (id, k))
         .collect();
     world.neighbors = crate::neighbor::NeighborList::new(world.neighbors.skin);
-    world.rebuild_neighbors();
+    world.rebuild_neighbors(periodic);
     let entries: Vec<_> = pairs
         .iter()
         .filter_map(|(a, b, s)| {

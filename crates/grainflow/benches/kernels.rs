@@ -1,0 +1,81 @@
+//! Micro-benchmarks of the hot kernels: `cargo bench -p grainflow`.
+//! The pair-force kernel (one Hertz–Mindlin contact), a neighbour-list build and one
+//! soft-sphere step of the peers' settled bed S1 (20 000 spheres), on one thread.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use grainflow::contact::{
+    Body, Cohesion, ContactModel, ContactState, Normal, Rolling, Tangential, Touch, Twisting,
+};
+use grainflow::material::PairParams;
+use grainflow::scene::Scene;
+use grainflow::sim::Simulation;
+use grainflow::DVec3;
+
+fn s1() -> Simulation {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
+    let text = std::fs::read_to_string(dir.join("s1.toml")).expect("s1.toml");
+    Simulation::new(Scene::from_toml(&text, "s1").expect("parses"), &dir).expect("builds")
+}
+
+fn pair_kernel(c: &mut Criterion) {
+    let model = ContactModel {
+        normal: Normal::Hertz,
+        tangential: Tangential::Spring,
+        rolling: Rolling::None,
+        twisting: Twisting::None,
+        cohesion: Cohesion::None,
+        characteristic_velocity: 1.0,
+    };
+    let p = PairParams::new(3.7139e7, 1.5e7, 0.9, [0.5, 0.0, 0.0], 0.0);
+    let body = |v: DVec3, w: DVec3| Body {
+        vel: v,
+        omega: w,
+        radius: Some(5e-4),
+        inv_mass: 1.0 / 1.309e-6,
+        inv_inertia: 1.0 / 1.309e-13,
+    };
+    let (i, j) = (
+        body(DVec3::new(1e-3, 0.0, 0.0), DVec3::Y),
+        body(DVec3::ZERO, DVec3::X),
+    );
+    let touch = Touch {
+        normal: DVec3::new(0.6, 0.0, 0.8),
+        overlap: 1e-6,
+    };
+    let mut state = ContactState::default();
+    c.bench_function("pair force, Hertz–Mindlin", |b| {
+        b.iter(|| model.force(black_box(&p), black_box(touch), &i, &j, &mut state, 1e-6))
+    });
+}
+
+fn neighbor_build(c: &mut Criterion) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let mut sim = s1();
+    let periodic = sim.physics.periodic;
+    c.bench_function("neighbour build, S1 (20 000 spheres)", |b| {
+        b.iter(|| pool.install(|| sim.world.rebuild_neighbors(&periodic)))
+    });
+}
+
+fn step(c: &mut Criterion) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let mut sim = s1();
+    let mut group = c.benchmark_group("soft step");
+    group.sample_size(20);
+    group.bench_function("S1 (20 000 spheres), one thread", |b| {
+        b.iter(|| pool.install(|| sim.step().expect("stable")))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, pair_kernel, neighbor_build, step);
+criterion_main!(benches);
