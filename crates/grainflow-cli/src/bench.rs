@@ -61,6 +61,10 @@ pub fn list() {
     for b in BENCHES {
         println!("{:<6} {}", b.name, b.about);
     }
+    println!(
+        "{:<6} S3: self-gravity of 1e4 and 1e5 point masses (REBOUND), direct, tree and grid",
+        "gravity"
+    );
 }
 
 /// Runs benchmark `name` for `steps` steps (the scene's own count when `None`).

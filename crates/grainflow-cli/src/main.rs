@@ -2,6 +2,7 @@
 
 mod analyze;
 mod bench;
+mod bench_gravity;
 mod plot;
 mod scenes;
 
@@ -206,6 +207,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::Bench { name, steps, json } => {
             match name {
+                Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) => bench::run(&name, steps, json)?,
                 None => bench::list(),
             }

@@ -25,6 +25,26 @@ pub const BUILT_IN: &[BuiltIn] = &[
         about: "an HCP lattice with ±20 % radii settling under the linear spring–dashpot of 003",
         toml: include_str!("../../../scenes/hcp-settle.toml"),
     },
+    BuiltIn {
+        name: "collapse",
+        about: "3680 grains of 8–9 m collapsing into an aggregate under grid self-gravity (003 §4.4)",
+        toml: include_str!("../../../scenes/collapse.toml"),
+    },
+    BuiltIn {
+        name: "spin-up",
+        about: "regolith bed on an 8 km asteroid spun past the critical rate in a periodic box (003 §3.2)",
+        toml: include_str!("../../../scenes/spin-up.toml"),
+    },
+    BuiltIn {
+        name: "sound-wave",
+        about: "periodic bed of 0.5 mm glass grains for the P-wave test, linear model L1 (003 §3.1)",
+        toml: include_str!("../../../scenes/sound-wave.toml"),
+    },
+    BuiltIn {
+        name: "rubble-pile",
+        about: "20 580 grains assembling into a rubble-pile asteroid under tree self-gravity",
+        toml: include_str!("../../../scenes/rubble-pile.toml"),
+    },
 ];
 
 /// The built-in scene called `name`.

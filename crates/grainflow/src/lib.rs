@@ -6,10 +6,12 @@
 //! [`sim::Simulation`] (world state + physics), which steps and feeds observers.
 
 pub mod analysis;
+pub mod bench;
 pub mod boundary;
 pub mod contact;
 pub mod error;
 pub mod fill;
+pub mod frame;
 pub mod gravity;
 pub mod hard;
 pub mod io;

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::boundary::Periodic;
 use crate::contact::{Cohesion, ContactModel, Normal};
 use crate::fill::lattice::LatticeKind;
+use crate::frame::Frame;
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::particles::Mobility;
@@ -37,6 +38,9 @@ pub struct Scene {
     /// Periodic boundaries.
     #[serde(default)]
     pub boundary: BoundarySpec,
+    /// Rotating reference frame (Coriolis and centrifugal forces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<Frame>,
     /// Walls.
     #[serde(default)]
     pub walls: Vec<WallSpec>,
@@ -177,6 +181,9 @@ pub enum ParticleSource {
         /// Relative radius spread, in [0, 1).
         #[serde(default)]
         spread: f64,
+        /// Distance between neighbouring sites (m), ≥ 2 R_max; 2 R_max when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        spacing: Option<f64>,
         /// Initial velocity of every sphere (m/s).
         #[serde(default)]
         velocity: DVec3,
@@ -252,6 +259,9 @@ pub struct OutputSpec {
     /// Checkpoints that resume bit for bit.
     #[serde(default)]
     pub checkpoint_interval: Option<f64>,
+    /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stress: Option<crate::analysis::stress::StressOutput>,
 }
 
 /// Largest number of lattice sites a scene may ask for.
@@ -379,8 +389,16 @@ impl Scene {
         }
         self.contact_problems(&mut p);
         self.material_problems(&mut p);
-        if let Some(g) = self.gravity.uniform {
-            finite(&mut p, "gravity.uniform", g);
+        p.extend(self.gravity.problems());
+        self.grid_problems(&mut p);
+        if let Some(f) = &self.frame {
+            p.extend(f.problems());
+        }
+        if !self.boundary.periodic.is_open() && self.gravity.self_gravity.is_some() {
+            p.push(Error::scene(
+                "gravity.self_gravity",
+                "cannot be combined with periodic [boundary] axes (periodic images of the mass are not summed)",
+            ));
         }
         for (name, axis) in ["x", "y", "z"].iter().zip(self.boundary.periodic.axes()) {
             if let Some([lo, hi]) = axis {
@@ -395,6 +413,9 @@ impl Scene {
         self.wall_problems(&mut p);
         self.particle_problems(&mut p);
         let o = &self.output;
+        if let Some(st) = &o.stress {
+            p.extend(st.problems(&self.boundary.periodic));
+        }
         for (name, v) in [
             ("output.snapshot_interval", o.snapshot_interval),
             ("output.series_interval", o.series_interval),
@@ -405,6 +426,29 @@ impl Scene {
             }
         }
         p
+    }
+
+    /// Grid self-gravity needs every grain inside the grid: `simulation.domain` must be set
+    /// and lie within it, so that a grain leaving the grid stops the run.
+    fn grid_problems(&self, p: &mut Vec<Error>) {
+        use crate::gravity::SelfGravityMethod;
+        let Some(SelfGravityMethod::Grid(g)) = self.gravity.self_gravity.map(|s| s.method) else {
+            return;
+        };
+        let inside = self
+            .simulation
+            .domain
+            .is_some_and(|[lo, hi]| lo.cmpge(g.min).all() && hi.cmple(g.max()).all());
+        if !inside {
+            p.push(Error::scene(
+                "simulation.domain",
+                format!(
+                    "must be set and lie inside the gravity grid {:?} to {:?} (grid self-gravity needs every grain inside it)",
+                    g.min,
+                    g.max()
+                ),
+            ));
+        }
     }
 
     fn contact_problems(&self, p: &mut Vec<Error>) {
@@ -630,6 +674,18 @@ impl Scene {
                     finite(p, f("velocity"), *velocity);
                     if let ParticleSource::Random { count: 0, .. } = src {
                         p.push(Error::scene(f("count"), "must be at least 1"));
+                    }
+                    if let ParticleSource::Lattice {
+                        spacing: Some(d), ..
+                    } = src
+                    {
+                        let least = 2.0 * radius * (1.0 + spread);
+                        if !(d.is_finite() && *d >= least) {
+                            p.push(Error::scene(
+                                f("spacing"),
+                                format!("must be ≥ 2 × the largest radius = {least}, got {d}"),
+                            ));
+                        }
                     }
                     // A lattice makes about V / (2 r_max)³ spheres: refuse a typo that asks for billions.
                     let estimate =

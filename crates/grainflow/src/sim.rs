@@ -13,10 +13,11 @@ use rand_chacha::ChaCha8Rng;
 use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactModel, ContactState};
 use crate::fill::{
-    file::read_particle_file, lattice::lattice, layer::cylinder_layer, random::random_placement,
-    Sphere,
+    file::read_particle_file, lattice::lattice_spaced, layer::cylinder_layer,
+    random::random_placement, Sphere,
 };
-use crate::gravity::Gravity;
+use crate::frame::Frame;
+use crate::gravity::{Gravity, GravityWork};
 use crate::hard;
 use crate::io::checkpoint::Checkpoint;
 use crate::io::lammps_data::read_lammps_data;
@@ -63,6 +64,11 @@ pub struct World {
     pub drift: crate::hard::DriftState,
     /// Hard-sphere collisions so far.
     pub collisions: u64,
+    /// Body-force acceleration of every particle at the last evaluation (m/s²): gravity
+    /// fields and rotating-frame terms.
+    pub body_acc: Vec<DVec3>,
+    /// Buffers of the self-gravity methods.
+    pub gravity_work: GravityWork,
 }
 
 impl World {
@@ -84,6 +90,8 @@ pub struct Physics {
     pub table: PairTable,
     /// Gravity fields.
     pub gravity: Gravity,
+    /// Rotating reference frame.
+    pub frame: Option<Frame>,
     /// Time step (s).
     pub dt: f64,
     /// Shortest contact time of the scene (s), 002 eq 27.
@@ -192,6 +200,7 @@ impl Simulation {
             model: scene.contact,
             table,
             gravity: scene.gravity,
+            frame: scene.frame,
             dt,
             contact_time,
             max_overlap: scene.simulation.max_overlap,
@@ -213,6 +222,8 @@ impl Simulation {
             own: Vec::new(),
             drift: Default::default(),
             collisions: 0,
+            body_acc: Vec::new(),
+            gravity_work: GravityWork::default(),
         };
         let mut sim = Simulation {
             world,
@@ -353,10 +364,18 @@ impl Simulation {
     /// Energies of the current state.
     pub fn energies(&self) -> Energies {
         let p = &self.world.particles;
-        let potential = (0..p.len())
+        let t = self.world.time;
+        let external: f64 = (0..p.len())
             .filter(|&k| p.inv_mass[k] > 0.0)
-            .map(|k| self.physics.gravity.potential(p.mass[k], p.pos[k]))
+            .map(|k| {
+                self.physics.gravity.potential(p.mass[k], p.pos[k])
+                    + self
+                        .physics
+                        .frame
+                        .map_or(0.0, |f| f.potential(t, p.mass[k], p.pos[k]))
+            })
             .sum();
+        let potential = external + self.physics.gravity.self_potential(&p.pos, &p.mass);
         Energies {
             translational: p.translational_energy(),
             rotational: p.rotational_energy(),
@@ -381,6 +400,21 @@ impl Simulation {
                 .len()
                 .max(6 * self.world.particles.len())
                 * per_slot
+    }
+}
+
+/// Body-force accelerations of every particle into `world.body_acc`: gravity fields
+/// (uniform, central body, self-gravity) and the rotating frame's Coriolis and centrifugal terms.
+pub(crate) fn body_accelerations(world: &mut World, physics: &Physics) {
+    let p = &world.particles;
+    physics.gravity.accelerations(
+        &p.pos,
+        &p.mass,
+        &mut world.gravity_work,
+        &mut world.body_acc,
+    );
+    if let Some(frame) = &physics.frame {
+        frame.add_accelerations(world.time, &p.pos, &p.vel, &mut world.body_acc);
     }
 }
 
@@ -463,9 +497,10 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 max,
                 radius,
                 spread,
+                spacing,
                 velocity,
                 ..
-            } => lattice(*kind, *min, *max, *radius, *spread, &mut rng)
+            } => lattice_spaced(*kind, *min, *max, *radius, *spread, *spacing, &mut rng)
                 .into_iter()
                 .map(|s: Sphere| free(s.pos, s.radius, *velocity))
                 .collect(),

@@ -125,6 +125,7 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
         world.rebuild_neighbors(&physics.periodic);
     }
     world.timers.neighbor += lap(&mut t);
+    crate::sim::body_accelerations(world, physics);
     let pair_stats = pair_forces(world, physics, dt, period);
     world.timers.pairs += lap(&mut t);
     let stats = gather_forces(world, physics, dt);
@@ -256,6 +257,7 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
         (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
     let nl = &world.neighbors;
     let (reaction, own) = (&world.reaction, &world.own);
+    let body_acc = &world.body_acc;
     let walls = crate::walls::interact::WallForces::new(
         &world.walls,
         &world.wall_runtime,
@@ -293,7 +295,7 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                 tk += tw;
                 stats = ContactStats::merge(stats, wall_stats);
                 if inv_mass[k] > 0.0 {
-                    fk += mass[k] * physics.gravity.acceleration(pos[k]);
+                    fk += mass[k] * body_acc[k];
                 }
                 *f = fk;
                 *t = tk;

@@ -1,12 +1,13 @@
 //! Analysis of granular states, for the validation cases and `grainflow analyze`:
 //! dimensionless numbers of a drum (002 eq 31–33), the dynamic angle of repose of a drum's
 //! free surface and the angle of a pile (002 §5.3, §6.3), and the streamwise velocity profile
-//! with the flowing-layer thickness (002 §6.3). The functions read positions and velocities
-//! and never change a simulation.
+//! with the flowing-layer thickness (002 §6.3), and stress tensors on planes and in boxes
+//! (003 eq 36). The functions read the state and never change a simulation.
 
 pub mod numbers;
 pub mod profile;
 pub mod repose;
+pub mod stress;
 
 pub use numbers::{bond_number, froude_number, omega_for_froude};
 pub use profile::{velocity_profile, Profile};

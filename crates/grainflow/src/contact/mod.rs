@@ -115,10 +115,18 @@ impl ContactModel {
         let Touch { normal: n, overlap } = touch;
         let r_i = i.radius.unwrap_or(0.0);
         let lever_j = j.radius.unwrap_or(0.0);
+        // Lever arms from each centre to the contact point. Between two spheres it is the middle
+        // of the overlap, r − δ/2 from each centre: the arms then add up to the distance between
+        // the centres, so friction torques conserve angular momentum exactly (arms of r_i and
+        // r_j would create δ n̂ × F_t per contact). Against a wall, r_i.
+        let (arm_i, arm_j) = match j.radius {
+            Some(r_j) => (r_i - 0.5 * overlap, r_j - 0.5 * overlap),
+            None => (r_i, lever_j),
+        };
         // Velocity of i's surface relative to j's at the contact point (002 eq 4, with the
         // signs of the rigid-body velocities ω × r of each surface point):
-        // v_i + ω_i × r_i n̂ − (v_j + ω_j × (−r_j n̂)) = v_i − v_j + (r_i ω_i + r_j ω_j) × n̂.
-        let rel = i.vel - j.vel + (r_i * i.omega + lever_j * j.omega).cross(n);
+        // v_i + ω_i × a_i n̂ − (v_j + ω_j × (−a_j n̂)) = v_i − v_j + (a_i ω_i + a_j ω_j) × n̂.
+        let rel = i.vel - j.vel + (arm_i * i.omega + arm_j * j.omega).cross(n);
         let approach = rel.dot(n);
         let v_t = rel - approach * n;
         if !state.touching {
@@ -148,10 +156,10 @@ impl ContactModel {
             let f_t =
                 tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt);
             force_i += f_t;
-            // Lever arms r_i n̂ and r_j n̂ (002 eq 4): both torques are multiples of n̂ × F_t.
+            // Lever arms a_i n̂ and a_j n̂: both torques are multiples of n̂ × F_t.
             let arm = n.cross(f_t);
-            torque_i += r_i * arm;
-            torque_j += lever_j * arm;
+            torque_i += arm_i * arm;
+            torque_j += arm_j * arm;
         }
         if self.rolling == Rolling::Constant && p.mu_r > 0.0 {
             let (ti, tj) = rolling::rolling_torque(
@@ -213,9 +221,11 @@ mod tests {
     }
 
     #[test]
-    fn tangential_force_is_coulomb_bounded_and_torques_use_radii_as_lever_arms() {
-        // Oblique contact of two spinning equal spheres: with lever arms r_i = r_j (002 eq 4) the
-        // friction torques on both bodies are equal, r n × F_t, and |F_t| ≤ μ_s F_n.
+    fn tangential_force_is_coulomb_bounded_and_torques_conserve_angular_momentum() {
+        // Oblique contact of two spinning equal spheres (r = 0.5 m, δ = 1e-3 m): the lever arms
+        // reach the middle of the overlap, r − δ/2, so the friction torques on both bodies are
+        // equal, (r − δ/2) n × F_t, and with the force couple −(2r − δ) n × F_t they sum to zero
+        // (angular momentum conserved); |F_t| ≤ μ_s F_n.
         let m = ContactModel {
             normal: Normal::Hertz,
             tangential: Tangential::Spring,
@@ -244,7 +254,9 @@ mod tests {
         }
         let f_t = f.force_i - f.force_i.dot(n) * n;
         assert!(f_t.length() > 0.0 && f_t.length() <= 0.3 * f.normal_force * (1.0 + 1e-12));
-        assert!((f.torque_i - 0.5 * n.cross(f_t)).length() < 1e-12 * f_t.length());
+        assert!((f.torque_i - 0.4995 * n.cross(f_t)).length() < 1e-12 * f_t.length());
+        let couple = -(1.0 - 1e-3) * n.cross(f.force_i);
+        assert!((couple + f.torque_i + f.torque_j).length() < 1e-12 * f_t.length());
         assert_eq!(f.torque_i, f.torque_j);
         assert!(s.touching && s.slip.dot(n).abs() < 1e-15);
     }

@@ -43,8 +43,23 @@ pub fn lattice(
     spread: f64,
     rng: &mut ChaCha8Rng,
 ) -> Vec<Sphere> {
+    lattice_spaced(kind, min, max, radius, spread, None, rng)
+}
+
+/// [`lattice`] with the distance between neighbouring sites (m) given: 003 §4.4 uses a
+/// translation vector of 2.2 times the largest radius, leaving the grains room to move.
+/// `None`, or a spacing below 2 R, gives 2 R.
+pub fn lattice_spaced(
+    kind: LatticeKind,
+    min: DVec3,
+    max: DVec3,
+    radius: f64,
+    spread: f64,
+    spacing: Option<f64>,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Sphere> {
     let big = radius * (1.0 + spread);
-    let d = 2.0 * big;
+    let d = spacing.unwrap_or(0.0).max(2.0 * big);
     let valid = radius > 0.0 && d.is_finite() && (0.0..1.0).contains(&spread);
     if !(valid && min.is_finite() && max.is_finite()) {
         return Vec::new();

@@ -4,6 +4,7 @@ pub mod file;
 pub mod lattice;
 pub mod layer;
 pub mod random;
+pub mod settle;
 
 /// A sphere placed by a filling routine: centre (m) and radius (m).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -117,16 +117,21 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     let stats = drift(world, physics, dt)?;
     world.time += dt;
     world.step += 1;
+    crate::sim::body_accelerations(world, physics);
     kick(world, physics, 0.5 * dt);
     Ok(stats)
 }
 
-/// v += h g for every mobile particle (the only forces between collisions are body forces).
+/// v += h g for every mobile particle (the only forces between collisions are body forces:
+/// gravity fields, self-gravity included, and frame forces, evaluated after each drift).
 fn kick(world: &mut World, physics: &Physics, h: f64) {
+    if world.body_acc.len() != world.particles.len() {
+        crate::sim::body_accelerations(world, physics);
+    }
     let p = &mut world.particles;
     for k in 0..p.len() {
         if p.inv_mass[k] > 0.0 {
-            p.vel[k] += h * physics.gravity.acceleration(p.pos[k]);
+            p.vel[k] += h * world.body_acc[k];
         }
     }
 }

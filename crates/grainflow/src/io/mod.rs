@@ -22,6 +22,8 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     dump: Option<BufWriter<File>>,
     series: Option<BufWriter<File>>,
+    stress: Option<BufWriter<File>>,
+    next_stress: f64,
     next_snapshot: f64,
     next_series: f64,
     next_checkpoint: f64,
@@ -68,6 +70,8 @@ impl Outputs {
             pvd,
             dump: None,
             series: None,
+            stress: None,
+            next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
             next_checkpoint: next_after(t, spec.checkpoint_interval),
@@ -90,6 +94,15 @@ impl Outputs {
                 series::write_row(&mut w, sim).map_err(|e| Error::io(&path, e))?;
             }
             out.series = Some(w);
+        }
+        if let Some(st) = &spec.stress {
+            let path = dir.join("stress.csv");
+            let mut w = create(&path, resumed)?;
+            if !resumed {
+                writeln!(w, "{}", st.header()).map_err(|e| Error::io(&path, e))?;
+                writeln!(w, "{}", st.row(sim)).map_err(|e| Error::io(&path, e))?;
+            }
+            out.stress = Some(w);
         }
         Ok(out)
     }
@@ -131,6 +144,13 @@ impl Outputs {
             }
             self.next_series = next_after(t, sim.scene.output.series_interval);
         }
+        if t >= self.next_stress {
+            let path = self.dir.join("stress.csv");
+            if let (Some(w), Some(st)) = (&mut self.stress, &sim.scene.output.stress) {
+                writeln!(w, "{}", st.row(sim)).map_err(|e| Error::io(path, e))?;
+            }
+            self.next_stress = next_after(t, sim.scene.output.stress.as_ref().map(|s| s.interval));
+        }
         if t >= self.next_checkpoint {
             sim.checkpoint().write(&self.dir.join("checkpoint.gfck"))?;
             self.next_checkpoint = next_after(t, sim.scene.output.checkpoint_interval);
@@ -140,7 +160,10 @@ impl Outputs {
 
     /// Flushes the files and writes the final checkpoint `final.gfck`.
     pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
-        for w in [&mut self.dump, &mut self.series].into_iter().flatten() {
+        for w in [&mut self.dump, &mut self.series, &mut self.stress]
+            .into_iter()
+            .flatten()
+        {
             w.flush().map_err(|e| Error::io(&self.dir, e))?;
         }
         sim.checkpoint().write(&self.dir.join("final.gfck"))

@@ -26,6 +26,7 @@ const CASE: &str = "hard-two-body";
 
 fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>) -> Scene {
     Scene {
+        frame: None,
         simulation: SimulationSpec {
             method: Method::Hard,
             duration: dt,

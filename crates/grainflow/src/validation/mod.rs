@@ -4,6 +4,8 @@
 
 pub mod hard_two_body;
 pub mod pile;
+pub mod self_gravity;
+pub mod spin_up;
 pub mod tumbler;
 pub mod two_body;
 pub mod wall_contacts;
@@ -27,7 +29,10 @@ pub struct Metric {
     pub expected: f64,
     /// Allowed |value − expected|.
     pub tolerance: f64,
-    /// Whether |value − expected| ≤ tolerance.
+    /// How value and expected compare: "within" (|value − expected| ≤ tolerance),
+    /// "at_least" (value ≥ expected) or "at_most" (value ≤ expected).
+    pub comparison: &'static str,
+    /// Whether the comparison holds.
     pub pass: bool,
 }
 
@@ -48,7 +53,38 @@ impl Metric {
             value,
             expected,
             tolerance,
+            comparison: "within",
             pass: (value - expected).abs() <= tolerance,
+        }
+    }
+
+    /// A metric that passes when value ≥ bound (a published least value).
+    pub fn at_least(
+        case: &str,
+        model: &str,
+        metric: impl Into<String>,
+        value: f64,
+        bound: f64,
+    ) -> Metric {
+        Metric {
+            comparison: "at_least",
+            pass: value >= bound,
+            ..Metric::new(case, model, metric, value, bound, 0.0)
+        }
+    }
+
+    /// A metric that passes when value ≤ bound (a required largest value).
+    pub fn at_most(
+        case: &str,
+        model: &str,
+        metric: impl Into<String>,
+        value: f64,
+        bound: f64,
+    ) -> Metric {
+        Metric {
+            comparison: "at_most",
+            pass: value <= bound,
+            ..Metric::new(case, model, metric, value, bound, 0.0)
         }
     }
 }
@@ -124,6 +160,21 @@ pub const CASES: &[Case] = &[
         name: "pile",
         about: "002 §5: grains poured from a hopper through a slot form a pile whose angle of repose rises with rolling friction",
         run: pile::pile,
+    },
+    Case {
+        name: "gravity-accuracy",
+        about: "003 §4.4: grid (CELL) and tree forces vs direct summation on the collapse aggregate; ≥ 70 % below 5 %, ≥ 90 % below 3°; tree median < 1e-3",
+        run: self_gravity::gravity_accuracy,
+    },
+    Case {
+        name: "collapse",
+        about: "003 §4.4: self-gravitating collapse with and without spin; centre of mass fixed, angular momentum conserved (direct and tree)",
+        run: self_gravity::collapse,
+    },
+    Case {
+        name: "spin-up",
+        about: "003 §3.2: regolith bed on a spinning 8 km asteroid (periodic box, rotating frame); bottom σ_yy = −ρ φ g_eff h′ within 5 % up to 0.9 ω_c, zero past ω_c",
+        run: spin_up::spin_up,
     },
 ];
 

@@ -130,6 +130,7 @@ impl PileBox {
         };
         let r = self.grain_radius;
         Scene {
+            frame: None,
             simulation: SimulationSpec {
                 method: Default::default(),
                 duration: self.duration,
@@ -159,6 +160,7 @@ impl PileBox {
             }],
             gravity: Gravity {
                 uniform: Some(DVec3::new(0.0, -9.81, 0.0)),
+                ..Default::default()
             },
             boundary: Default::default(),
             walls: vec![
@@ -181,6 +183,7 @@ impl PileBox {
                     max: DVec3::new(hw, 2.0 * r, ht),
                     radius: r,
                     spread: 0.0,
+                    spacing: None,
                     velocity: DVec3::ZERO,
                     velocity_dispersion: 0.0,
                 },
@@ -191,6 +194,7 @@ impl PileBox {
                     max: DVec3::new(self.fill_half_width, self.slot_height + self.fill.1, ht),
                     radius: r,
                     spread: self.spread,
+                    spacing: None,
                     velocity: DVec3::ZERO,
                     velocity_dispersion: 0.0,
                 },

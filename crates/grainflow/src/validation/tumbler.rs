@@ -121,6 +121,7 @@ impl Drum {
         let half = 0.5 * self.diameter;
         let (a, b) = (0.76 * half, 0.54 * half);
         Scene {
+            frame: None,
             boundary: Default::default(),
             simulation: SimulationSpec {
                 method: Default::default(),
@@ -155,6 +156,7 @@ impl Drum {
                 .collect(),
             gravity: Gravity {
                 uniform: Some(DVec3::new(0.0, -self.g, 0.0)),
+                ..Default::default()
             },
             walls: vec![
                 WallSpec {
@@ -188,6 +190,7 @@ impl Drum {
                     max: DVec3::new(a, b, 0.5 * self.length),
                     radius: r,
                     spread: self.spread,
+                    spacing: None,
                     velocity: DVec3::ZERO,
                     velocity_dispersion: 0.0,
                 },

@@ -78,6 +78,7 @@ fn scene(
     spheres: Vec<SphereSpec>,
 ) -> Scene {
     Scene {
+        frame: None,
         simulation: SimulationSpec {
             method: Default::default(),
             duration: 1.0,
@@ -99,6 +100,7 @@ fn scene(
         pairs: vec![],
         gravity: Gravity {
             uniform: Some(DVec3::new(0.0, 0.0, -g)),
+            ..Default::default()
         },
         boundary: Default::default(),
         walls: if plate {

@@ -453,6 +453,7 @@ fn body(e: f64, mu: f64) -> Material {
 /// One sphere at `pos` with `vel`, a wall, gravity `g`; Hertz, tangential spring when `mu` > 0.
 fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<Simulation> {
     let scene = Scene {
+        frame: None,
         boundary: Default::default(),
         simulation: SimulationSpec {
             method: Default::default(),
@@ -477,7 +478,10 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
         },
         materials: vec![body(e, mu)],
         pairs: vec![],
-        gravity: Gravity { uniform: Some(g) },
+        gravity: Gravity {
+            uniform: Some(g),
+            ..Default::default()
+        },
         walls: vec![wall],
         particles: vec![ParticleSource::List {
             material: "body".into(),

@@ -1,0 +1,3 @@
+//! Benchmarks `grainflow bench NAME` runs: peer scenes of `../shared/peers/RESULTS.md`.
+
+pub mod gravity;
