@@ -267,7 +267,8 @@ pub struct OutputSpec {
 /// Largest number of lattice sites a scene may ask for.
 const MAX_LATTICE_SITES: f64 = 1e8;
 
-fn positive(problems: &mut Vec<Error>, field: impl Into<String>, v: f64) {
+/// Refuses `v` at `field` unless it is a finite number > 0.
+pub(crate) fn positive(problems: &mut Vec<Error>, field: impl Into<String>, v: f64) {
     if !(v.is_finite() && v > 0.0) {
         problems.push(Error::scene(
             field,
@@ -285,9 +286,20 @@ fn in_range(problems: &mut Vec<Error>, field: impl Into<String>, v: f64, lo: f64
     }
 }
 
-fn finite(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
+/// Refuses `v` at `field` unless every component is finite.
+pub(crate) fn finite(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
     if !v.is_finite() {
         problems.push(Error::scene(field, format!("must be finite, got {v:?}")));
+    }
+}
+
+/// Refuses `v` at `field` unless it is a finite non-zero vector.
+pub(crate) fn nonzero(problems: &mut Vec<Error>, field: impl Into<String>, v: DVec3) {
+    if !(v.is_finite() && v.length_squared() > 0.0) {
+        problems.push(Error::scene(
+            field,
+            format!("must be a finite non-zero vector, got {v:?}"),
+        ));
     }
 }
 

@@ -19,6 +19,7 @@ use super::{
     Block, Cone, Cylinder, Disk, Line, Motion, Plane, Plate, Point, Ring, Shape, Side, Surface,
     Wall, MAX_UNION_MEMBERS,
 };
+use crate::scene::{finite, nonzero, positive};
 use crate::Error;
 
 /// One wall of a scene: material, shape, surface and motion.
@@ -209,30 +210,6 @@ impl WallSpec {
                 other => other.clone(),
             },
         }
-    }
-}
-
-fn positive(p: &mut Vec<Error>, field: String, v: f64) {
-    if !(v.is_finite() && v > 0.0) {
-        p.push(Error::scene(
-            field,
-            format!("must be a finite number > 0, got {v}"),
-        ));
-    }
-}
-
-fn finite(p: &mut Vec<Error>, field: String, v: DVec3) {
-    if !v.is_finite() {
-        p.push(Error::scene(field, format!("must be finite, got {v:?}")));
-    }
-}
-
-fn nonzero(p: &mut Vec<Error>, field: String, v: DVec3) {
-    if !(v.is_finite() && v.length_squared() > 0.0) {
-        p.push(Error::scene(
-            field,
-            format!("must be a finite non-zero vector, got {v:?}"),
-        ));
     }
 }
 
