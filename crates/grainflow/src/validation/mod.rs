@@ -118,7 +118,7 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "oblique-impact",
-        about: "002 §4.1.4: sphere on a plate at 2°–88°; sliding threshold, spin and tangential restitution (eq 23–25)",
+        about: "002 §4.1.4: sphere on a plate at 2°–88°; past φ_th = 64.54° (eq 23) spin and tangential restitution follow eq 24–25",
         run: two_body::oblique_impact,
     },
     Case {
