@@ -221,7 +221,7 @@ pub fn drum(runs: &[PathBuf], from: f64, out: &Path) -> Result<()> {
             dir.display(),
             angles.len()
         );
-        println!(
+        outln!(
             "{}: Fr = {fr:.3e}, angle = {angle:.2} ± {error:.2} deg over {} frames, flowing layer {flowing:.1} d",
             dir.display(),
             angles.len()
@@ -249,7 +249,7 @@ pub fn drum(runs: &[PathBuf], from: f64, out: &Path) -> Result<()> {
         ],
         true,
     )?;
-    println!("wrote {}", out.display());
+    outln!("wrote {}", out.display());
     Ok(())
 }
 
@@ -324,7 +324,7 @@ pub fn pile(run: &Path, axis: DVec3, below: Option<f64>, out: &Path) -> Result<(
         ],
         false,
     )?;
-    println!(
+    outln!(
         "{}: angle of repose {:.2} ± {:.2} deg (left {:.2}, right {:.2}); wrote {}",
         run.display(),
         fit.angle_deg(),

@@ -59,9 +59,9 @@ fn peak_rss_mib() -> f64 {
 /// Lists the benchmarks.
 pub fn list() {
     for b in BENCHES {
-        println!("{:<6} {}", b.name, b.about);
+        outln!("{:<6} {}", b.name, b.about);
     }
-    println!(
+    outln!(
         "{:<6} S3: self-gravity of 1e4 and 1e5 point masses (REBOUND), direct, tree and grid",
         "gravity"
     );
@@ -125,15 +125,15 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
         report["hard_spheres"] = hard.clone();
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
+        outln!(
             "{}: {n} particles, {steps} steps, {threads} threads: {wall:.2} s, {:.3e} particle-steps/s, {:.1} ns·core per particle-step",
             b.name,
             per_step / wall,
             wall * threads as f64 / per_step * 1e9
         );
-        println!(
+        outln!(
             "  contacts/particle {:.3}, KE {:.3e} + {:.3e} J, peak RSS {:.1} MiB, {} neighbour builds",
             2.0 * pair_contacts as f64 / n as f64,
             e.translational,
@@ -141,12 +141,15 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
             peak_rss_mib(),
             sim.world.neighbors.builds
         );
-        println!(
+        outln!(
             "  stages: integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, gather + walls {:.2} s",
-            t.integrate, t.neighbor, t.pairs, t.gather_walls
+            t.integrate,
+            t.neighbor,
+            t.pairs,
+            t.gather_walls
         );
         if sim.world.collisions > 0 {
-            println!("  hard spheres: {hard}");
+            outln!("  hard spheres: {hard}");
         }
     }
     Ok(())

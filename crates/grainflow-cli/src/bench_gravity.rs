@@ -60,9 +60,9 @@ pub fn gravity_s3(json: bool) -> Result<ExitCode> {
         "runs": rows,
     });
     if json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        println!(
+        outln!(
             "S3 tree at N = 1e5: {best:.3} s/step within REBOUND's error ({:.1}× faster than REBOUND's {REBOUND_TREE_1E5_S_PER_STEP} s; target ≥ 5×): {}",
             REBOUND_TREE_1E5_S_PER_STEP / best,
             if pass { "pass" } else { "NO" }

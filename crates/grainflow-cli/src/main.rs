@@ -1,5 +1,25 @@
 //! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
 
+/// Writes to standard output; when the reader has gone (`grainflow … | head`), the program ends
+/// quietly with success instead of panicking on the closed pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout().lock(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }};
+}
+
+/// [`out!`] with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        out!("{}\n", format_args!($($arg)*))
+    };
+}
+
 mod analyze;
 mod bench;
 mod bench_gravity;
@@ -197,7 +217,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                     if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
                         bail!("analyze froude: diameter and g must be > 0 and omega finite");
                     }
-                    println!(
+                    outln!(
                         "Fr = {:.6e}",
                         grainflow::analysis::froude_number(omega, diameter, g)
                     );
@@ -325,31 +345,31 @@ fn check(arg: &str) -> Result<ExitCode> {
     let problems = scene.problems();
     if !problems.is_empty() {
         for p in &problems {
-            println!("refused: {p}");
+            outln!("refused: {p}");
         }
         return Ok(ExitCode::FAILURE);
     }
     let sim = match Simulation::new(scene, &base) {
         Ok(sim) => sim,
         Err(e) => {
-            println!("refused: {e}");
+            outln!("refused: {e}");
             return Ok(ExitCode::FAILURE);
         }
     };
-    println!("{arg}: ok");
-    println!("  particles:            {}", sim.world.particles.len());
-    println!("  walls:                {}", sim.world.walls.len());
-    println!(
+    outln!("{arg}: ok");
+    outln!("  particles:            {}", sim.world.particles.len());
+    outln!("  walls:                {}", sim.world.walls.len());
+    outln!(
         "  shortest contact t_c: {:.4e} s (002 eq 27)",
         sim.physics.contact_time
     );
-    println!(
+    outln!(
         "  time step dt:         {:.4e} s (t_c / {:.1})",
         sim.physics.dt,
         sim.physics.contact_time / sim.physics.dt
     );
-    println!("  steps:                {}", sim.total_steps());
-    println!(
+    outln!("  steps:                {}", sim.total_steps());
+    outln!(
         "  memory estimate:      {:.1} MiB",
         sim.memory_estimate() as f64 / (1024.0 * 1024.0)
     );
@@ -359,7 +379,7 @@ fn check(arg: &str) -> Result<ExitCode> {
 fn list_scenes(name: Option<&str>, out: Option<&Path>) -> Result<ExitCode> {
     let Some(name) = name else {
         for s in scenes::BUILT_IN {
-            println!("{:<16} {}", s.name, s.about);
+            outln!("{:<16} {}", s.name, s.about);
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -369,7 +389,7 @@ fn list_scenes(name: Option<&str>, out: Option<&Path>) -> Result<ExitCode> {
     match out {
         Some(path) => std::fs::write(path, s.toml)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => print!("{}", s.toml),
+        None => out!("{}", s.toml),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -377,7 +397,7 @@ fn list_scenes(name: Option<&str>, out: Option<&Path>) -> Result<ExitCode> {
 fn validate(names: &[String], list: bool, json: bool, full: bool) -> Result<ExitCode> {
     if list || names.is_empty() {
         for c in validation::CASES {
-            println!("{:<16} {}", c.name, c.about);
+            outln!("{:<16} {}", c.name, c.about);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -390,14 +410,19 @@ fn validate(names: &[String], list: bool, json: bool, full: bool) -> Result<Exit
     }
     let failed = metrics.iter().filter(|m| !m.pass).count();
     if json {
-        println!("{}", serde_json::to_string_pretty(&metrics)?);
+        outln!("{}", serde_json::to_string_pretty(&metrics)?);
     } else {
-        println!(
+        outln!(
             "{:<15} {:<7} {:<36} {:>13} {:>13} {:>10}  pass",
-            "case", "model", "metric", "value", "expected", "tolerance"
+            "case",
+            "model",
+            "metric",
+            "value",
+            "expected",
+            "tolerance"
         );
         for m in &metrics {
-            println!(
+            outln!(
                 "{:<15} {:<7} {:<36} {:>13.6e} {:>13.6e} {:>10.2e}  {}",
                 m.case,
                 m.model,

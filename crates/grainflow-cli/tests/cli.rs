@@ -206,3 +206,26 @@ fn analyze_drum_writes_csv_and_png_and_froude_matches_eq_31() {
     let (ok, _, err) = grainflow(&["analyze", "drum", dir.join("missing").to_str().unwrap()]);
     assert!(!ok && err.contains("final.gfck"), "{err}");
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_program_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // `grainflow validate … --json | head -1` with more output (~90 KB) than a pipe holds (64 KB).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grainflow"))
+        .args(["validate", "restitution", "oblique-impact", "--full", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut first = String::new();
+    let stdout = child.stdout.take().expect("stdout");
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("one line");
+    // The pipe closes here, before the rest is written.
+    let out = child.wait_with_output().expect("waits");
+    assert_eq!(first.trim(), "[");
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
