@@ -213,7 +213,13 @@ fn a_reader_that_stops_early_ends_the_program_quietly() {
     use std::process::Stdio;
     // `grainflow validate … --json | head -1` with more output (~90 KB) than a pipe holds (64 KB).
     let mut child = Command::new(env!("CARGO_BIN_EXE_grainflow"))
-        .args(["validate", "restitution", "oblique-impact", "--full", "--json"])
+        .args([
+            "validate",
+            "restitution",
+            "oblique-impact",
+            "--full",
+            "--json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
