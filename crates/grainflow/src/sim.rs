@@ -499,11 +499,19 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 spread,
                 spacing,
                 velocity,
+                velocity_dispersion,
                 ..
-            } => lattice_spaced(*kind, *min, *max, *radius, *spread, *spacing, &mut rng)
-                .into_iter()
-                .map(|s: Sphere| free(s.pos, s.radius, *velocity))
-                .collect(),
+            } => {
+                let spheres =
+                    lattice_spaced(*kind, *min, *max, *radius, *spread, *spacing, &mut rng);
+                let vel =
+                    thermal_velocities(spheres.len(), *velocity, *velocity_dispersion, &mut rng);
+                spheres
+                    .iter()
+                    .zip(vel)
+                    .map(|(s, v): (&Sphere, DVec3)| free(s.pos, s.radius, v))
+                    .collect()
+            }
             ParticleSource::CylinderLayer {
                 center,
                 axis,

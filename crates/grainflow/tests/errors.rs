@@ -138,3 +138,24 @@ fn a_fixed_sphere_with_a_velocity_is_refused() {
         "particles[0].spheres[0].vel: a fixed sphere is held in place; give it no velocity or spin"
     );
 }
+
+#[test]
+fn lattice_velocity_dispersion_is_applied() {
+    // A cubic lattice with σ = 0.5 m/s per component: the sample spread of the ~1000 velocity
+    // components is σ within 10 % (statistical error ≈ σ/√(2·1000) ≈ 2 %), the mean is zero.
+    let text = SCENE.replace(
+        "[[particles]]\ntype = \"list\"",
+        "[[particles]]\ntype = \"lattice\"\nkind = \"cubic\"\nmaterial = \"glass\"\nradius = 1e-3\nmin = [0.0, 0.0, 0.1]\nmax = [0.014, 0.014, 0.114]\nvelocity_dispersion = 0.5\n\n[[particles]]\ntype = \"list\"",
+    );
+    let sim = build(&text).expect("builds");
+    let p = &sim.world.particles;
+    let v: Vec<f64> = (0..p.len())
+        .filter(|&k| p.pos[k].z > 0.05)
+        .flat_map(|k| p.vel[k].to_array())
+        .collect();
+    assert_eq!(v.len(), 3 * 343);
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
+    assert!(mean.abs() < 1e-12, "{mean}");
+    assert!((sd - 0.5).abs() < 0.05, "{sd}");
+}
