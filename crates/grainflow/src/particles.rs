@@ -113,6 +113,11 @@ impl Particles {
         self.len() - 1
     }
 
+    /// Map from stable id to index, for re-attaching state keyed by ids (checkpoints, removals).
+    pub fn index_map(&self) -> std::collections::HashMap<u64, usize> {
+        self.id.iter().enumerate().map(|(k, &id)| (id, k)).collect()
+    }
+
     /// Index of the particle with stable id `id`, if present.
     pub fn index_of(&self, id: u64) -> Option<usize> {
         self.id.iter().position(|&k| k == id)

@@ -323,13 +323,7 @@ impl Simulation {
                 ),
             ));
         }
-        let index: std::collections::HashMap<u64, usize> = ckpt
-            .particles
-            .id
-            .iter()
-            .enumerate()
-            .map(|(k, &id)| (id, k))
-            .collect();
+        let index = ckpt.particles.index_map();
         let n = ckpt.particles.len();
         let w = &mut sim.world;
         w.particles = ckpt.particles;

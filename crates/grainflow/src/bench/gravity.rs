@@ -53,9 +53,10 @@ pub struct GravityBench {
     pub error_sample: usize,
 }
 
-/// N points uniform in the unit ball by rejection from [−1, 1]³ (ChaCha8, seed 42 + N).
-pub fn uniform_ball(n: usize) -> Vec<DVec3> {
-    let mut rng = ChaCha8Rng::seed_from_u64(42 + n as u64);
+/// N points uniform in the unit ball by rejection from [−1, 1]³ (ChaCha8 with `seed`; S3 uses
+/// seed 42 + N, as the peers' REBOUND script does).
+pub fn uniform_ball(n: usize, seed: u64) -> Vec<DVec3> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let p = DVec3::new(
@@ -98,7 +99,7 @@ pub fn s3_grid(cells: u32, exact_neighbors: bool) -> SelfGravityMethod {
 /// evenly spaced sample of [`ERROR_SAMPLE`] above).
 pub fn run(method: SelfGravityMethod, n: usize, steps: usize) -> GravityBench {
     let gravity = s3_gravity(method);
-    let mut pos = uniform_ball(n);
+    let mut pos = uniform_ball(n, 42 + n as u64);
     let mass = vec![1.0 / n as f64; n];
     let mut vel = vec![DVec3::ZERO; n];
     let mut work = GravityWork::default();
@@ -170,7 +171,7 @@ mod tests {
     fn uniform_ball_fills_the_ball_uniformly() {
         // The mean of r³ over a uniform ball is 1/2 (r³ is uniform on [0, 1]); 4000 points give
         // a standard error of 1/√(12·4000) ≈ 0.0046, so 0.02 is over four of them.
-        let p = uniform_ball(4000);
+        let p = uniform_ball(4000, 42 + 4000);
         assert!(p.iter().all(|x| x.length() < 1.0));
         let mean: f64 = p.iter().map(|x| x.length().powi(3)).sum::<f64>() / 4000.0;
         assert!((mean - 0.5).abs() < 0.02, "{mean}");

@@ -441,25 +441,8 @@ fn group_acceleration(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::gravity::uniform_ball as ball;
     use crate::gravity::direct::{self, pair};
-    use rand::{RngExt, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
-    fn ball(n: usize, seed: u64) -> Vec<DVec3> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let p = DVec3::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            );
-            if p.length_squared() < 1.0 {
-                out.push(p);
-            }
-        }
-        out
-    }
 
     #[test]
     fn quadrupole_of_a_far_pair_matches_the_exact_field() {

@@ -155,13 +155,7 @@ pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
         k += 1;
         keep[k - 1]
     });
-    let index: std::collections::HashMap<u64, usize> = world
-        .particles
-        .id
-        .iter()
-        .enumerate()
-        .map(|(k, &id)| (id, k))
-        .collect();
+    let index = world.particles.index_map();
     world.neighbors = crate::neighbor::NeighborList::new(world.neighbors.skin);
     world.rebuild_neighbors(periodic);
     let entries: Vec<_> = pairs
