@@ -12,7 +12,27 @@ pub mod wall_contacts;
 
 use serde::Serialize;
 
+use crate::material::Material;
+
 use crate::Result;
+
+/// Glass beads of 002 Table 2 (ρ = 2500 kg/m³, ν = 0.24, no spinning friction or cohesion)
+/// with the given restitution, sliding friction, Young's modulus (Pa) and rolling friction;
+/// the drum and the piling box use them for grains and, with Table 2's wall values, for walls.
+pub(crate) fn glass_beads(name: &str, e: f64, mu: f64, youngs_modulus: f64, mu_r: f64) -> Material {
+    Material {
+        name: name.into(),
+        density: Some(2500.0),
+        youngs_modulus,
+        poisson_ratio: 0.24,
+        restitution: e,
+        sliding_friction: mu,
+        rolling_friction: mu_r,
+        twisting_friction: 0.0,
+        cohesion: 0.0,
+        tangential_restitution: 1.0,
+    }
+}
 
 /// One compared number.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -25,12 +25,12 @@ use std::path::Path;
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::Metric;
+use super::{glass_beads, Metric};
 use crate::analysis::{pile_angle, DrumFrame};
 use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
 use crate::fill::lattice::LatticeKind;
 use crate::gravity::Gravity;
-use crate::material::{Material, PairOverride};
+use crate::material::PairOverride;
 use crate::scene::{Auto, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
 use crate::sim::Simulation;
 use crate::walls::{Motion, ShapeSpec, Surface, WallSpec};
@@ -73,17 +73,8 @@ const RAMP: f64 = 50.0 * std::f64::consts::PI / 180.0;
 impl PileBox {
     /// The scene of the box.
     pub fn scene(&self) -> Scene {
-        let glass = |name: &str, e: f64, mu: f64| Material {
-            name: name.into(),
-            density: Some(2500.0),
-            youngs_modulus: self.youngs_modulus,
-            poisson_ratio: 0.24,
-            restitution: e,
-            sliding_friction: mu,
-            rolling_friction: self.rolling_friction,
-            twisting_friction: 0.0,
-            cohesion: 0.0,
-            tangential_restitution: 1.0,
+        let glass = |name: &str, e: f64, mu: f64| {
+            glass_beads(name, e, mu, self.youngs_modulus, self.rolling_friction)
         };
         let (hw, ht) = (0.5 * self.width, 0.5 * self.thickness);
         let plane = |point: DVec3, normal: DVec3, surface| WallSpec {

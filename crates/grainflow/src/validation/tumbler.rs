@@ -31,12 +31,12 @@ use std::path::Path;
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::Metric;
+use super::{glass_beads, Metric};
 use crate::analysis::{drum_angle, mean_and_error, omega_for_froude, DrumFrame};
 use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
 use crate::fill::lattice::LatticeKind;
 use crate::gravity::Gravity;
-use crate::material::{Material, PairOverride};
+use crate::material::PairOverride;
 use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
 use crate::sim::Simulation;
 use crate::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
@@ -84,17 +84,8 @@ impl Drum {
     /// The scene: walls, glued grains, fill, materials (002 Table 2).
     pub fn scene(&self) -> Scene {
         let r = self.grain_radius;
-        let glass = |name: &str, e: f64, mu: f64| Material {
-            name: name.into(),
-            density: Some(2500.0),
-            youngs_modulus: self.youngs_modulus,
-            poisson_ratio: 0.24,
-            restitution: e,
-            sliding_friction: mu,
-            rolling_friction: self.rolling_friction,
-            twisting_friction: 0.0,
-            cohesion: 0.0,
-            tangential_restitution: 1.0,
+        let glass = |name: &str, e: f64, mu: f64| {
+            glass_beads(name, e, mu, self.youngs_modulus, self.rolling_friction)
         };
         // End plates rotate with the drum and touch grains with the particle–wall values of
         // Table 2 (002 §6.2); the sticky cylinder's own contacts never act.
