@@ -430,11 +430,21 @@ fn validate(names: &[String], list: bool, json: bool, full: bool) -> Result<Exit
                 m.value,
                 m.expected,
                 m.tolerance,
-                if m.pass { "yes" } else { "NO" }
+                match (m.comparison, m.pass) {
+                    ("report", _) => "(shown)",
+                    (_, true) => "yes",
+                    (_, false) => "NO",
+                }
             );
         }
     }
-    eprintln!("{} passed, {} failed", metrics.len() - failed, failed);
+    let shown = metrics.iter().filter(|m| m.comparison == "report").count();
+    eprintln!(
+        "{} passed, {} failed, {} shown for comparison",
+        metrics.len() - failed - shown,
+        failed,
+        shown
+    );
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

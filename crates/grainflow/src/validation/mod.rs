@@ -50,7 +50,8 @@ pub struct Metric {
     /// Allowed |value − expected|.
     pub tolerance: f64,
     /// How value and expected compare: "within" (|value − expected| ≤ tolerance),
-    /// "at_least" (value ≥ expected) or "at_most" (value ≤ expected).
+    /// "at_least" (value ≥ expected), "at_most" (value ≤ expected) or "report" (printed beside
+    /// a published value for comparison, not checked).
     pub comparison: &'static str,
     /// Whether the comparison holds.
     pub pass: bool,
@@ -105,6 +106,22 @@ impl Metric {
             comparison: "at_most",
             pass: value <= bound,
             ..Metric::new(case, model, metric, value, bound, 0.0)
+        }
+    }
+
+    /// A value printed beside a published one for comparison and not checked: for a
+    /// reproduction that differs from the paper for a stated reason (see the case's docs).
+    pub fn report(
+        case: &str,
+        model: &str,
+        metric: impl Into<String>,
+        value: f64,
+        published: f64,
+    ) -> Metric {
+        Metric {
+            comparison: "report",
+            pass: true,
+            ..Metric::new(case, model, metric, value, published, 0.0)
         }
     }
 }
