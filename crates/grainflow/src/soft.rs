@@ -32,6 +32,8 @@ pub struct ContactStats {
     pub max_overlap_ratio: f64,
     /// Index of the particle with that overlap.
     pub worst: usize,
+    /// Lowest index of a particle whose force or torque is not finite.
+    pub non_finite: Option<usize>,
 }
 
 impl ContactStats {
@@ -41,8 +43,13 @@ impl ContactStats {
         let b_wins = b.max_overlap_ratio > a.max_overlap_ratio
             || (b.max_overlap_ratio == a.max_overlap_ratio && b.worst < a.worst);
         let worst = if b_wins { b } else { a };
+        let non_finite = match (a.non_finite, b.non_finite) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
         ContactStats {
             contacts: a.contacts + b.contacts,
+            non_finite,
             ..worst
         }
     }
@@ -297,6 +304,11 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                 if inv_mass[k] > 0.0 {
                     fk += mass[k] * body_acc[k];
                 }
+                // A force that is not finite is the first sign of a run going bad; positions
+                // and velocities only become non-finite through it.
+                if !(fk.is_finite() && tk.is_finite()) && stats.non_finite.is_none() {
+                    stats.non_finite = Some(k);
+                }
                 *f = fk;
                 *t = tk;
             }
@@ -317,20 +329,17 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
 #[inline(never)]
 fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Result<()> {
     let p = &world.particles;
-    let bad = (0..p.len())
-        .into_par_iter()
-        .find_first(|&k| !(p.pos[k].is_finite() && p.vel[k].is_finite() && p.omega[k].is_finite()));
     let fail = |k: usize, reason: String| Error::Unstable {
         time: world.time,
         step: world.step,
         id: p.id[k],
         reason,
     };
-    if let Some(k) = bad {
+    if let Some(k) = stats.non_finite {
         return Err(fail(
             k,
             format!(
-                "position or velocity is not finite (pos {:?}, vel {:?}); likely cause: dt = {:.3e} s too large for the contact time, or a stiffness or cohesion that diverges",
+                "force or torque is not finite (pos {:?}, vel {:?}); likely cause: dt = {:.3e} s too large for the contact time, or a stiffness or cohesion that diverges",
                 p.pos[k], p.vel[k], physics.dt
             ),
         ));
@@ -364,4 +373,24 @@ fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Re
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_stats_name_the_lowest_particle_gone_bad_whatever_the_split() {
+        let bad = |k| ContactStats {
+            non_finite: Some(k),
+            ..ContactStats::default()
+        };
+        let fine = ContactStats::default();
+        for (a, b) in [(bad(7), bad(3)), (bad(3), bad(7))] {
+            assert_eq!(ContactStats::merge(a, b).non_finite, Some(3));
+        }
+        assert_eq!(ContactStats::merge(fine, bad(5)).non_finite, Some(5));
+        assert_eq!(ContactStats::merge(bad(5), fine).non_finite, Some(5));
+        assert_eq!(ContactStats::merge(fine, fine).non_finite, None);
+    }
 }

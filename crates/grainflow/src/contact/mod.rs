@@ -99,6 +99,7 @@ pub struct ContactForce {
 
 impl ContactModel {
     /// Evaluates the contact of particle i with body j where they `touch`, updating `state`.
+    #[inline(always)]
     pub fn force(
         &self,
         p: &PairParams,

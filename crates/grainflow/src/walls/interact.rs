@@ -215,19 +215,24 @@ impl<'a> WallForces<'a> {
         }
         for (w, wall) in self.walls.iter().enumerate() {
             let pose = &self.rt.pose[w];
-            let local = pose.to_local(pos);
+            // Most walls stand still: skip the transform for them.
+            let local = if pose.is_identity() {
+                pos
+            } else {
+                pose.to_local(pos)
+            };
             for (m, shape) in wall.shape.members().iter().enumerate() {
                 let id = key(w, m);
-                let slot = history.iter().position(|(h, _)| *h == id);
                 let touch = match (wall.surface, shape.contact(local, r)) {
                     (Surface::Normal, Some(c)) => c,
                     _ => {
-                        if let Some(s) = slot {
+                        if let Some(s) = history.iter().position(|(h, _)| *h == id) {
                             history.swap_remove(s);
                         }
                         continue;
                     }
                 };
+                let slot = history.iter().position(|(h, _)| *h == id);
                 let s = slot.unwrap_or_else(|| {
                     history.push((id, ContactState::default()));
                     history.len() - 1
@@ -255,6 +260,7 @@ impl<'a> WallForces<'a> {
                     contacts: 1,
                     max_overlap_ratio: c.overlap / r,
                     worst: k,
+                    non_finite: None,
                 };
                 stats = ContactStats::merge(stats, here);
             }
