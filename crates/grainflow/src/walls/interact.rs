@@ -197,6 +197,7 @@ impl<'a> WallForces<'a> {
 
     /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
     /// with radius `r`, of `material`), updating its wall contact `history`.
+    #[inline]
     pub fn on(
         &self,
         k: usize,
