@@ -76,6 +76,12 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
+        self.wall_runtime.near = crate::walls::interact::near_fixed_walls(
+            &self.walls,
+            &self.particles.pos,
+            &self.particles.radius,
+            nl.skin,
+        );
         self.reaction.clear();
         self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
     }

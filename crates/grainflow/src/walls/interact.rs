@@ -22,7 +22,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::{Pose, Surface, Wall};
+use super::{Motion, Pose, Surface, Wall};
 use crate::boundary::Periodic;
 use crate::contact::{Body, ContactModel, ContactState};
 use crate::material::PairTable;
@@ -48,6 +48,61 @@ pub struct WallRuntime {
     pub attached: Vec<Option<Attachment>>,
     /// Per wall: grains it has absorbed.
     pub absorbed: Vec<u64>,
+    /// Per particle: the members of fixed walls within its reach, found at each neighbour
+    /// rebuild ([`near_fixed_walls`]).
+    pub near: NearWalls,
+}
+
+/// Per particle, the history keys of the members of fixed walls closer than its radius plus
+/// the skin (compressed rows). Until the next neighbour rebuild no particle moves more than
+/// half the skin, so a member not listed cannot touch it: the step skips it without looking.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NearWalls {
+    start: Vec<u32>,
+    keys: Vec<u32>,
+}
+
+impl NearWalls {
+    /// The listed members near particle `k`, or `None` when the list was not built for it.
+    #[inline]
+    fn of(&self, k: usize) -> Option<&[u32]> {
+        let (a, b) = (*self.start.get(k)?, *self.start.get(k + 1)?);
+        Some(&self.keys[a as usize..b as usize])
+    }
+}
+
+/// The members of fixed walls within `radius + skin` of each particle (at their scene
+/// placement, which is where fixed walls stay).
+pub fn near_fixed_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64) -> NearWalls {
+    let rows: Vec<Vec<u32>> = pos
+        .par_iter()
+        .zip(radius.par_iter())
+        .with_min_len(crate::soft::MIN_LEN)
+        .map(|(&x, &r)| {
+            let mut row = Vec::new();
+            for (w, wall) in walls.iter().enumerate() {
+                if !matches!(wall.motion, Motion::Fixed) {
+                    continue;
+                }
+                for (m, shape) in wall.shape.members().iter().enumerate() {
+                    if shape.contact(x, r + skin).is_some() {
+                        row.push(key(w, m));
+                    }
+                }
+            }
+            row
+        })
+        .collect();
+    let mut near = NearWalls {
+        start: Vec::with_capacity(pos.len() + 1),
+        keys: Vec::new(),
+    };
+    near.start.push(0);
+    for row in rows {
+        near.keys.extend(row);
+        near.start.push(near.keys.len() as u32);
+    }
+    near
 }
 
 /// History key of member `m` of wall `w`.
@@ -214,7 +269,9 @@ impl<'a> WallForces<'a> {
             history.clear();
             return (f, t, stats);
         }
+        let near = self.rt.near.of(k);
         for (w, wall) in self.walls.iter().enumerate() {
+            let fixed = matches!(wall.motion, Motion::Fixed);
             let pose = &self.rt.pose[w];
             // Most walls stand still: skip the transform for them.
             let local = if pose.is_identity() {
@@ -224,6 +281,9 @@ impl<'a> WallForces<'a> {
             };
             for (m, shape) in wall.shape.members().iter().enumerate() {
                 let id = key(w, m);
+                if fixed && near.is_some_and(|near| !near.contains(&id)) {
+                    continue;
+                }
                 let touch = match (wall.surface, shape.contact(local, r)) {
                     (Surface::Normal, Some(c)) => c,
                     _ => {
@@ -267,5 +327,48 @@ impl<'a> WallForces<'a> {
             }
         }
         (f, t, stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::walls::{Plane, Shape};
+
+    fn floor(z: f64, motion: Motion) -> Wall {
+        Wall {
+            shape: Shape::Plane(Plane {
+                point: DVec3::new(0.0, 0.0, z),
+                normal: DVec3::Z,
+                both: false,
+            }),
+            material: 0,
+            surface: Surface::Normal,
+            motion,
+        }
+    }
+
+    #[test]
+    fn near_lists_hold_the_fixed_members_within_radius_plus_skin() {
+        // Floors at z = 0 (fixed), z = 0.5 (fixed) and z = 0 (moving: always checked, never
+        // listed); spheres of radius 0.1 with a skin of 0.05 at heights 0.12, 0.16 and 0.3.
+        let walls = [
+            floor(0.0, Motion::Fixed),
+            floor(0.5, Motion::Fixed),
+            floor(
+                0.0,
+                Motion::Translate {
+                    velocity: DVec3::X,
+                    start: 0.0,
+                },
+            ),
+        ];
+        let pos = [0.12, 0.16, 0.3].map(|z| DVec3::new(0.0, 0.0, z));
+        let near = near_fixed_walls(&walls, &pos, &[0.1; 3], 0.05);
+        // Every height is below the plane at z = 0.5, whose grains sit on top of it: all touch.
+        assert_eq!(near.of(0), Some(&[key(0, 0), key(1, 0)][..]));
+        assert_eq!(near.of(1), Some(&[key(1, 0)][..]));
+        assert_eq!(near.of(2), Some(&[key(1, 0)][..]));
+        assert_eq!(near.of(3), None);
     }
 }
