@@ -230,6 +230,8 @@ pub struct WallForces<'a> {
     model: &'a ContactModel,
     table: &'a PairTable,
     dt: f64,
+    /// Whether every wall stands still, so that the near lists alone say which may touch.
+    all_fixed: bool,
 }
 
 impl<'a> WallForces<'a> {
@@ -247,6 +249,7 @@ impl<'a> WallForces<'a> {
             model,
             table,
             dt,
+            all_fixed: walls.iter().all(|w| matches!(w.motion, Motion::Fixed)),
         }
     }
 
@@ -270,6 +273,9 @@ impl<'a> WallForces<'a> {
             return (f, t, stats);
         }
         let near = self.rt.near.of(k);
+        if self.all_fixed && history.is_empty() && near.is_some_and(<[u32]>::is_empty) {
+            return (f, t, stats);
+        }
         for (w, wall) in self.walls.iter().enumerate() {
             let fixed = matches!(wall.motion, Motion::Fixed);
             let pose = &self.rt.pose[w];
