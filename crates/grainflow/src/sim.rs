@@ -76,7 +76,7 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        self.wall_runtime.near = crate::walls::interact::near_fixed_walls(
+        self.wall_runtime.near = crate::walls::interact::near_still_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,

@@ -22,7 +22,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::{Motion, Pose, Surface, Wall};
+use super::{Pose, Surface, Wall};
 use crate::boundary::Periodic;
 use crate::contact::{Body, ContactModel, ContactState};
 use crate::material::PairTable;
@@ -48,14 +48,16 @@ pub struct WallRuntime {
     pub attached: Vec<Option<Attachment>>,
     /// Per wall: grains it has absorbed.
     pub absorbed: Vec<u64>,
-    /// Per particle: the members of fixed walls within its reach, found at each neighbour
-    /// rebuild ([`near_fixed_walls`]).
+    /// Per wall: whether it stays in place ([`Motion::keeps_in_place`]).
+    pub still: Vec<bool>,
+    /// Per particle: the members of walls that stay in place within its reach, found at each
+    /// neighbour rebuild ([`near_still_walls`]).
     pub near: NearWalls,
 }
 
-/// Per particle, the history keys of the members of fixed walls closer than its radius plus
-/// the skin (compressed rows). Until the next neighbour rebuild no particle moves more than
-/// half the skin, so a member not listed cannot touch it: the step skips it without looking.
+/// Per particle, the history keys of the members of walls that stay in place closer than its
+/// radius plus the skin (compressed rows). Until the next neighbour rebuild no particle moves
+/// more than half the skin, so a member not listed cannot touch it: the step skips it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NearWalls {
     start: Vec<u32>,
@@ -71,9 +73,8 @@ impl NearWalls {
     }
 }
 
-/// The members of fixed walls within `radius + skin` of each particle (at their scene
-/// placement, which is where fixed walls stay).
-pub fn near_fixed_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64) -> NearWalls {
+/// The members of walls that stay in place within `radius + skin` of each particle.
+pub fn near_still_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64) -> NearWalls {
     let rows: Vec<Vec<u32>> = pos
         .par_iter()
         .zip(radius.par_iter())
@@ -81,7 +82,7 @@ pub fn near_fixed_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64
         .map(|(&x, &r)| {
             let mut row = Vec::new();
             for (w, wall) in walls.iter().enumerate() {
-                if !matches!(wall.motion, Motion::Fixed) {
+                if !wall.motion.keeps_in_place(&wall.shape) {
                     continue;
                 }
                 for (m, shape) in wall.shape.members().iter().enumerate() {
@@ -118,6 +119,13 @@ pub fn prepare(world: &mut World, periodic: &Periodic) {
     rt.pose.clear();
     rt.pose
         .extend(world.walls.iter().map(|w| w.motion.pose(world.time)));
+    rt.still.clear();
+    rt.still.extend(
+        world
+            .walls
+            .iter()
+            .map(|w| w.motion.keeps_in_place(&w.shape)),
+    );
     rt.absorbed.resize(world.walls.len(), 0);
     rt.attached.resize(world.particles.len(), None);
     if world.walls.iter().any(|w| w.surface != Surface::Normal) {
@@ -140,10 +148,11 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
     let walls = &world.walls;
     let rt = &world.wall_runtime;
     let p = &world.particles;
-    let hits: Vec<Option<usize>> = (0..p.len())
+    // (particle, wall) in ascending particle order; usually empty, so nothing is allocated.
+    let hits: Vec<(usize, usize)> = (0..p.len())
         .into_par_iter()
         .with_min_len(crate::soft::MIN_LEN)
-        .map(|k| {
+        .filter_map(|k| {
             if rt.attached[k].is_some() {
                 return None;
             }
@@ -151,19 +160,25 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
                 if wall.surface == Surface::Normal {
                     return None;
                 }
-                let local = rt.pose[w].to_local(p.pos[k]);
+                let local = if rt.still.get(w).copied().unwrap_or(false) {
+                    p.pos[k]
+                } else {
+                    rt.pose[w].to_local(p.pos[k])
+                };
                 wall.shape
                     .members()
                     .iter()
                     .any(|s| s.contact(local, p.radius[k]).is_some())
-                    .then_some(w)
+                    .then_some((k, w))
             })
         })
         .collect();
+    if hits.is_empty() {
+        return;
+    }
     let mut keep = vec![true; p.len()];
     let mut removed = false;
-    for (k, hit) in hits.into_iter().enumerate() {
-        let Some(w) = hit else { continue };
+    for (k, w) in hits {
         match world.walls[w].surface {
             Surface::Sticky => {
                 let rt = &mut world.wall_runtime;
@@ -230,8 +245,8 @@ pub struct WallForces<'a> {
     model: &'a ContactModel,
     table: &'a PairTable,
     dt: f64,
-    /// Whether every wall stands still, so that the near lists alone say which may touch.
-    all_fixed: bool,
+    /// Whether every wall stays in place, so that the near lists alone say which may touch.
+    all_still: bool,
 }
 
 impl<'a> WallForces<'a> {
@@ -249,7 +264,7 @@ impl<'a> WallForces<'a> {
             model,
             table,
             dt,
-            all_fixed: walls.iter().all(|w| matches!(w.motion, Motion::Fixed)),
+            all_still: rt.still.len() == walls.len() && rt.still.iter().all(|&s| s),
         }
     }
 
@@ -273,21 +288,18 @@ impl<'a> WallForces<'a> {
             return (f, t, stats);
         }
         let near = self.rt.near.of(k);
-        if self.all_fixed && history.is_empty() && near.is_some_and(<[u32]>::is_empty) {
+        if self.all_still && history.is_empty() && near.is_some_and(<[u32]>::is_empty) {
             return (f, t, stats);
         }
         for (w, wall) in self.walls.iter().enumerate() {
-            let fixed = matches!(wall.motion, Motion::Fixed);
+            let still = self.rt.still.get(w).copied().unwrap_or(false);
             let pose = &self.rt.pose[w];
-            // Most walls stand still: skip the transform for them.
-            let local = if pose.is_identity() {
-                pos
-            } else {
-                pose.to_local(pos)
-            };
+            // Walls that stay in place need no transform (their normals are world normals).
+            let direct = still || pose.is_identity();
+            let local = if direct { pos } else { pose.to_local(pos) };
             for (m, shape) in wall.shape.members().iter().enumerate() {
                 let id = key(w, m);
-                if fixed && near.is_some_and(|near| !near.contains(&id)) {
+                if still && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
                 let touch = match (wall.surface, shape.contact(local, r)) {
@@ -305,7 +317,9 @@ impl<'a> WallForces<'a> {
                     history.len() - 1
                 });
                 let mut c = touch;
-                c.normal = pose.rotation * c.normal;
+                if !direct {
+                    c.normal = pose.rotation * c.normal;
+                }
                 let grain = Body {
                     omega: body.omega - pose.omega,
                     ..*body
@@ -339,7 +353,7 @@ impl<'a> WallForces<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::walls::{Plane, Shape};
+    use crate::walls::{Motion, Plane, Shape};
 
     fn floor(z: f64, motion: Motion) -> Wall {
         Wall {
@@ -355,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn near_lists_hold_the_fixed_members_within_radius_plus_skin() {
+    fn near_lists_hold_the_still_members_within_radius_plus_skin() {
         // Floors at z = 0 (fixed), z = 0.5 (fixed) and z = 0 (moving: always checked, never
         // listed); spheres of radius 0.1 with a skin of 0.05 at heights 0.12, 0.16 and 0.3.
         let walls = [
@@ -370,7 +384,7 @@ mod tests {
             ),
         ];
         let pos = [0.12, 0.16, 0.3].map(|z| DVec3::new(0.0, 0.0, z));
-        let near = near_fixed_walls(&walls, &pos, &[0.1; 3], 0.05);
+        let near = near_still_walls(&walls, &pos, &[0.1; 3], 0.05);
         // Every height is below the plane at z = 0.5, whose grains sit on top of it: all touch.
         assert_eq!(near.of(0), Some(&[key(0, 0), key(1, 0)][..]));
         assert_eq!(near.of(1), Some(&[key(1, 0)][..]));

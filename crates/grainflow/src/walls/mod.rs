@@ -128,6 +128,29 @@ impl Shape {
         }
     }
 
+    /// Whether turning the shape about the axis through `center` along the unit `axis` leaves
+    /// it in place: a plane normal to the axis, or a disk, ring, cylinder, cone, line or point
+    /// centred on it (to 1e-12 relative).
+    pub fn symmetric_about(&self, center: DVec3, axis: DVec3) -> bool {
+        const TOL: f64 = 1e-12;
+        let parallel = |v: DVec3| v.cross(axis).length() <= TOL * v.length();
+        let on_axis = |p: DVec3| {
+            let d = p - center;
+            d.cross(axis).length() <= TOL * d.length().max(p.length())
+        };
+        match self {
+            Shape::Plane(s) => parallel(s.normal),
+            Shape::Disk(s) => parallel(s.normal) && on_axis(s.center),
+            Shape::Ring(s) => parallel(s.normal) && on_axis(s.center),
+            Shape::Cylinder(s) => parallel(s.axis) && on_axis(s.origin),
+            Shape::Cone(s) => parallel(s.axis) && on_axis(s.origin),
+            Shape::Line(s) => parallel(s.axis) && on_axis(s.point),
+            Shape::Point(s) => on_axis(s.pos),
+            Shape::Plate(_) | Shape::Block(_) => false,
+            Shape::Union(m) => m.iter().all(|s| s.symmetric_about(center, axis)),
+        }
+    }
+
     /// The primitives of the shape: itself, or a union's members.
     pub fn members(&self) -> &[Shape] {
         match self {

@@ -146,6 +146,17 @@ impl Pose {
 }
 
 impl Motion {
+    /// Whether `shape` stays where the scene put it under this motion: at rest, or turning
+    /// about an axis it is symmetric about (a drum's cylinder and end plates). Its surface then
+    /// moves only along itself, so contacts are found without transforming the grain.
+    pub fn keeps_in_place(&self, shape: &super::Shape) -> bool {
+        match self {
+            Motion::Fixed => true,
+            Motion::Rotate { center, axis, .. } => shape.symmetric_about(*center, *axis),
+            _ => false,
+        }
+    }
+
     /// The wall's pose at time `t` (s).
     pub fn pose(&self, t: f64) -> Pose {
         match self {
@@ -235,6 +246,61 @@ impl Motion {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::walls::{Cylinder, Plane, Shape, Side};
+
+    #[test]
+    fn a_drum_turning_about_its_axis_stays_in_place_and_nothing_else_does() {
+        // Every point of a shape that stays in place is carried onto the shape by the pose:
+        // checked on the drum of 002 §6 (cylinder + end plates about z) at a quarter turn.
+        let turn = Motion::Rotate {
+            center: DVec3::new(0.1, -0.2, 0.0),
+            axis: DVec3::Z,
+            omega: 2.0,
+            start: 0.0,
+            ramp: 0.0,
+        };
+        let cylinder = |origin: DVec3| {
+            Shape::Cylinder(Cylinder {
+                origin,
+                axis: DVec3::Z,
+                radius: 0.03,
+                side: Side::Inside,
+                length: Some(0.005),
+            })
+        };
+        let plane = |normal: DVec3| {
+            Shape::Plane(Plane {
+                point: DVec3::new(0.0, 0.0, -0.0025),
+                normal,
+                both: false,
+            })
+        };
+        let drum = Shape::Union(vec![
+            cylinder(DVec3::new(0.1, -0.2, -0.0025)),
+            plane(DVec3::Z),
+            plane(DVec3::NEG_Z),
+        ]);
+        assert!(turn.keeps_in_place(&drum));
+        assert!(Motion::Fixed.keeps_in_place(&drum));
+        // Off the axis, tilted, or translated: the surface moves.
+        assert!(!turn.keeps_in_place(&cylinder(DVec3::new(0.1, -0.19, 0.0))));
+        assert!(!turn.keeps_in_place(&plane(DVec3::new(0.0, 0.6, 0.8))));
+        let slide = Motion::Translate {
+            velocity: DVec3::X,
+            start: 0.0,
+        };
+        assert!(!slide.keeps_in_place(&plane(DVec3::Z)));
+        // The contact of a grain with the turned drum equals the contact with the drum as placed.
+        let pose = turn.pose(std::f64::consts::FRAC_PI_4);
+        for x in [DVec3::new(0.125, -0.2, 0.0), DVec3::new(0.1, -0.17, 0.002)] {
+            let moved = drum
+                .contact(pose.to_local(x), 0.001)
+                .expect("touches")
+                .overlap;
+            let placed = drum.contact(x, 0.001).expect("touches").overlap;
+            assert!((moved - placed).abs() < 1e-15, "{moved} vs {placed}");
+        }
+    }
 
     /// Central difference of the offset against the reported velocity.
     fn velocity_matches_displacement(m: &Motion, times: &[f64], tol: f64) {
