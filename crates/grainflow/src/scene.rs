@@ -113,6 +113,12 @@ pub struct SimulationSpec {
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
     #[serde(default)]
     pub domain: Option<[DVec3; 2]>,
+    /// Integrator of the soft method (001 §3.3); velocity Verlet when absent.
+    #[serde(default)]
+    pub integrator: crate::integrator::Integrator,
+    /// How large a given dt may be: "accuracy" (t_c/10, default) or "contact_time" (t_c).
+    #[serde(default)]
+    pub dt_limit: crate::timestep::DtLimit,
 }
 
 fn default_max_overlap() -> f64 {
@@ -387,6 +393,7 @@ impl Scene {
                 }
             }
         }
+        self.integrator_problems(&mut p);
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(
                 "simulation.max_overlap",
@@ -459,6 +466,30 @@ impl Scene {
                     g.min,
                     g.max()
                 ),
+            ));
+        }
+    }
+
+    /// Runge–Kutta and Adams need the soft method and slots whose history is in rate form.
+    fn integrator_problems(&self, p: &mut Vec<Error>) {
+        use crate::contact::{Rolling, Tangential, Twisting};
+        let i = self.simulation.integrator;
+        if i != crate::integrator::Integrator::VelocityVerlet
+            && self.simulation.method != Method::Soft
+        {
+            p.push(Error::scene(
+                "simulation.integrator",
+                "applies to method = \"soft\" only",
+            ));
+        }
+        let c = &self.contact;
+        let rate_form = matches!(c.tangential, Tangential::None | Tangential::Pebbles(_))
+            && c.rolling == Rolling::None
+            && c.twisting == Twisting::None;
+        if i.needs_rate_form() && !rate_form {
+            p.push(Error::scene(
+                "simulation.integrator",
+                "runge_kutta and adams_* need contact.tangential = pebbles or none and rolling = twisting = \"none\" (the spring, rolling and twisting slots integrate inside the force)",
             ));
         }
     }
@@ -556,6 +587,13 @@ impl Scene {
             ] {
                 if !(v.is_finite() && v >= 0.0) {
                     p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
+                }
+            }
+            if let Some(c) = m.core {
+                for (name, v) in [("core.radius", c.radius), ("core.density", c.density)] {
+                    if !(v.is_finite() && v >= 0.0) {
+                        p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
+                    }
                 }
             }
             if no_cohesion && m.cohesion > 0.0 {
