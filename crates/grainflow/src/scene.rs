@@ -268,6 +268,9 @@ pub struct OutputSpec {
     /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stress: Option<crate::analysis::stress::StressOutput>,
+    /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tallies: Option<crate::io::tallies::TalliesSpec>,
 }
 
 /// Largest number of lattice sites a scene may ask for.
@@ -434,6 +437,9 @@ impl Scene {
         let o = &self.output;
         if let Some(st) = &o.stress {
             p.extend(st.problems(&self.boundary.periodic));
+        }
+        if let Some(t) = &o.tallies {
+            p.extend(t.problems());
         }
         for (name, v) in [
             ("output.snapshot_interval", o.snapshot_interval),

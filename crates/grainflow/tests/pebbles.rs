@@ -170,3 +170,78 @@ fn pebbles_friction_validation_passes() {
     let failed: Vec<_> = metrics.iter().filter(|m| !m.pass).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+#[test]
+fn wear_of_a_sliding_pebble_is_normal_force_to_the_exponent_times_distance() {
+    // 001 §4.3: wear = Σ |F⊥|^e |v∥| dt. A pebble sliding down a 40° incline (rotation locked)
+    // presses with |F⊥| = m g cos θ, so its wall wear is (m g cos θ)^e × the distance slid
+    // (within 1e-3: the normal force settles from the start); no pebble–pebble wear; the
+    // sliding speed stays below 1 m/s in 0.3 s, so everything is in the first speed bin.
+    let theta = 40f64.to_radians();
+    let mut scene = incline_scene(theta, Integrator::Euler, 1e-4, 0.3).expect("scene");
+    scene.output.tallies = Some(grainflow::io::tallies::TalliesSpec {
+        energy_interval: Some(0.1),
+        velocity: Some(grainflow::io::tallies::Cadence {
+            start: 0.0,
+            interval: 0.1,
+        }),
+        wear: Some(grainflow::io::tallies::WearSpec {
+            exponent: 2.0 / 3.0,
+            velocity_bins: vec![1.0, 2.0],
+        }),
+        force: Some(Default::default()),
+        probability: Some(grainflow::io::tallies::ProbabilitySpec {
+            start: 0.0,
+            interval: 0.1,
+            cell: 0.04,
+        }),
+    });
+    let dir = std::env::temp_dir().join(format!("grainflow-wear-{}", std::process::id()));
+    let mut sim = Simulation::new(scene, Path::new(".")).expect("builds");
+    let x0 = sim.world.particles.pos[0].x;
+    let mut out = grainflow::io::Outputs::new(&dir, &sim).expect("outputs");
+    sim.run_until(0.3, |s| out.observe(s)).expect("runs");
+    out.finish(&sim).expect("writes");
+    let slid = sim.world.particles.pos[0].x - x0;
+    let m = sim.world.particles.mass[0];
+    let expected = (m * 9.81 * theta.cos()).powf(2.0 / 3.0) * slid;
+    let wear = std::fs::read_to_string(dir.join("wear.csv")).expect("wear.csv");
+    let rows: Vec<Vec<String>> = wear
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    assert_eq!(rows.len(), 6, "{wear}");
+    let value = |r: &Vec<String>| r[3].parse::<f64>().expect("number");
+    assert!(
+        (value(&rows[3]) / expected - 1.0).abs() < 1e-3,
+        "{wear} vs {expected}"
+    );
+    assert_eq!(value(&rows[0]) + value(&rows[4]) + value(&rows[5]), 0.0);
+    // Energy rows at 0.1, 0.2, 0.3 s. The force tally's last cell (reached once sliding faster
+    // than v_max) holds the contact force: normal m g cos θ and kinetic friction μ_k m g cos θ.
+    let energy = std::fs::read_to_string(dir.join("energy.csv")).expect("energy.csv");
+    assert_eq!(energy.lines().count(), 4, "{energy}");
+    let force = std::fs::read_to_string(dir.join("force_tally.csv")).expect("force_tally.csv");
+    let f: f64 = force
+        .lines()
+        .last()
+        .expect("row")
+        .split(',')
+        .nth(5)
+        .expect("col")
+        .parse()
+        .expect("number");
+    let contact = m * 9.81 * theta.cos() * (1.0f64 + 0.16).sqrt();
+    assert!((f / contact - 1.0).abs() < 1e-3, "{force} vs {contact}");
+    // Probability table: tallies at 0, 0.1, 0.2, 0.3 s; the pebble accelerates at
+    // g (sin θ − μ_s cos θ) = 1.80 m/s² up to v_max = 0.1 m/s, then at 3.30 m/s², so it is at
+    // x ≈ 0.010, 0.051, 0.126 m: cells 0 → 0 → 1 → 3 of 0.04 m, three moves.
+    let table = std::fs::read_to_string(dir.join("probability_table.csv")).expect("table");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{table}");
+    assert!(rows[0].starts_with("0,0,0,0,0,0,1,0.500000"), "{table}");
+    assert!(rows[1].starts_with("0,0,0,1,0,0,1,0.500000"), "{table}");
+    assert!(rows[2].starts_with("1,0,0,3,0,0,1,1.000000"), "{table}");
+    std::fs::remove_dir_all(&dir).ok();
+}
