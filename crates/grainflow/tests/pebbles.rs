@@ -245,3 +245,17 @@ fn wear_of_a_sliding_pebble_is_normal_force_to_the_exponent_times_distance() {
     assert!(rows[2].starts_with("1,0,0,3,0,0,1,1.000000"), "{table}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn pebble_bed_scene_builds_with_sample_pebbles() {
+    // scenes/pebble-bed.toml: 400 pebbles of the 001 §8 samples, m = 0.012 π kg (eq 3.5),
+    // Euler at alpha = 1e-4 s accepted under dt_limit = "contact_time".
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/pebble-bed.toml");
+    let scene = Scene::load(&path).expect("parses");
+    assert_eq!(scene.simulation.integrator, Integrator::Euler);
+    let sim = Simulation::new(scene, Path::new(".")).expect("builds");
+    assert_eq!(sim.world.particles.len(), 400);
+    let m = sim.world.particles.mass[0];
+    assert!((m / (0.012 * std::f64::consts::PI) - 1.0).abs() < 1e-14);
+    assert!(sim.physics.dt < sim.physics.contact_time);
+}
