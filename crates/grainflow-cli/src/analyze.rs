@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use glam::DVec3;
+use grainflow::analysis::packing::{radial_packing, vertical_packing, Vessel};
 use grainflow::analysis::{
     drum_angle, froude_number, mean_and_error, pile_angle, velocity_profile, DrumFrame,
 };
@@ -334,4 +335,47 @@ pub fn pile(run: &Path, axis: DVec3, below: Option<f64>, out: &Path) -> Result<(
         out.display()
     );
     Ok(())
+}
+
+/// Packing fractions of a run's final state (001 chapter 9, `bin_count`): vertical slabs and
+/// radial annuli of the vessel `inner` < ρ < `outer` about the z axis between `bottom` and
+/// `top`, written to `packing_vertical.csv` and `packing_radial.csv`; returns the summary lines.
+pub fn packing(run: &Path, vessel: Vessel, bins: (usize, usize), out: &Path) -> Result<String> {
+    let (_, ckpt) = load_run(run)?;
+    let p = &ckpt.particles;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut summary = String::new();
+    for (name, list) in [
+        (
+            "vertical",
+            vertical_packing(&vessel, &p.pos, &p.radius, bins.0),
+        ),
+        ("radial", radial_packing(&vessel, &p.pos, &p.radius, bins.1)),
+    ] {
+        let mut csv = String::from("lo,hi,bin_volume,solid_volume,packing_fraction\n");
+        for b in &list {
+            let _ = writeln!(
+                csv,
+                "{:e},{:e},{:e},{:e},{:.6}",
+                b.lo,
+                b.hi,
+                b.volume,
+                b.solid,
+                b.fraction()
+            );
+        }
+        let path = out.join(format!("packing_{name}.csv"));
+        write(&path, &csv)?;
+        let (solid, volume) = list
+            .iter()
+            .fold((0.0, 0.0), |(s, v), b| (s + b.solid, v + b.volume));
+        let _ = writeln!(
+            summary,
+            "{name}: {} bins, mean packing fraction {:.4} → {}",
+            list.len(),
+            solid / volume,
+            path.display()
+        );
+    }
+    Ok(summary)
 }

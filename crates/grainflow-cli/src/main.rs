@@ -138,6 +138,33 @@ enum Analysis {
         #[arg(long, default_value = "analysis")]
         out: PathBuf,
     },
+    /// Packing fractions of a run's final state (001 chapter 9): vertical slabs and radial
+    /// annuli of a vessel about the z axis, with exact sphere–bin volumes.
+    Packing {
+        /// Run folder (with final.gfck).
+        run: PathBuf,
+        /// Outer (vessel) radius (m).
+        #[arg(long)]
+        vessel_radius: f64,
+        /// Inner radius of an annular vessel (m).
+        #[arg(long, default_value_t = 0.0)]
+        inner_radius: f64,
+        /// Bottom of the region counted (m).
+        #[arg(long)]
+        bottom: f64,
+        /// Top of the region counted (m).
+        #[arg(long)]
+        top: f64,
+        /// Number of vertical slabs.
+        #[arg(long, default_value_t = 20)]
+        vertical_bins: usize,
+        /// Number of radial annuli.
+        #[arg(long, default_value_t = 10)]
+        radial_bins: usize,
+        /// Output folder for the CSV files.
+        #[arg(long, default_value = "analysis")]
+        out: PathBuf,
+    },
     /// Froude number ω² D / (2 g) (002 eq 31).
     Froude {
         /// Drum angular speed (rad/s).
@@ -213,6 +240,36 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                     below,
                     out,
                 } => analyze::pile(&run, axis, below, &out)?,
+                Analysis::Packing {
+                    run,
+                    vessel_radius,
+                    inner_radius,
+                    bottom,
+                    top,
+                    vertical_bins,
+                    radial_bins,
+                    out,
+                } => {
+                    if !(inner_radius >= 0.0 && vessel_radius > inner_radius) {
+                        bail!("analyze packing: need 0 ≤ --inner-radius < --vessel-radius, got {inner_radius} and {vessel_radius}");
+                    }
+                    if top.partial_cmp(&bottom) != Some(std::cmp::Ordering::Greater)
+                        || vertical_bins == 0
+                        || radial_bins == 0
+                    {
+                        bail!("analyze packing: need --top > --bottom and at least one bin of each kind");
+                    }
+                    let vessel = grainflow::analysis::packing::Vessel {
+                        inner: inner_radius,
+                        outer: vessel_radius,
+                        bottom,
+                        top,
+                    };
+                    out!(
+                        "{}",
+                        analyze::packing(&run, vessel, (vertical_bins, radial_bins), &out)?
+                    );
+                }
                 Analysis::Froude { omega, diameter, g } => {
                     if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
                         bail!("analyze froude: diameter and g must be > 0 and omega finite");

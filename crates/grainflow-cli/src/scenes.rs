@@ -45,6 +45,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         about: "20 580 grains assembling into a rubble-pile asteroid under tree self-gravity",
         toml: include_str!("../../../scenes/rubble-pile.toml"),
     },
+    BuiltIn {
+        name: "pebble-bed",
+        about: "400 core/shell pebbles dropped into a cylinder with the PEBBLES contact law and Euler (001 §3, §8)",
+        toml: include_str!("../../../scenes/pebble-bed.toml"),
+    },
 ];
 
 /// The built-in scene called `name`.

@@ -14,6 +14,7 @@ pub mod fill;
 pub mod frame;
 pub mod gravity;
 pub mod hard;
+pub mod integrator;
 pub mod io;
 pub mod material;
 pub mod neighbor;

@@ -42,6 +42,9 @@ pub struct Material {
     /// dmt → C₂ (N m^-½, eq 11), perko → cleanliness S (−, eq 14).
     #[serde(default)]
     pub cohesion: f64,
+    /// An inner core of other density (001 eq 3.5–3.6); `density` is then the shell's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<crate::particles::Core>,
 }
 
 fn smooth() -> f64 {
@@ -215,6 +218,7 @@ mod tests {
             twisting_friction: 0.0,
             tangential_restitution: 1.0,
             cohesion: 0.0,
+            core: None,
         }
     }
 

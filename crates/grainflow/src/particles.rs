@@ -17,6 +17,34 @@ pub fn sphere_mass(radius: f64, density: f64) -> f64 {
     4.0 / 3.0 * std::f64::consts::PI * radius.powi(3) * density
 }
 
+/// The inner zone of a core/shell pebble (001 eq 3.5–3.6): a tennis ball has a core of
+/// density 0, a fuel pebble a fuelled core inside a graphite shell.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Core {
+    /// Core radius r_c (m), absolute, below every radius of the material's particles.
+    pub radius: f64,
+    /// Core density ρ_c (kg/m³), ≥ 0.
+    pub density: f64,
+}
+
+/// Mass (kg) and moment of inertia (kg m²) of a sphere of radius r_o (m) and density ρ_o
+/// (kg/m³) with an optional core: m = 4/3 π [ρ_c r_c³ + ρ_o (r_o³ − r_c³)] (001 eq 3.5),
+/// I = 8/15 π [ρ_c r_c⁵ + ρ_o (r_o⁵ − r_c⁵)] (eq 3.6).
+pub fn core_shell_mass_inertia(radius: f64, density: f64, core: Option<Core>) -> (f64, f64) {
+    let Some(c) = core else {
+        let m = sphere_mass(radius, density);
+        return (m, sphere_inertia(m, radius));
+    };
+    let pi = std::f64::consts::PI;
+    let (rc3, ro3) = (c.radius.powi(3), radius.powi(3));
+    let (rc5, ro5) = (c.radius.powi(5), radius.powi(5));
+    (
+        4.0 / 3.0 * pi * (c.density * rc3 + density * (ro3 - rc3)),
+        8.0 / 15.0 * pi * (c.density * rc5 + density * (ro5 - rc5)),
+    )
+}
+
 /// How a particle may move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -89,9 +117,19 @@ impl Particles {
         self.id.is_empty()
     }
 
-    /// Appends a particle with the given mass; returns its index.
+    /// Appends a particle with the given mass (a homogeneous sphere); returns its index.
     pub fn push(&mut self, id: u64, spec: &ParticleSpec, mass: f64) -> usize {
-        let inertia = sphere_inertia(mass, spec.radius);
+        self.push_with_inertia(id, spec, mass, sphere_inertia(mass, spec.radius))
+    }
+
+    /// Appends a particle with the given mass (kg) and moment of inertia (kg m²).
+    pub fn push_with_inertia(
+        &mut self,
+        id: u64,
+        spec: &ParticleSpec,
+        mass: f64,
+        inertia: f64,
+    ) -> usize {
         let (inv_mass, inv_inertia) = match spec.mobility {
             Mobility::Free => (1.0 / mass, 1.0 / inertia),
             Mobility::NoRotation => (1.0 / mass, 0.0),
@@ -172,6 +210,28 @@ impl Particles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn core_shell_pebble_follows_eq_3_5_and_3_6() {
+        // 001 §8 sample pebble: r_c = 0.01, r_o = 0.02 m, ρ_c = 2000, ρ_o = 1000 kg/m³:
+        // m = 4/3 π (2000e-6 + 1000 × 7e-6) = 0.012 π kg, I = 8/15 π (2000e-10 + 1000 × 31e-10)
+        // = 1.76e-6 π kg m². A core of the shell's density is a homogeneous sphere.
+        let core = Core {
+            radius: 0.01,
+            density: 2000.0,
+        };
+        let (m, i) = core_shell_mass_inertia(0.02, 1000.0, Some(core));
+        let pi = std::f64::consts::PI;
+        assert!((m - 0.012 * pi).abs() < 1e-15);
+        assert!((i - 8.0 / 15.0 * 3.3e-6 * pi).abs() < 1e-20);
+        let same = Core {
+            radius: 0.01,
+            density: 1000.0,
+        };
+        let (m, i) = core_shell_mass_inertia(0.02, 1000.0, Some(same));
+        let (m0, i0) = core_shell_mass_inertia(0.02, 1000.0, None);
+        assert!((m - m0).abs() < 1e-15 * m0 && (i - i0).abs() < 1e-15 * i0);
+    }
 
     #[test]
     fn sphere_mass_and_inertia_match_closed_form() {

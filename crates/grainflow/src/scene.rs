@@ -113,6 +113,12 @@ pub struct SimulationSpec {
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
     #[serde(default)]
     pub domain: Option<[DVec3; 2]>,
+    /// Integrator of the soft method (001 §3.3); velocity Verlet when absent.
+    #[serde(default)]
+    pub integrator: crate::integrator::Integrator,
+    /// How large a given dt may be: "accuracy" (t_c/10, default) or "contact_time" (t_c).
+    #[serde(default)]
+    pub dt_limit: crate::timestep::DtLimit,
 }
 
 fn default_max_overlap() -> f64 {
@@ -262,6 +268,9 @@ pub struct OutputSpec {
     /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stress: Option<crate::analysis::stress::StressOutput>,
+    /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tallies: Option<crate::io::tallies::TalliesSpec>,
 }
 
 /// Largest number of lattice sites a scene may ask for.
@@ -387,6 +396,7 @@ impl Scene {
                 }
             }
         }
+        self.integrator_problems(&mut p);
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(
                 "simulation.max_overlap",
@@ -428,6 +438,9 @@ impl Scene {
         if let Some(st) = &o.stress {
             p.extend(st.problems(&self.boundary.periodic));
         }
+        if let Some(t) = &o.tallies {
+            p.extend(t.problems());
+        }
         for (name, v) in [
             ("output.snapshot_interval", o.snapshot_interval),
             ("output.series_interval", o.series_interval),
@@ -459,6 +472,30 @@ impl Scene {
                     g.min,
                     g.max()
                 ),
+            ));
+        }
+    }
+
+    /// Runge–Kutta and Adams need the soft method and slots whose history is in rate form.
+    fn integrator_problems(&self, p: &mut Vec<Error>) {
+        use crate::contact::{Rolling, Tangential, Twisting};
+        let i = self.simulation.integrator;
+        if i != crate::integrator::Integrator::VelocityVerlet
+            && self.simulation.method != Method::Soft
+        {
+            p.push(Error::scene(
+                "simulation.integrator",
+                "applies to method = \"soft\" only",
+            ));
+        }
+        let c = &self.contact;
+        let rate_form = matches!(c.tangential, Tangential::None | Tangential::Pebbles(_))
+            && c.rolling == Rolling::None
+            && c.twisting == Twisting::None;
+        if i.needs_rate_form() && !rate_form {
+            p.push(Error::scene(
+                "simulation.integrator",
+                "runge_kutta and adams_* need contact.tangential = pebbles or none and rolling = twisting = \"none\" (the spring, rolling and twisting slots integrate inside the force)",
             ));
         }
     }
@@ -556,6 +593,13 @@ impl Scene {
             ] {
                 if !(v.is_finite() && v >= 0.0) {
                     p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
+                }
+            }
+            if let Some(c) = m.core {
+                for (name, v) in [("core.radius", c.radius), ("core.density", c.density)] {
+                    if !(v.is_finite() && v >= 0.0) {
+                        p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
+                    }
                 }
             }
             if no_cohesion && m.cohesion > 0.0 {

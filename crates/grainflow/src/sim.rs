@@ -23,10 +23,10 @@ use crate::io::checkpoint::Checkpoint;
 use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::NeighborList;
-use crate::particles::{sphere_mass, Mobility, ParticleSpec, Particles};
+use crate::particles::{core_shell_mass_inertia, Mobility, ParticleSpec, Particles};
 use crate::scene::{Method, ParticleSource, Scene, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
-use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION, MAX_FRACTION};
+use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::interact::{Attachment, WallRuntime};
 use crate::walls::Wall;
 use crate::{Error, Result};
@@ -69,6 +69,8 @@ pub struct World {
     pub body_acc: Vec<DVec3>,
     /// Buffers of the self-gravity methods.
     pub gravity_work: GravityWork,
+    /// State of the Runge–Kutta and Adams integrators.
+    pub integrator_work: crate::integrator::IntegratorWork,
 }
 
 impl World {
@@ -110,6 +112,8 @@ pub struct Physics {
     pub periodic: Periodic,
     /// How grains move.
     pub method: Method,
+    /// How the soft-sphere state is advanced.
+    pub integrator: crate::integrator::Integrator,
 }
 
 /// A runnable simulation.
@@ -165,13 +169,16 @@ impl Simulation {
             TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
-                if scene.simulation.method == Method::Soft && dt > contact_time * MAX_FRACTION {
+                let fraction = scene.simulation.dt_limit.fraction();
+                if scene.simulation.method == Method::Soft && dt > contact_time * fraction {
                     return Err(Error::scene(
                         "simulation.dt",
                         format!(
-                            "{dt:.3e} s is above t_c/10 = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
-                            contact_time * MAX_FRACTION,
-                            contact_time * MAX_FRACTION,
+                            "{dt:.3e} s is above {} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27; simulation.dt_limit = \"{}\"); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
+                            scene.simulation.dt_limit.label(),
+                            contact_time * fraction,
+                            scene.simulation.dt_limit.name(),
+                            contact_time * fraction,
                             contact_time * AUTO_FRACTION
                         ),
                     ));
@@ -213,6 +220,7 @@ impl Simulation {
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
+            integrator: scene.simulation.integrator,
         };
         let world = World {
             particles,
@@ -230,6 +238,7 @@ impl Simulation {
             collisions: 0,
             body_acc: Vec::new(),
             gravity_work: GravityWork::default(),
+            integrator_work: Default::default(),
         };
         let mut sim = Simulation {
             world,
@@ -246,7 +255,7 @@ impl Simulation {
     /// Advances one step with the scene's method.
     pub fn step(&mut self) -> Result<()> {
         match self.physics.method {
-            Method::Soft => self.stats = soft::step(&mut self.world, &self.physics)?,
+            Method::Soft => self.stats = crate::integrator::step(&mut self.world, &self.physics)?,
             Method::Hard => {
                 let c = hard::step(&mut self.world, &self.physics)?;
                 self.world.collisions += c.collisions;
@@ -358,6 +367,11 @@ impl Simulation {
             })
             .collect();
         w.neighbors.set_history(&entries);
+        if sim.physics.integrator.needs_rate_form() {
+            // Slip rates are not stored: the evaluation at the saved state gives them again,
+            // bit for bit (the slips are unchanged by an evaluation with dt = 0).
+            sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        }
         Ok(sim)
     }
 
@@ -431,7 +445,7 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
 /// keeps them along a Morton curve, so that neighbours in space are near in memory.
 fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
     let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
-    let mut made: Vec<(ParticleSpec, f64)> = Vec::new();
+    let mut made: Vec<(ParticleSpec, f64, f64)> = Vec::new();
     for (k, src) in scene.particles.iter().enumerate() {
         let material = scene
             .material_index(src.material())
@@ -552,20 +566,31 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                     .collect()
             }
         };
+        let core = scene.materials[material].core;
+        let inside = |c: &crate::particles::Core| specs.iter().find(|s| s.radius <= c.radius);
+        if let Some((c, s)) = core.as_ref().and_then(|c| Some((c, inside(c)?))) {
+            return Err(Error::scene(
+                format!("materials[{material}].core.radius"),
+                format!(
+                    "{} m is not below the radius {} m of a particle of particles[{k}]",
+                    c.radius, s.radius
+                ),
+            ));
+        }
         made.extend(specs.into_iter().map(|s| {
-            let m = sphere_mass(s.radius, density);
-            (s, m)
+            let (m, i) = core_shell_mass_inertia(s.radius, density, core);
+            (s, m, i)
         }));
     }
-    let cell = 2.0 * made.iter().map(|(s, _)| s.radius).fold(0.0, f64::max);
+    let cell = 2.0 * made.iter().map(|(s, ..)| s.radius).fold(0.0, f64::max);
     let lo = made
         .iter()
-        .fold(DVec3::splat(f64::INFINITY), |a, (s, _)| a.min(s.pos));
+        .fold(DVec3::splat(f64::INFINITY), |a, (s, ..)| a.min(s.pos));
     let mut order: Vec<usize> = (0..made.len()).collect();
     order.sort_by_key(|&k| morton(((made[k].0.pos - lo) / cell).as_uvec3().to_array()));
     let mut particles = Particles::default();
     for k in order {
-        particles.push(k as u64, &made[k].0, made[k].1);
+        particles.push_with_inertia(k as u64, &made[k].0, made[k].1, made[k].2);
     }
     Ok(particles)
 }

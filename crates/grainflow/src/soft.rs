@@ -327,7 +327,11 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
 
 /// Stops a run that went bad, naming the particle, the time and the likely cause.
 #[inline(never)]
-fn check_stability(world: &World, physics: &Physics, stats: &ContactStats) -> Result<()> {
+pub(crate) fn check_stability(
+    world: &World,
+    physics: &Physics,
+    stats: &ContactStats,
+) -> Result<()> {
     let p = &world.particles;
     let fail = |k: usize, reason: String| Error::Unstable {
         time: world.time,

@@ -14,6 +14,44 @@ pub const AUTO_FRACTION: f64 = 1.0 / 15.0;
 /// The largest fraction of the contact time a given dt may be.
 pub const MAX_FRACTION: f64 = 1.0 / 10.0;
 
+/// How far a given dt may go (`simulation.dt_limit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DtLimit {
+    /// dt ≤ t_c/10: the accuracy rule of 002 §5.2.
+    #[default]
+    Accuracy,
+    /// dt ≤ t_c: what PEBBLES decks use (001 §8: alpha = 1e-4 s ≈ t_c/6 with h = 1e6 N/m);
+    /// stability is then the integrator's, and a run that diverges stops with a message.
+    ContactTime,
+}
+
+impl DtLimit {
+    /// The largest dt as a fraction of the shortest contact time.
+    pub fn fraction(self) -> f64 {
+        match self {
+            DtLimit::Accuracy => MAX_FRACTION,
+            DtLimit::ContactTime => 1.0,
+        }
+    }
+
+    /// The limit as written in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            DtLimit::Accuracy => "t_c/10",
+            DtLimit::ContactTime => "t_c",
+        }
+    }
+
+    /// The scene's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            DtLimit::Accuracy => "accuracy",
+            DtLimit::ContactTime => "contact_time",
+        }
+    }
+}
+
 /// Contact time t_c (s) of a linear spring k_n (N/m) and dashpot g_n (N s/m) on a reduced
 /// mass M (kg), 002 eq 27–28. Overdamped contacts (ξ ≥ 1) are given the undamped half period.
 pub fn contact_time(m_eff: f64, kn: f64, gn: f64) -> f64 {
@@ -40,7 +78,15 @@ pub struct ContactKind {
 pub fn contact_time_of(model: &Normal, p: &PairParams, kind: &ContactKind, v_c: f64) -> f64 {
     let r_eff = effective_radius(kind.r_i, kind.r_j);
     let m_eff = effective_mass(1.0 / kind.m_i, kind.m_j.map_or(0.0, |m| 1.0 / m));
-    let (kn, gn) = linear_equivalent(model, p.e_star, p.restitution, r_eff, m_eff, v_c);
+    let (kn, gn) = linear_equivalent(
+        model,
+        p.e_star,
+        p.restitution,
+        r_eff,
+        m_eff,
+        v_c,
+        kind.r_j.is_none(),
+    );
     contact_time(m_eff, kn, gn)
 }
 

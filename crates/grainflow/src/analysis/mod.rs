@@ -5,6 +5,7 @@
 //! (003 eq 36). The functions read the state and never change a simulation.
 
 pub mod numbers;
+pub mod packing;
 pub mod profile;
 pub mod repose;
 pub mod stress;

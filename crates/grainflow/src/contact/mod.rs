@@ -7,6 +7,7 @@
 
 pub mod cohesion;
 pub mod normal;
+pub mod pebbles;
 pub mod rolling;
 pub mod tangential;
 pub mod twisting;
@@ -58,6 +59,14 @@ pub struct ContactState {
     pub stiffness: normal::Stiffness,
     /// Whether the bodies touched at the last evaluation.
     pub touching: bool,
+    /// Rate of the slip at the last evaluation, ds/dt (m/s), for slots in rate form
+    /// (PEBBLES, 001 eq 3.40, 3.48–3.49); zero otherwise.
+    pub rate: DVec3,
+    /// Integrator storage for the slip (Runge–Kutta stage sums, Adams rate history), kept with
+    /// the contact so that it survives neighbour-list rebuilds ([`crate::integrator`]).
+    pub scratch: [DVec3; 5],
+    /// Steps this contact has lived through (Adams integrators use as many past rates).
+    pub age: u32,
 }
 
 /// Where two bodies touch: the unit normal from body i to body j and the overlap (m, > 0).
@@ -137,9 +146,17 @@ impl ContactModel {
                 effective_mass(i.inv_mass, j.inv_mass),
             );
             *state = ContactState {
-                slip: DVec3::ZERO,
-                stiffness: normal::stiffness(&self.normal, p, r_eff, m_eff, v_c, approach.max(v_c)),
+                stiffness: normal::stiffness(
+                    &self.normal,
+                    p,
+                    r_eff,
+                    m_eff,
+                    v_c,
+                    approach.max(v_c),
+                    j.radius.is_none(),
+                ),
                 touching: true,
+                ..ContactState::default()
             };
         }
         let nf = normal::normal_force(&self.normal, &state.stiffness, overlap, approach);
@@ -151,13 +168,35 @@ impl ContactModel {
         let mut force_i = (f_c - nf.force) * n;
         let mut torque_i = DVec3::ZERO;
         let mut torque_j = DVec3::ZERO;
-        if self.tangential == Tangential::Spring {
-            // 002 eq 7: Coulomb limit on the net normal force F_n + F_c.
-            let f_max = p.mu_s * (nf.force - f_c).abs();
-            let f_t =
-                tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt);
+        let f_t = match &self.tangential {
+            Tangential::None => DVec3::ZERO,
+            Tangential::Spring => {
+                // 002 eq 7: Coulomb limit on the net normal force F_n + F_c.
+                let f_max = p.mu_s * (nf.force - f_c).abs();
+                tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt)
+            }
+            Tangential::Pebbles(law) => {
+                let turn = match j.radius {
+                    Some(r_j) => pebbles::Turn::Pair {
+                        dv: i.vel - j.vel,
+                        dist: r_i + r_j - overlap,
+                    },
+                    None => pebbles::Turn::Wall,
+                };
+                // |F⊥| of eq 3.7 (with cohesion, if any, as for the spring).
+                let f_perp = (nf.force - f_c).abs();
+                let out = pebbles::friction(law, &mut state.slip, n, v_t, f_perp, turn);
+                // The slip is a state variable: Euler's step (001 eq 3.17) after the force;
+                // dt = 0 leaves it to the integrator.
+                state.rate = out.rate;
+                state.slip += dt * out.rate;
+                out.force
+            }
+        };
+        if f_t != DVec3::ZERO {
             force_i += f_t;
-            // Lever arms a_i n̂ and a_j n̂: both torques are multiples of n̂ × F_t.
+            // Lever arms a_i n̂ and a_j n̂: both torques are multiples of n̂ × F_t. (001 eq 3.3
+            // prints F∥ × r n̂; the torque of F at lever r n̂ is r n̂ × F, used here.)
             let arm = n.cross(f_t);
             torque_i += arm_i * arm;
             torque_j += arm_j * arm;

@@ -6,7 +6,9 @@
 //! * Hertz (002 eq 3 with p = 3/2, q = 1/4; A6): k_n = 4/3 Ē √R;
 //! * Flores (002 eq 5–6; A7): hysteresis damping c_n = 8/5 k_n (1−e)/(e v₀);
 //! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default; tangential
-//!   damping only when given (003 has none; LAMMPS's gran/hooke/history has one).
+//!   damping only when given (003 has none; LAMMPS's gran/hooke/history has one);
+//! * Pebbles (001 eq 3.7): Hooke h (pebble–pebble or pebble–wall) and dashpot C⊥ given; its
+//!   tangential partner is [`super::Tangential::Pebbles`].
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +34,16 @@ pub enum Normal {
         kt: Option<f64>,
         /// Tangential damping (N s/m); none when absent, as in 003 eq 19–22.
         tangential_damping: Option<f64>,
+    },
+    /// PEBBLES's Hooke force with a normal dashpot, F⊥ = h l n̂ − C⊥ v⊥ (001 eq 3.7), with
+    /// separate stiffnesses for pebble–pebble and pebble–wall contacts.
+    Pebbles {
+        /// h between two pebbles (N/m), `pebble_pebble_hooke`.
+        hooke: f64,
+        /// h between a pebble and a wall (N/m), `pebble_vessel_hooke`.
+        vessel_hooke: f64,
+        /// C⊥ (N s/m) on the relative normal velocity, first value of `dash_pot2`.
+        dash_pot: f64,
     },
 }
 
@@ -101,7 +113,7 @@ pub struct Stiffness {
 
 /// The constants of a contact of `model` between bodies with pair constants `p`, effective
 /// radius R (m) and mass M (kg); `v_c` is Hooke's characteristic velocity and `v0` the relative
-/// normal speed at first touch (Flores), both m/s.
+/// normal speed at first touch (Flores), both m/s; `wall` when body j is a wall.
 pub fn stiffness(
     model: &Normal,
     p: &PairParams,
@@ -109,8 +121,19 @@ pub fn stiffness(
     m_eff: f64,
     v_c: f64,
     v0: f64,
+    wall: bool,
 ) -> Stiffness {
     match *model {
+        Normal::Pebbles {
+            hooke,
+            vessel_hooke,
+            dash_pot,
+        } => Stiffness {
+            kn: if wall { vessel_hooke } else { hooke },
+            kt: 0.0,
+            gn: dash_pot,
+            gt: 0.0,
+        },
         Normal::Hooke => {
             // A5: k_t = k_n, g_t = g_n.
             let kn = hooke_stiffness(p.e_star, r_eff, m_eff, v_c);
@@ -157,8 +180,8 @@ pub fn stiffness(
 #[inline]
 pub fn normal_force(model: &Normal, s: &Stiffness, overlap: f64, overlap_rate: f64) -> NormalOut {
     match model {
-        // A5 and 003 eq 18: F_n = k_n δ + g_n δ̇.
-        Normal::Hooke | Normal::Linear { .. } => NormalOut {
+        // A5, 003 eq 18 and 001 eq 3.7: F_n = k_n δ + g_n δ̇.
+        Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => NormalOut {
             force: s.kn * overlap + s.gn * overlap_rate,
             kt: s.kt,
             gt: s.gt,
@@ -184,6 +207,7 @@ pub fn normal_force(model: &Normal, s: &Stiffness, overlap: f64, overlap_rate: f
 
 /// Linear stiffness and damping that set the contact time of a pair (002 eq 27–29 use the
 /// Hookean contact as the conservative estimate for every model, as 002 §5.2 does).
+/// `wall` when body j is a wall.
 pub fn linear_equivalent(
     model: &Normal,
     e_star: f64,
@@ -191,9 +215,15 @@ pub fn linear_equivalent(
     r_eff: f64,
     m_eff: f64,
     v_c: f64,
+    wall: bool,
 ) -> (f64, f64) {
     match *model {
         Normal::Linear { kn, damping, .. } => (kn, damping),
+        Normal::Pebbles {
+            hooke,
+            vessel_hooke,
+            dash_pot,
+        } => (if wall { vessel_hooke } else { hooke }, dash_pot),
         _ => {
             let kn = hooke_stiffness(e_star, r_eff, m_eff, v_c);
             (kn, hooke_damping(m_eff, kn, e))
@@ -217,7 +247,7 @@ mod tests {
         v_c: f64,
         v0: f64,
     ) -> NormalOut {
-        normal_force(m, &stiffness(m, p, r, mass, v_c, v0), d, rate)
+        normal_force(m, &stiffness(m, p, r, mass, v_c, v0, false), d, rate)
     }
 
     #[test]

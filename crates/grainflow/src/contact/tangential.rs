@@ -11,7 +11,7 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 /// The tangential slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Tangential {
     /// Frictionless contacts.
@@ -19,6 +19,8 @@ pub enum Tangential {
     /// Spring with history and damping, Coulomb-capped (002 eq 7–9).
     #[default]
     Spring,
+    /// PEBBLES kinetic and static friction with a slip vector (001 eq 3.8, 3.40–3.52).
+    Pebbles(super::pebbles::PebblesFriction),
 }
 
 /// Rotates `slip` into the plane normal to `n`, keeping its length.

@@ -107,6 +107,7 @@ impl In<'_> {
                 gt: self.f64()?,
             },
             touching: true,
+            ..ContactState::default()
         })
     }
 }

@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod dump;
 pub mod lammps_data;
 pub mod series;
+pub mod tallies;
 pub mod vtk;
 
 use std::fs::File;
@@ -28,6 +29,7 @@ pub struct Outputs {
     next_series: f64,
     next_checkpoint: f64,
     frame: usize,
+    tallies: Option<tallies::Tallies>,
 }
 
 /// The first multiple of `interval` after `time` (s), or ∞ when the output is off.
@@ -75,6 +77,10 @@ impl Outputs {
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
             next_checkpoint: next_after(t, spec.checkpoint_interval),
+            tallies: spec
+                .tallies
+                .as_ref()
+                .map(|s| tallies::Tallies::new(dir, sim, s)),
         };
         if spec.snapshot_interval.is_some() {
             out.dump = Some(create(&dir.join("particles.dump"), resumed)?);
@@ -151,6 +157,9 @@ impl Outputs {
             }
             self.next_stress = next_after(t, sim.scene.output.stress.as_ref().map(|s| s.interval));
         }
+        if let Some(tallies) = &mut self.tallies {
+            tallies.observe(sim);
+        }
         if t >= self.next_checkpoint {
             sim.checkpoint().write(&self.dir.join("checkpoint.gfck"))?;
             self.next_checkpoint = next_after(t, sim.scene.output.checkpoint_interval);
@@ -165,6 +174,9 @@ impl Outputs {
             .flatten()
         {
             w.flush().map_err(|e| Error::io(&self.dir, e))?;
+        }
+        if let Some(tallies) = &self.tallies {
+            tallies.finish()?;
         }
         sim.checkpoint().write(&self.dir.join("final.gfck"))
     }

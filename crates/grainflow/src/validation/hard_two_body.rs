@@ -34,6 +34,8 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             seed: 0,
             max_overlap: 0.3,
             skin: None,
+            integrator: Default::default(),
+            dt_limit: Default::default(),
             domain: None,
         },
         contact: ContactModel {
@@ -55,6 +57,7 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             twisting_friction: 0.0,
             tangential_restitution: eps_t,
             cohesion: 0.0,
+            core: None,
         }],
         pairs: vec![],
         gravity: Gravity::default(),

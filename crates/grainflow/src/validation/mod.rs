@@ -3,6 +3,7 @@
 //! the same functions.
 
 pub mod hard_two_body;
+pub mod pebbles_friction;
 pub mod pile;
 pub mod self_gravity;
 pub mod spin_up;
@@ -30,6 +31,7 @@ pub(crate) fn glass_beads(name: &str, e: f64, mu: f64, youngs_modulus: f64, mu_r
         rolling_friction: mu_r,
         twisting_friction: 0.0,
         cohesion: 0.0,
+        core: None,
         tangential_restitution: 1.0,
     }
 }
@@ -212,6 +214,11 @@ pub const CASES: &[Case] = &[
         name: "spin-up",
         about: "003 §3.2: regolith bed on a spinning 8 km asteroid (periodic box, rotating frame); bottom σ_yy = −ρ φ g_eff h′ within 5 % up to 0.9 ω_c, zero past ω_c",
         run: spin_up::spin_up,
+    },
+    Case {
+        name: "pebbles-friction",
+        about: "001 §3.5: PEBBLES static friction; a pebble below the friction angle creeps < 1e-6 m in 1 s, above it slides at g (sin θ − μ_k cos θ); a poured pile's angle grows with μ",
+        run: pebbles_friction::pebbles_friction,
     },
 ];
 

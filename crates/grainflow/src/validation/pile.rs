@@ -129,6 +129,8 @@ impl PileBox {
                 seed: 2,
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
+                integrator: Default::default(),
+                dt_limit: Default::default(),
                 domain: Some([
                     DVec3::new(-hw - 0.01, -0.01, -ht - 0.01),
                     DVec3::new(hw + 0.01, self.fill.1 + self.slot_height + 0.05, ht + 0.01),

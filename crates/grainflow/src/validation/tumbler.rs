@@ -121,6 +121,8 @@ impl Drum {
                 seed: 1,
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
+                integrator: Default::default(),
+                dt_limit: Default::default(),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
             },
             contact: ContactModel {

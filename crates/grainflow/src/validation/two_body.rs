@@ -47,6 +47,7 @@ fn material(e: f64, mu_s: f64, mu_r: f64, mu_t: f64, cohesion: f64) -> Material 
         twisting_friction: mu_t,
         tangential_restitution: 1.0,
         cohesion,
+        core: None,
     }
 }
 
@@ -86,6 +87,8 @@ fn scene(
             seed: 0,
             max_overlap: 0.3,
             skin: Some(0.05),
+            integrator: Default::default(),
+            dt_limit: Default::default(),
             domain: None,
         },
         contact: ContactModel {

@@ -446,6 +446,7 @@ fn body(e: f64, mu: f64) -> Material {
         rolling_friction: 0.0,
         twisting_friction: 0.0,
         cohesion: 0.0,
+        core: None,
         tangential_restitution: 1.0,
     }
 }
@@ -462,6 +463,8 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             seed: 0,
             max_overlap: 0.3,
             skin: Some(0.05),
+            integrator: Default::default(),
+            dt_limit: Default::default(),
             domain: None,
         },
         contact: ContactModel {

@@ -1,0 +1,327 @@
+//! Integrators of the soft-sphere method besides velocity Verlet (001 §3.3).
+//!
+//! PEBBLES writes the whole state — positions, velocities, angular velocities and the slips of
+//! the contacts — as one vector y with y′ = f(t, y) (eq 3.15–3.16) and solves it with Euler's
+//! method (eq 3.17), Runge–Kutta or Adams methods. Here f is one force evaluation
+//! ([`soft::compute_forces`] with dt = 0, which leaves slips to the integrator): ẋ = v,
+//! v̇ = F/m, ω̇ = T/I, and for contacts in rate form (PEBBLES friction) ṡ = the rate the
+//! contact law stored.
+//!
+//! * `euler`: y_{n+1} = y_n + dt f(t_n, y_n) (eq 3.17); one evaluation per step. The slip's
+//!   Euler step is taken by the contact law itself right after its force (as for Verlet).
+//! * `runge_kutta`: the classical fourth-order method; four evaluations per step (the last
+//!   one, at y_{n+1}, is also the first stage of the next step).
+//! * `adams_bashforth`: four-step Adams–Bashforth, its history filled by three Runge–Kutta
+//!   steps (so that the fourth order is kept); one evaluation per step after that.
+//! * `adams_moulton`: predictor–corrector (PECE): Adams–Bashforth predicts, the Adams–Moulton
+//!   formula of the same number of steps (fourth order at most) corrects; two evaluations.
+//!
+//! **Limits.** Runge–Kutta and Adams need every slot with history in rate form (tangential
+//! `pebbles` or `none`, no rolling or twisting resistance: those integrate inside the force
+//! with dt). A contact that forms during a step starts with zero slip and no past rates; the
+//! Adams formulas use, per contact, only as many past rates as it has lived steps (so a young
+//! contact's slip is integrated at lower order). The particles' Adams history restarts (three
+//! Runge–Kutta steps) when particles are added or removed, and after a resume from a
+//! checkpoint: Euler and Runge–Kutta resume bit for bit, Adams runs do not.
+//! Forces are bit-identical for any thread count, as for Verlet.
+
+use glam::DVec3;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::contact::ContactState;
+use crate::sim::{Physics, World};
+use crate::soft::{self, ContactStats, MIN_LEN};
+use crate::Result;
+
+/// How the soft-sphere state is advanced (`simulation.integrator`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrator {
+    /// Kick–drift–kick velocity Verlet (003 eq 3–10).
+    #[default]
+    VelocityVerlet,
+    /// Euler's method, 001 eq 3.17 (PEBBLES `use_simple_integrator`).
+    Euler,
+    /// Classical fourth-order Runge–Kutta (001 §3.3).
+    RungeKutta,
+    /// Four-step Adams–Bashforth (001 §3.3, `integration_method adams_bashforth`).
+    AdamsBashforth,
+    /// Adams–Bashforth–Moulton predictor–corrector (001 §3.3, `adams_moulton`).
+    AdamsMoulton,
+}
+
+impl Integrator {
+    /// True for the methods that evaluate f more than once per step or keep past rates, and
+    /// so need the contact slots in rate form.
+    pub fn needs_rate_form(self) -> bool {
+        matches!(
+            self,
+            Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton
+        )
+    }
+}
+
+/// The particles' share of the integrator state: the state at the start of the step and the
+/// derivatives of past steps or stages, reused from step to step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IntegratorWork {
+    /// (x, v, ω) at the start of the step.
+    base: Vec<[DVec3; 3]>,
+    /// Runge–Kutta: Σ b_i k_i of (ẋ, v̇, ω̇).
+    sum: Vec<[DVec3; 3]>,
+    /// Adams: (ẋ, v̇, ω̇) of the steps n−1, n−2, n−3 (most recent first).
+    past: Vec<[[DVec3; 3]; 3]>,
+    /// Adams: steps of history the particles have (0 to 3).
+    history: usize,
+}
+
+/// Adams–Bashforth coefficients of the k-step formula (k = 1…4), most recent rate first.
+const AB: [&[f64]; 4] = [
+    &[1.0],
+    &[1.5, -0.5],
+    &[23.0 / 12.0, -16.0 / 12.0, 5.0 / 12.0],
+    &[55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0],
+];
+
+/// Adams–Moulton coefficients (f_{n+1} first, then f_n, f_{n−1}, …) paired with AB_k: the
+/// trapezoid for k = 1, the two-step formula for k = 2, the three-step (fourth-order) one
+/// for k ≥ 3.
+const AM: [&[f64]; 4] = [
+    &[0.5, 0.5],
+    &[5.0 / 12.0, 8.0 / 12.0, -1.0 / 12.0],
+    &[9.0 / 24.0, 19.0 / 24.0, -5.0 / 24.0, 1.0 / 24.0],
+    &[9.0 / 24.0, 19.0 / 24.0, -5.0 / 24.0, 1.0 / 24.0],
+];
+
+/// The derivative of particle k's state at the last evaluation: (v, F/m, T/I).
+#[inline]
+fn derivative(world: &World, k: usize) -> [DVec3; 3] {
+    let p = &world.particles;
+    [
+        p.vel[k],
+        p.force[k] * p.inv_mass[k],
+        p.torque[k] * p.inv_inertia[k],
+    ]
+}
+
+/// Every contact history of the world (pairs, then walls), mutably, in parallel.
+fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Send) {
+    world
+        .neighbors
+        .state
+        .par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .for_each(&f);
+    world
+        .wall_state
+        .par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .for_each(|list| list.iter_mut().for_each(|(_, s)| f(s)));
+}
+
+/// Sets every particle's state to base + Σ weights · rates (one (ẋ, v̇, ω̇) triple per rate).
+fn set_state(world: &mut World, physics: &Physics, base: &[[DVec3; 3]], dy: &[[DVec3; 3]]) {
+    let periodic = &physics.periodic;
+    let p = &mut world.particles;
+    p.pos
+        .par_iter_mut()
+        .zip(p.vel.par_iter_mut())
+        .zip(p.omega.par_iter_mut())
+        .zip(base.par_iter().zip(dy.par_iter()))
+        .with_min_len(MIN_LEN)
+        .for_each(|(((x, v), w), (b, d))| {
+            *x = periodic.wrap(b[0] + d[0]);
+            *v = b[1] + d[1];
+            *w = b[2] + d[2];
+        });
+}
+
+/// Advances the world by one step of `physics.dt` with `physics.integrator` (not Verlet).
+pub fn step(world: &mut World, physics: &Physics) -> Result<ContactStats> {
+    let stats = match physics.integrator {
+        Integrator::VelocityVerlet => return soft::step(world, physics),
+        Integrator::Euler => euler(world, physics),
+        Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton => {
+            let mut work = std::mem::take(&mut world.integrator_work);
+            let stats = match physics.integrator {
+                Integrator::RungeKutta => runge_kutta(world, physics, &mut work),
+                m => adams(world, physics, &mut work, m == Integrator::AdamsMoulton),
+            };
+            world.integrator_work = work;
+            stats
+        }
+    };
+    world.step += 1;
+    soft::check_stability(world, physics, &stats)?;
+    Ok(stats)
+}
+
+/// Euler's method (001 eq 3.17): every variable advanced with its derivative at t_n.
+fn euler(world: &mut World, physics: &Physics) -> ContactStats {
+    let dt = physics.dt;
+    let n = world.particles.len();
+    let dy: Vec<[DVec3; 3]> = (0..n)
+        .map(|k| derivative(world, k).map(|d| d * dt))
+        .collect();
+    let p = &world.particles;
+    let base: Vec<[DVec3; 3]> = (0..n).map(|k| [p.pos[k], p.vel[k], p.omega[k]]).collect();
+    set_state(world, physics, &base, &dy);
+    world.time += dt;
+    // The contact law advances each slip by dt · ṡ after its force (eq 3.17 for s).
+    soft::compute_forces(world, physics, dt)
+}
+
+/// Classical Runge–Kutta: stages at c = 0, ½, ½, 1 with weights 1/6, 1/3, 1/3, 1/6. The
+/// forces at the start of the step are those of the last evaluation (at y_n). Contact slips
+/// use `scratch[0]` (s_n) and `scratch[4]` (Σ b_i k_i).
+fn runge_kutta(world: &mut World, physics: &Physics, work: &mut IntegratorWork) -> ContactStats {
+    const C: [f64; 4] = [0.0, 0.5, 0.5, 1.0];
+    const B: [f64; 4] = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0];
+    let h = physics.dt;
+    let t0 = world.time;
+    let n = world.particles.len();
+    let p = &world.particles;
+    work.base.clear();
+    work.base
+        .extend((0..n).map(|k| [p.pos[k], p.vel[k], p.omega[k]]));
+    work.sum.clear();
+    work.sum.resize(n, [DVec3::ZERO; 3]);
+    for_each_contact(world, |s| {
+        s.scratch[0] = s.slip;
+        s.scratch[4] = DVec3::ZERO;
+    });
+    let mut dy = vec![[DVec3::ZERO; 3]; n];
+    for stage in 0..4 {
+        if stage > 0 {
+            world.time = t0 + C[stage] * h;
+            soft::compute_forces(world, physics, 0.0);
+        }
+        // k_i: accumulate b_i k_i, and form the next stage's increment c_{i+1} h k_i.
+        let next = if stage < 3 { C[stage + 1] * h } else { 0.0 };
+        let b = B[stage];
+        for (k, (dy, sum)) in dy.iter_mut().zip(work.sum.iter_mut()).enumerate() {
+            let d = derivative(world, k);
+            for a in 0..3 {
+                sum[a] += b * d[a];
+                dy[a] = next * d[a];
+            }
+        }
+        if stage < 3 {
+            set_state(world, physics, &work.base, &dy);
+            for_each_contact(world, |s| {
+                s.scratch[4] += b * s.rate;
+                s.slip = s.scratch[0] + next * s.rate;
+            });
+        } else {
+            for_each_contact(world, |s| s.scratch[4] += b * s.rate);
+        }
+    }
+    for (d, s) in dy.iter_mut().zip(&work.sum) {
+        *d = s.map(|v| v * h);
+    }
+    set_state(world, physics, &work.base, &dy);
+    for_each_contact(world, |s| s.slip = s.scratch[0] + h * s.scratch[4]);
+    world.time = t0 + h;
+    soft::compute_forces(world, physics, 0.0)
+}
+
+/// Adams–Bashforth (`moulton` false) or Adams–Bashforth–Moulton PECE (`moulton` true). The
+/// first three steps are Runge–Kutta steps that fill the history, so that the four-step
+/// formulas keep their order. Contacts keep [s_n, f_{n−1}, f_{n−2}, f_{n−3}] in `scratch`.
+fn adams(
+    world: &mut World,
+    physics: &Physics,
+    work: &mut IntegratorWork,
+    moulton: bool,
+) -> ContactStats {
+    let h = physics.dt;
+    let n = world.particles.len();
+    if work.past.len() != n {
+        work.past = vec![[[DVec3::ZERO; 3]; 3]; n];
+        work.history = 0;
+    }
+    // The history shifted: particles' past = [f_n, f_{n−1}, f_{n−2}], contacts' likewise.
+    let steps = work.history + 1;
+    let ab = AB[steps - 1];
+    let mut dy = vec![[DVec3::ZERO; 3]; n];
+    for (k, (dy, past)) in dy.iter_mut().zip(work.past.iter_mut()).enumerate() {
+        let f_n = derivative(world, k);
+        for a in 0..3 {
+            let mut d = ab[0] * f_n[a];
+            for (j, beta) in ab.iter().enumerate().skip(1) {
+                d += beta * past[j - 1][a];
+            }
+            dy[a] = h * d;
+        }
+        *past = [f_n, past[0], past[1]];
+    }
+    let predict = work.history >= 3;
+    for_each_contact(world, |s| {
+        let k = (s.age as usize + 1).min(steps);
+        let ab = AB[k - 1];
+        let mut d = ab[0] * s.rate;
+        for (j, beta) in ab.iter().enumerate().skip(1) {
+            d += beta * s.scratch[j];
+        }
+        s.scratch[3] = s.scratch[2];
+        s.scratch[2] = s.scratch[1];
+        s.scratch[1] = s.rate;
+        s.scratch[0] = s.slip;
+        if predict {
+            s.slip += h * d;
+        }
+    });
+    let stats = if !predict {
+        runge_kutta(world, physics, work)
+    } else {
+        let p = &world.particles;
+        work.base.clear();
+        work.base
+            .extend((0..n).map(|k| [p.pos[k], p.vel[k], p.omega[k]]));
+        set_state(world, physics, &work.base, &dy);
+        world.time += h;
+        if moulton {
+            // Evaluate at the prediction, then correct: y_n + h (β* f* + Σ β_j f_{n−j}).
+            soft::compute_forces(world, physics, 0.0);
+            let am = AM[steps - 1];
+            for (k, (dy, past)) in dy.iter_mut().zip(&work.past).enumerate() {
+                let f_star = derivative(world, k);
+                for a in 0..3 {
+                    let mut d = am[0] * f_star[a];
+                    for (j, beta) in am.iter().enumerate().skip(1) {
+                        d += beta * past[j - 1][a];
+                    }
+                    dy[a] = h * d;
+                }
+            }
+            set_state(world, physics, &work.base, &dy);
+            for_each_contact(world, |s| {
+                let k = (s.age as usize + 1).min(steps);
+                let am = AM[k - 1];
+                let mut d = am[0] * s.rate;
+                for (j, beta) in am.iter().enumerate().skip(1) {
+                    d += beta * s.scratch[j];
+                }
+                s.slip = s.scratch[0] + h * d;
+            });
+        }
+        soft::compute_forces(world, physics, 0.0)
+    };
+    for_each_contact(world, |s| s.age = s.age.saturating_add(1));
+    work.history = (work.history + 1).min(3);
+    stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adams_coefficients_sum_to_one() {
+        // Consistency: every Adams formula integrates ẏ = 1 exactly.
+        for c in AB.iter().chain(AM.iter()) {
+            assert!((c.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+        }
+    }
+}
