@@ -69,6 +69,8 @@ pub struct World {
     pub body_acc: Vec<DVec3>,
     /// Buffers of the self-gravity methods.
     pub gravity_work: GravityWork,
+    /// Door state of the recirculation (001 chapter 6).
+    pub doors: crate::drive::DoorState,
 }
 
 impl World {
@@ -136,8 +138,8 @@ impl Simulation {
         if let Some(first) = scene.problems().into_iter().next() {
             return Err(first);
         }
-        let particles = make_particles(&scene, base)?;
         let walls = make_walls(&scene);
+        let particles = make_particles(&scene, base, &walls)?;
         let overrides: Vec<(usize, usize, PairOverride)> = scene
             .pairs
             .iter()
@@ -159,13 +161,14 @@ impl Simulation {
             TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
-                if scene.simulation.method == Method::Soft && dt > contact_time * MAX_FRACTION {
+                let limit = scene.simulation.max_dt_fraction.unwrap_or(MAX_FRACTION);
+                if scene.simulation.method == Method::Soft && dt > contact_time * limit {
                     return Err(Error::scene(
                         "simulation.dt",
                         format!(
-                            "{dt:.3e} s is above t_c/10 = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
-                            contact_time * MAX_FRACTION,
-                            contact_time * MAX_FRACTION,
+                            "{dt:.3e} s is above t_c × {limit} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
+                            contact_time * limit,
+                            contact_time * limit,
                             contact_time * AUTO_FRACTION
                         ),
                     ));
@@ -215,7 +218,7 @@ impl Simulation {
             wall_state: vec![Vec::new(); n],
             reaction: Vec::new(),
             wall_runtime: WallRuntime::default(),
-            time: 0.0,
+            time: scene.simulation.start_time,
             step: 0,
             timers: StageTimes::default(),
             force_buffer: Vec::new(),
@@ -224,6 +227,11 @@ impl Simulation {
             collisions: 0,
             body_acc: Vec::new(),
             gravity_work: GravityWork::default(),
+            doors: scene
+                .recirculation
+                .as_ref()
+                .map(|r| r.start())
+                .unwrap_or_default(),
         };
         let mut sim = Simulation {
             world,
@@ -246,6 +254,9 @@ impl Simulation {
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
+        }
+        if let Some(r) = &self.scene.recirculation {
+            r.apply(&mut self.world);
         }
         Ok(())
     }
@@ -294,6 +305,7 @@ impl Simulation {
                 .filter_map(|(k, a)| a.map(|a| (p.id[k], a.wall, a.local)))
                 .collect(),
             absorbed: w.wall_runtime.absorbed.clone(),
+            doors: w.doors,
         }
     }
 
@@ -342,6 +354,7 @@ impl Simulation {
             }
         }
         w.wall_runtime.absorbed = ckpt.absorbed;
+        w.doors = ckpt.doors;
         w.rebuild_neighbors(&sim.physics.periodic);
         let entries: Vec<_> = ckpt
             .pairs
@@ -423,7 +436,7 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
 
 /// All particles of the scene's sources. Ids follow the order the sources make them; the store
 /// keeps them along a Morton curve, so that neighbours in space are near in memory.
-fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
+fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particles> {
     let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
     let mut made: Vec<(ParticleSpec, f64)> = Vec::new();
     for (k, src) in scene.particles.iter().enumerate() {
@@ -517,6 +530,29 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 .into_iter()
                 .map(|s| free(s.pos, s.radius, DVec3::ZERO))
                 .collect(),
+            ParticleSource::Pack {
+                count,
+                radius,
+                packing,
+                min,
+                max,
+                profile,
+                inner_radius,
+                ..
+            } => {
+                let region = crate::fill::prime::Region {
+                    min: *min,
+                    max: *max,
+                    profile,
+                    inner_radius: *inner_radius,
+                    walls,
+                };
+                let field = format!("particles[{k}].max");
+                crate::fill::prime::pack(&region, *count, *radius, *packing, &mut rng, &field)?
+                    .iter()
+                    .map(|s| free(s.pos, s.radius, DVec3::ZERO))
+                    .collect()
+            }
             ParticleSource::Random {
                 min,
                 max,

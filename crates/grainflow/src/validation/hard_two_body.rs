@@ -35,6 +35,8 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             max_overlap: 0.3,
             skin: None,
             domain: None,
+            start_time: 0.0,
+            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal: Normal::Hertz,
@@ -79,6 +81,7 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             spheres,
         }],
         output: OutputSpec::default(),
+        recirculation: None,
     }
 }
 

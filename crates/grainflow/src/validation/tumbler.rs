@@ -122,6 +122,8 @@ impl Drum {
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
+                start_time: 0.0,
+                max_dt_fraction: None,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,
@@ -187,6 +189,7 @@ impl Drum {
                 },
             ],
             output: OutputSpec::default(),
+            recirculation: None,
         }
     }
 }

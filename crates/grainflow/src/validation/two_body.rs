@@ -87,6 +87,8 @@ fn scene(
             max_overlap: 0.3,
             skin: Some(0.05),
             domain: None,
+            start_time: 0.0,
+            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal,
@@ -113,6 +115,7 @@ fn scene(
             spheres,
         }],
         output: OutputSpec::default(),
+        recirculation: None,
     }
 }
 
