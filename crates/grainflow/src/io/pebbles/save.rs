@@ -283,7 +283,7 @@ impl Save {
     }
 
     /// Puts back pass counts, slips and surface slips into `sim`, built from [`Save::source`],
-    /// and evaluates the forces again with them.
+    /// and evaluates the forces with them.
     pub fn restore(&self, sim: &mut Simulation) -> Result<()> {
         let order: std::collections::HashMap<u64, u64> = self
             .pebbles
@@ -344,11 +344,21 @@ impl Save {
             }
         }
         w.rebuild_neighbors(&ph.periodic);
-        w.neighbors.set_history(&entries);
-        for (i, key, s) in walls {
-            w.wall_state[i].push((key, s));
-        }
+        let put_back = |w: &mut crate::sim::World| {
+            w.neighbors.set_history(&entries);
+            // The save lists every touching wall contact: it replaces what the build found.
+            for list in w.wall_state.iter_mut() {
+                list.clear();
+            }
+            for &(i, key, s) in &walls {
+                w.wall_state[i].push((key, s));
+            }
+        };
+        put_back(w);
+        // Forces with the saved slips; the evaluation may rescale a slip at the Coulomb cap,
+        // so the saved slips are put back after it, exactly as written.
         sim.stats = crate::soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        put_back(&mut sim.world);
         Ok(())
     }
 }

@@ -232,3 +232,11 @@ fn the_four_sample_decks_parse() {
         assert!(deck.has("static_friction_new3"), "{name}");
     }
 }
+
+#[test]
+fn the_directive_table_of_the_docs_lists_every_directive() {
+    let doc = include_str!("../../../../../docs/pebbles-decks.md");
+    for s in DIRECTIVES {
+        assert!(doc.contains(&format!("| `{}` |", s.name)), "{}", s.name);
+    }
+}
