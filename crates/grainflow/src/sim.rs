@@ -166,7 +166,8 @@ impl Simulation {
                     return Err(Error::scene(
                         "simulation.dt",
                         format!(
-                            "{dt:.3e} s is above t_c × {limit} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
+                            "{dt:.3e} s is above t_c/{} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
+                            1.0 / limit,
                             contact_time * limit,
                             contact_time * limit,
                             contact_time * AUTO_FRACTION
