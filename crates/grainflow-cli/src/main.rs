@@ -23,6 +23,7 @@ macro_rules! outln {
 mod analyze;
 mod bench;
 mod bench_gravity;
+mod pebbles;
 mod plot;
 mod scenes;
 
@@ -104,7 +105,8 @@ enum Command {
         #[arg(long)]
         full: bool,
     },
-    /// Analyse finished runs: drum angle, velocity profile and Froude number; pile angle.
+    /// Analyse finished runs: drum angle, velocity profile and Froude number; pile angle;
+    /// PEBBLES post-processing (get-run, split-data, get-energy, pebbles).
     Analyze {
         #[command(subcommand)]
         what: Analysis,
@@ -163,6 +165,39 @@ enum Analysis {
         radial_bins: usize,
         /// Output folder for the CSV files.
         #[arg(long, default_value = "analysis")]
+        out: PathBuf,
+    },
+    /// PEBBLES get_run (001 ch. 9): the full display at a step of a deck run's `.out`, a save.
+    GetRun {
+        /// The run's `<stem>.out`.
+        file: PathBuf,
+        /// Time step number.
+        step: u64,
+    },
+    /// PEBBLES split_data: every display of a `.out` (every frequency × skips steps) into a folder.
+    SplitData {
+        /// The run's `<stem>.out`.
+        file: PathBuf,
+        /// Folder to write one file per display into.
+        dir: PathBuf,
+        /// Display interval in steps.
+        #[arg(default_value_t = 1)]
+        frequency: u64,
+        /// Keep every skips-th display.
+        #[arg(default_value_t = 1)]
+        skips: u64,
+    },
+    /// PEBBLES get_energy: the energy displays of a `.out` as CSV.
+    GetEnergy {
+        /// The run's `<stem>.out`.
+        file: PathBuf,
+    },
+    /// Pebble centres with pass counts of a save as CSV (id,x,y,z,radius,passes), for neutronics codes.
+    Pebbles {
+        /// A save (`<stem>_save`, or one cut out by get-run).
+        save: PathBuf,
+        /// CSV file to write.
+        #[arg(long, default_value = "pebbles.csv")]
         out: PathBuf,
     },
     /// Froude number ω² D / (2 g) (002 eq 31).
@@ -270,6 +305,18 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                         analyze::packing(&run, vessel, (vertical_bins, radial_bins), &out)?
                     );
                 }
+                Analysis::GetRun { file, step } => out!("{}", pebbles::get_run(&file, step)?),
+                Analysis::SplitData {
+                    file,
+                    dir,
+                    frequency,
+                    skips,
+                } => {
+                    let files = pebbles::split_data(&file, &dir, frequency, skips)?;
+                    outln!("{} displays written to {}", files.len(), dir.display());
+                }
+                Analysis::GetEnergy { file } => out!("{}", pebbles::get_energy(&file)?),
+                Analysis::Pebbles { save, out } => pebbles::pebbles_csv(&save, &out)?,
                 Analysis::Froude { omega, diameter, g } => {
                     if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
                         bail!("analyze froude: diameter and g must be > 0 and omega finite");
@@ -296,6 +343,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
 /// Loads a scene from a file, or a built-in scene by name; returns it with its base folder.
 fn load_scene(arg: &str) -> Result<(Scene, PathBuf)> {
     let path = Path::new(arg);
+    if path.is_file() && pebbles::is_deck(path) {
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let deck = grainflow::io::pebbles::Deck::load(path)?;
+        return Ok((deck.translate(&base, &[PathBuf::from("out")])?.scene, base));
+    }
     if path.exists() {
         let scene = Scene::load(path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -316,8 +368,14 @@ fn load_scene(arg: &str) -> Result<(Scene, PathBuf)> {
 
 fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCode> {
     let name = scene.unwrap_or(scenes::DEFAULT);
+    if Path::new(name).is_file() && pebbles::is_deck(Path::new(name)) {
+        if resume.is_some() {
+            bail!("{name}: a PEBBLES deck resumes from a save (load_pebble_save), not --resume");
+        }
+        return pebbles::run(Path::new(name), out);
+    }
     let (scene, base) = load_scene(name)?;
-    let duration = scene.simulation.duration;
+    let duration = scene.simulation.start_time + scene.simulation.duration;
     let mut sim = match resume {
         Some(path) => Simulation::resume(scene, &base, Checkpoint::read(path)?)?,
         None => Simulation::new(scene, &base)?,

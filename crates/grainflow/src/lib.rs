@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod bench;
 pub mod boundary;
 pub mod contact;
+pub mod drive;
 pub mod error;
 pub mod fill;
 pub mod frame;

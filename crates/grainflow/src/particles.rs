@@ -104,6 +104,8 @@ pub struct Particles {
     pub force: Vec<DVec3>,
     /// Torque accumulated in the current step (N m).
     pub torque: Vec<DVec3>,
+    /// Passes through the vessel: times the particle was recirculated (001 chapter 6).
+    pub passes: Vec<u32>,
 }
 
 impl Particles {
@@ -148,6 +150,7 @@ impl Particles {
         self.mobility.push(spec.mobility);
         self.force.push(DVec3::ZERO);
         self.torque.push(DVec3::ZERO);
+        self.passes.push(0);
         self.len() - 1
     }
 
@@ -183,6 +186,7 @@ impl Particles {
         filter(&mut self.mobility, keep);
         filter(&mut self.force, keep);
         filter(&mut self.torque, keep);
+        filter(&mut self.passes, keep);
     }
 
     /// Largest radius (m), zero when empty.

@@ -50,6 +50,9 @@ pub struct Scene {
     /// What to write and how often.
     #[serde(default)]
     pub output: OutputSpec,
+    /// Pebbles taken from the exit chutes and dropped back in at the top (001 chapter 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recirculation: Option<crate::drive::Recirculation>,
 }
 
 /// The `[boundary]` table.
@@ -119,6 +122,17 @@ pub struct SimulationSpec {
     /// How large a given dt may be: "accuracy" (t_c/10, default) or "contact_time" (t_c).
     #[serde(default)]
     pub dt_limit: crate::timestep::DtLimit,
+    /// Simulated time at the start (s), 001 `initial_time`; the run ends at start_time + duration.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_time: f64,
+    /// Largest dt allowed, as a fraction of the shortest contact time; 1/10 when absent
+    /// (002 §5.2). PEBBLES decks run with dt ≈ t_c/6 and set it to 1/4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_dt_fraction: Option<f64>,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn default_max_overlap() -> f64 {
@@ -236,6 +250,29 @@ pub enum ParticleSource {
         #[serde(default)]
         velocity_dispersion: f64,
     },
+    /// A container filled from the bottom, by PRIME or a loose random fill (001 chapter 5):
+    /// spheres in the box [min, max], inside the profile of radii about the z axis, outside
+    /// `inner_radius`, touching no wall.
+    Pack {
+        /// Material name.
+        material: String,
+        /// Number of spheres.
+        count: usize,
+        /// Radius (m).
+        radius: f64,
+        /// `{ method = "prime", extra_candidates = … }` or `{ method = "loose", fraction = … }`.
+        packing: crate::fill::prime::Packing,
+        /// Lower corner (m); the fill starts at min.z.
+        min: DVec3,
+        /// Upper corner (m); no sphere goes above max.z.
+        max: DVec3,
+        /// Container radius about the z axis as [z, R] points (m), interpolated linearly.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        profile: Vec<[f64; 2]>,
+        /// Radius about the z axis (m) spheres stay outside of (an annular vessel).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        inner_radius: f64,
+    },
 }
 
 impl ParticleSource {
@@ -247,7 +284,8 @@ impl ParticleSource {
             | ParticleSource::LammpsData { material, .. }
             | ParticleSource::Lattice { material, .. }
             | ParticleSource::CylinderLayer { material, .. }
-            | ParticleSource::Random { material, .. } => material,
+            | ParticleSource::Random { material, .. }
+            | ParticleSource::Pack { material, .. } => material,
         }
     }
 }
@@ -409,6 +447,15 @@ impl Scene {
         if let Some([lo, hi]) = s.domain {
             box_corners(&mut p, "simulation.domain", lo, hi);
         }
+        if !s.start_time.is_finite() {
+            p.push(Error::scene("simulation.start_time", "must be finite"));
+        }
+        if let Some(f) = s.max_dt_fraction {
+            in_range(&mut p, "simulation.max_dt_fraction", f, 0.0, 0.5);
+        }
+        if let Some(r) = &self.recirculation {
+            r.problems(&mut p);
+        }
         self.contact_problems(&mut p);
         self.material_problems(&mut p);
         p.extend(self.gravity.problems());
@@ -528,8 +575,15 @@ impl Scene {
                     }
                 }
             }
+            // k_t = 0 leaves the dashpot alone under the Coulomb cap: kinetic friction
+            // min(μ|F_n|, C_t|v_t|) without a static spring (001 eq 3.8).
             if let Some(kt) = kt {
-                positive(p, "contact.normal.linear.kt", kt);
+                if !(kt.is_finite() && kt >= 0.0) {
+                    p.push(Error::scene(
+                        "contact.normal.linear.kt",
+                        format!("must be ≥ 0, got {kt}"),
+                    ));
+                }
             }
         }
         if let Cohesion::Perko {
@@ -669,6 +723,46 @@ impl Scene {
                     }
                 }
                 ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}
+                ParticleSource::Pack {
+                    count,
+                    radius,
+                    packing,
+                    min,
+                    max,
+                    profile,
+                    inner_radius,
+                    ..
+                } => {
+                    box_corners(p, &format!("particles[{k}]"), *min, *max);
+                    positive(p, f("radius"), *radius);
+                    if *count == 0 {
+                        p.push(Error::scene(f("count"), "must be at least 1"));
+                    }
+                    if let crate::fill::prime::Packing::Loose { fraction } = packing {
+                        if !(*fraction > 0.0 && *fraction <= 0.3) {
+                            p.push(Error::scene(
+                                f("packing.fraction"),
+                                format!("must be in (0, 0.3] (001 §4.4: not above 0.15 or so), got {fraction}"),
+                            ));
+                        }
+                    }
+                    if !(inner_radius.is_finite() && *inner_radius >= 0.0) {
+                        p.push(Error::scene(
+                            f("inner_radius"),
+                            format!("must be ≥ 0, got {inner_radius}"),
+                        ));
+                    }
+                    if profile.windows(2).any(|w| w[1][0] <= w[0][0])
+                        || profile
+                            .iter()
+                            .any(|q| !(q[0].is_finite() && q[1].is_finite() && q[1] >= 0.0))
+                    {
+                        p.push(Error::scene(
+                            f("profile"),
+                            "must be [z, R] points with z rising and R ≥ 0",
+                        ));
+                    }
+                }
                 ParticleSource::CylinderLayer {
                     center,
                     axis,

@@ -71,6 +71,8 @@ pub struct World {
     pub gravity_work: GravityWork,
     /// State of the Runge–Kutta and Adams integrators.
     pub integrator_work: crate::integrator::IntegratorWork,
+    /// Door state of the recirculation (001 chapter 6).
+    pub doors: crate::drive::DoorState,
 }
 
 impl World {
@@ -146,8 +148,8 @@ impl Simulation {
         if let Some(first) = scene.problems().into_iter().next() {
             return Err(first);
         }
-        let particles = make_particles(&scene, base)?;
         let walls = make_walls(&scene);
+        let particles = make_particles(&scene, base, &walls)?;
         let overrides: Vec<(usize, usize, PairOverride)> = scene
             .pairs
             .iter()
@@ -169,7 +171,11 @@ impl Simulation {
             TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
-                let fraction = scene.simulation.dt_limit.fraction();
+                // A deck's own fraction (max_dt_fraction) wins over the named limit.
+                let fraction = scene
+                    .simulation
+                    .max_dt_fraction
+                    .unwrap_or_else(|| scene.simulation.dt_limit.fraction());
                 if scene.simulation.method == Method::Soft && dt > contact_time * fraction {
                     return Err(Error::scene(
                         "simulation.dt",
@@ -229,7 +235,7 @@ impl Simulation {
             wall_state: vec![Vec::new(); n],
             reaction: Vec::new(),
             wall_runtime: WallRuntime::default(),
-            time: 0.0,
+            time: scene.simulation.start_time,
             step: 0,
             timers: StageTimes::default(),
             force_buffer: Vec::new(),
@@ -239,6 +245,11 @@ impl Simulation {
             body_acc: Vec::new(),
             gravity_work: GravityWork::default(),
             integrator_work: Default::default(),
+            doors: scene
+                .recirculation
+                .as_ref()
+                .map(|r| r.start())
+                .unwrap_or_default(),
         };
         let mut sim = Simulation {
             world,
@@ -261,6 +272,9 @@ impl Simulation {
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
+        }
+        if let Some(r) = &self.scene.recirculation {
+            r.apply(&mut self.world);
         }
         Ok(())
     }
@@ -309,6 +323,7 @@ impl Simulation {
                 .filter_map(|(k, a)| a.map(|a| (p.id[k], a.wall, a.local)))
                 .collect(),
             absorbed: w.wall_runtime.absorbed.clone(),
+            doors: w.doors,
         }
     }
 
@@ -357,6 +372,7 @@ impl Simulation {
             }
         }
         w.wall_runtime.absorbed = ckpt.absorbed;
+        w.doors = ckpt.doors;
         w.rebuild_neighbors(&sim.physics.periodic);
         let entries: Vec<_> = ckpt
             .pairs
@@ -443,7 +459,7 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
 
 /// All particles of the scene's sources. Ids follow the order the sources make them; the store
 /// keeps them along a Morton curve, so that neighbours in space are near in memory.
-fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
+fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particles> {
     let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
     let mut made: Vec<(ParticleSpec, f64, f64)> = Vec::new();
     for (k, src) in scene.particles.iter().enumerate() {
@@ -537,6 +553,29 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 .into_iter()
                 .map(|s| free(s.pos, s.radius, DVec3::ZERO))
                 .collect(),
+            ParticleSource::Pack {
+                count,
+                radius,
+                packing,
+                min,
+                max,
+                profile,
+                inner_radius,
+                ..
+            } => {
+                let region = crate::fill::prime::Region {
+                    min: *min,
+                    max: *max,
+                    profile,
+                    inner_radius: *inner_radius,
+                    walls,
+                };
+                let field = format!("particles[{k}].max");
+                crate::fill::prime::pack(&region, *count, *radius, *packing, &mut rng, &field)?
+                    .iter()
+                    .map(|s| free(s.pos, s.radius, DVec3::ZERO))
+                    .collect()
+            }
             ParticleSource::Random {
                 min,
                 max,

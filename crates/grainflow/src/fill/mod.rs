@@ -1,8 +1,10 @@
-//! Ways to make particles: lattices (cubic, HCP), random sequential placement, files.
+//! Ways to make particles: lattices (cubic, HCP), random sequential placement, files, and
+//! filling a container from the bottom (PRIME and loose fills of 001 chapter 5).
 
 pub mod file;
 pub mod lattice;
 pub mod layer;
+pub mod prime;
 pub mod random;
 pub mod settle;
 

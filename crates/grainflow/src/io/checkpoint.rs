@@ -4,7 +4,7 @@
 //! `GRAINFLOW-CKPT` magic, format version (u32), the scene as TOML (u64 length + UTF-8),
 //! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
-//! force, torque; then the touching particle–particle pairs (count, then id_i, id_j, slip,
+//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j, slip,
 //! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall, slip, k_n, k_t, g_n, g_t).
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
@@ -19,7 +19,7 @@ use crate::particles::{Mobility, Particles};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +42,8 @@ pub struct Checkpoint {
     pub attached: Vec<(u64, u32, DVec3)>,
     /// Grains absorbed by each wall.
     pub absorbed: Vec<u64>,
+    /// Recirculation doors (format 3).
+    pub doors: crate::drive::DoorState,
 }
 
 struct Out<W: Write>(W);
@@ -145,6 +147,7 @@ impl Checkpoint {
                 o.bytes(&[p.mobility[k] as u8])?;
                 o.vec3(p.force[k])?;
                 o.vec3(p.torque[k])?;
+                o.bytes(&p.passes[k].to_le_bytes())?;
             }
             o.u64(self.pairs.len() as u64)?;
             for (a, b, s) in &self.pairs {
@@ -168,6 +171,13 @@ impl Checkpoint {
             for n in &self.absorbed {
                 o.u64(*n)?;
             }
+            let d = &self.doors;
+            o.f64(d.next_open)?;
+            o.u64(d.next_chute)?;
+            o.u64(d.next_inlet)?;
+            o.u64(d.discharged)?;
+            o.f64(d.first_discharge)?;
+            o.f64(d.last_discharge)?;
             o.0.flush()?;
             std::fs::rename(&tmp, path)
         };
@@ -225,6 +235,7 @@ impl Checkpoint {
             });
             p.force.push(i.vec3()?);
             p.torque.push(i.vec3()?);
+            p.passes.push(i.u32()?);
         }
         if p.len() != n {
             return None;
@@ -245,6 +256,14 @@ impl Checkpoint {
         for _ in 0..i.u64()? {
             absorbed.push(i.u64()?);
         }
+        let doors = crate::drive::DoorState {
+            next_open: i.f64()?,
+            next_chute: i.u64()?,
+            next_inlet: i.u64()?,
+            discharged: i.u64()?,
+            first_discharge: i.f64()?,
+            last_discharge: i.f64()?,
+        };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -255,6 +274,7 @@ impl Checkpoint {
             walls,
             attached,
             absorbed,
+            doors,
         })
     }
 }

@@ -1,9 +1,10 @@
 //! Files a run reads and writes: VTU/PVD snapshots, LAMMPS-style dumps, CSV series,
-//! checkpoints; and the [`Outputs`] observer that writes them at the scene's cadence.
+//! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
 pub mod checkpoint;
 pub mod dump;
 pub mod lammps_data;
+pub mod pebbles;
 pub mod series;
 pub mod tallies;
 pub mod vtk;
@@ -58,7 +59,7 @@ impl Outputs {
     pub fn new(dir: &Path, sim: &Simulation) -> Result<Outputs> {
         std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
         let spec = &sim.scene.output;
-        let resumed = sim.world.time > 0.0;
+        let resumed = sim.world.time > sim.scene.simulation.start_time;
         // As in `observe`: what is due within half a step of now counts as written.
         let t = sim.world.time + 0.5 * sim.physics.dt;
         let pvd = if resumed {

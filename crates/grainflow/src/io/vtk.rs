@@ -19,7 +19,7 @@ const VTK_VERTEX: u8 = 1;
 
 /// Writes one snapshot of `particles` at `time` (s) as an UnstructuredGrid: a point and a
 /// VTK_VERTEX cell per particle, `TimeValue` field data, and the point arrays `id`, `material`,
-/// `radius`, `diameter`, `mass`, `velocity`, `omega` and `force`.
+/// `radius`, `diameter`, `mass`, `velocity`, `omega`, `force` and `passes` (recirculations).
 pub fn write_particles_vtu(path: &Path, particles: &Particles, time: f64) -> Result<()> {
     let p = particles;
     let n = p.len();
@@ -33,6 +33,7 @@ pub fn write_particles_vtu(path: &Path, particles: &Particles, time: f64) -> Res
                 reason: "a particle id does not fit VTK's Int64".into(),
             })?;
     let material: Vec<i32> = p.material.iter().map(|&m| i32::from(m)).collect();
+    let passes: Vec<i64> = p.passes.iter().map(|&n| i64::from(n)).collect();
     let diameter: Vec<f64> = p.radius.iter().map(|r| 2.0 * r).collect();
     let cells: Vec<i64> = (0..n as i64).collect();
     let offsets: Vec<i64> = (1..=n as i64).collect();
@@ -48,6 +49,7 @@ pub fn write_particles_vtu(path: &Path, particles: &Particles, time: f64) -> Res
         data_array(w, "velocity", 3, &flat(&p.vel))?;
         data_array(w, "omega", 3, &flat(&p.omega))?;
         data_array(w, "force", 3, &flat(&p.force))?;
+        data_array(w, "passes", 1, &passes)?;
         writeln!(w, "</PointData>\n<Points>")?;
         data_array(w, "Points", 3, &flat(&p.pos))?;
         writeln!(w, "</Points>\n<Cells>")?;

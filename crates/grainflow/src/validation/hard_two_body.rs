@@ -37,6 +37,8 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             integrator: Default::default(),
             dt_limit: Default::default(),
             domain: None,
+            start_time: 0.0,
+            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal: Normal::Hertz,
@@ -82,6 +84,7 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             spheres,
         }],
         output: OutputSpec::default(),
+        recirculation: None,
     }
 }
 

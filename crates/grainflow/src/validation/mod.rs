@@ -3,6 +3,7 @@
 //! the same functions.
 
 pub mod hard_two_body;
+pub mod pebbles;
 pub mod pebbles_friction;
 pub mod pile;
 pub mod self_gravity;
@@ -199,6 +200,11 @@ pub const CASES: &[Case] = &[
         name: "pile",
         about: "002 §5: grains poured from a hopper through a slot form a pile whose angle of repose rises with rolling friction",
         run: pile::pile,
+    },
+    Case {
+        name: "pebbles",
+        about: "001 ch. 5–6, 8: PRIME packing of packing.inp ≥ 0.5 before compaction, compacts as KE decays; recirculation keeps the count, passes = discharges, rate reported",
+        run: pebbles::pebbles,
     },
     Case {
         name: "gravity-accuracy",

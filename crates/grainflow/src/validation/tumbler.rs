@@ -124,6 +124,8 @@ impl Drum {
                 integrator: Default::default(),
                 dt_limit: Default::default(),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
+                start_time: 0.0,
+                max_dt_fraction: None,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,
@@ -189,6 +191,7 @@ impl Drum {
                 },
             ],
             output: OutputSpec::default(),
+            recirculation: None,
         }
     }
 }

@@ -90,6 +90,8 @@ fn scene(
             integrator: Default::default(),
             dt_limit: Default::default(),
             domain: None,
+            start_time: 0.0,
+            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal,
@@ -116,6 +118,7 @@ fn scene(
             spheres,
         }],
         output: OutputSpec::default(),
+        recirculation: None,
     }
 }
 

@@ -341,6 +341,7 @@ fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
                 axis: n,
                 slope: 0.6,
                 radius0: 1.0,
+                range: None,
             }),
             // radius = 0.6 z + 1 from the apex z = −5/3 up to z = 8 (test points reach z ≈ 4):
             // the grid must be fine enough that Newton does not start on the apex, where
@@ -466,6 +467,8 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             integrator: Default::default(),
             dt_limit: Default::default(),
             domain: None,
+            start_time: 0.0,
+            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal: Normal::Hertz,
@@ -497,6 +500,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             }],
         }],
         output: OutputSpec::default(),
+        recirculation: None,
     };
     Simulation::new(scene, Path::new("."))
 }
@@ -614,6 +618,7 @@ fn resting_faces() -> Vec<(&'static str, WallSpec, DVec3, DVec3)> {
                 axis: DVec3::X,
                 slope: 1.0,
                 radius0: 1.0,
+                range: None,
             }),
             DVec3::new(3.0, 0.0, -4.0),
             DVec3::new(1.0, 0.0, 1.0).normalize(),

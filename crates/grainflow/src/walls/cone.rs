@@ -8,6 +8,11 @@
 //! beyond the surface by r + |x − c| (eq 3.33), so it is pushed back. Where z_c falls past
 //! the apex (r_c < 0) the apex itself is the nearest point. A centre on the axis is
 //! equidistant from a whole circle and gets no contact.
+//!
+//! A cone may be cut to an axial `range` [z_lo, z_hi] (a PEBBLES outlet cone between the vessel
+//! wall and the exit chute, 001 §4.8): where the nearest point of the whole cone falls outside
+//! the range, the nearest point of the cut edge (a circle) is the contact, with the overlap
+//! r − distance of a thin edge.
 
 use glam::DVec3;
 
@@ -24,6 +29,8 @@ pub struct Cone {
     pub slope: f64,
     /// b: radius at z = 0 (m).
     pub radius0: f64,
+    /// Axial range [z_lo, z_hi] (m) the cone is cut to; whole when `None`.
+    pub range: Option<[f64; 2]>,
 }
 
 impl Cone {
@@ -50,6 +57,19 @@ impl Cone {
 
     /// Sphere contact, grains inside the cone.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
+        if let Some([lo, hi]) = self.range {
+            let d = pos - self.origin;
+            let z = d.dot(self.axis);
+            let q = d - z * self.axis;
+            let pr = q.length();
+            let m = self.slope;
+            let z_c = (m * (pr - self.radius0) + z) / (m * m + 1.0);
+            if !(lo..=hi).contains(&z_c) && pr > 0.0 {
+                let z_e = z_c.clamp(lo, hi);
+                let edge = self.origin + z_e * self.axis + (m * z_e + self.radius0) * (q / pr);
+                return super::touch(pos, r, edge);
+            }
+        }
         let (c, inside) = self.closest(pos)?;
         let d = c - pos;
         let dist = d.length();
@@ -78,10 +98,34 @@ mod tests {
             axis: DVec3::Z,
             slope: 1.0,
             radius0: 0.0,
+            range: None,
         };
         let t = c.contact(DVec3::new(1.5, 0.0, 2.0), 0.5).expect("touch");
         let s = std::f64::consts::FRAC_1_SQRT_2;
         assert!((t.overlap - (0.5 - 0.5 * s)).abs() < 1e-15);
         assert!((t.normal - DVec3::new(s, 0.0, -s)).length() < 1e-15);
+    }
+
+    #[test]
+    fn cut_cone_touches_only_its_edge_past_the_range() {
+        // radius = z + 0.1, cut to z ∈ [0, 1]: a sphere in the chute below (z = −0.3, pr = 0.05)
+        // is beyond the surface of the whole cone but 0.2 m from the edge circle (pr = 0.1, z = 0).
+        let c = Cone {
+            origin: DVec3::ZERO,
+            axis: DVec3::Z,
+            slope: 1.0,
+            radius0: 0.1,
+            range: Some([0.0, 1.0]),
+        };
+        assert!(c.contact(DVec3::new(0.05, 0.0, -0.3), 0.1).is_none());
+        let t = c.contact(DVec3::new(0.1, 0.0, -0.05), 0.1).expect("edge");
+        assert!((t.overlap - 0.05).abs() < 1e-15 && (t.normal - DVec3::Z).length() < 1e-15);
+        // Inside the range the cut cone is the whole cone.
+        let whole = Cone {
+            range: None,
+            ..c.clone()
+        };
+        let p = DVec3::new(0.5, 0.0, 0.5);
+        assert_eq!(c.contact(p, 0.2), whole.contact(p, 0.2));
     }
 }

@@ -127,6 +127,9 @@ pub enum ShapeSpec {
         slope: f64,
         /// b (m).
         radius0: f64,
+        /// Axial range [z_lo, z_hi] (m) the cone is cut to; whole when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        range: Option<[f64; 2]>,
     },
     /// Axis-aligned box: a solid block (`side = "outside"`, default) or a vat holding grains
     /// (`side = "inside"`: six half-space planes).
@@ -395,9 +398,18 @@ impl ShapeSpec {
                 axis,
                 slope,
                 radius0,
+                range,
             } => {
                 finite(p, f("origin"), *origin);
                 nonzero(p, f("axis"), *axis);
+                if let Some([lo, hi]) = range {
+                    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                        p.push(Error::scene(
+                            f("range"),
+                            format!("must be [lo, hi] with lo < hi, got [{lo}, {hi}]"),
+                        ));
+                    }
+                }
                 if !(slope.is_finite() && radius0.is_finite()) || (*slope == 0.0 && *radius0 <= 0.0)
                 {
                     p.push(Error::scene(
@@ -526,11 +538,13 @@ impl ShapeSpec {
                 axis,
                 slope,
                 radius0,
+                range,
             } => Shape::Cone(Cone {
                 origin: *origin,
                 axis: axis.normalize(),
                 slope: *slope,
                 radius0: *radius0,
+                range: *range,
             }),
             ShapeSpec::Block { min, max, side } => {
                 let block = Block {

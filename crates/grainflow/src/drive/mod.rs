@@ -1,0 +1,7 @@
+//! Drives that act on the grains between steps: recirculation of pebbles through exit
+//! chutes (001 chapter 6). Earthquakes move the walls through [`crate::walls::Motion`]
+//! (001 chapter 7, eq 7.1–7.4).
+
+pub mod recirculation;
+
+pub use recirculation::{Chute, DoorState, Inlet, Recirculation};

@@ -1,0 +1,835 @@
+//! A parsed PEBBLES deck as a grainflow [`Scene`] (001 chapters 4–7). What a Scene cannot
+//! hold (files to load and dump, display cadences) goes into [`DeckRun`]; directives whose
+//! physics grainflow does not have yet are listed in [`DeckRun::notes`], never dropped
+//! silently. docs/pebbles-decks.md gives the whole table.
+//!
+//! Geometry (001 §3.4, §4.7–4.8): the vessel is a cylinder of `vessel_radius` (with an inner
+//! column for an annulus) or a `rectangular_vat`, a floor plane at `floor_location`, and
+//! optionally an outlet cone `radius = m z + b` with radius R at `location`, cut where it
+//! reaches the exit chute's hole (radius `hole_size` × pebble radius), a chute tube
+//! `hole_depth` long below it, and a flat door closing the chute. Unions of the geometry
+//! section are solids the pebbles stay outside of.
+
+use std::path::{Path, PathBuf};
+
+use glam::DVec3;
+
+use super::{save, Deck, Solid};
+use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::drive::{Chute, Inlet, Recirculation};
+use crate::fill::prime::Packing;
+use crate::gravity::Gravity;
+use crate::material::{Material, PairOverride};
+use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
+use crate::walls::{Motion, ShapeSpec, Side, WallSpec};
+use crate::{Error, Result};
+
+/// Standard gravity (m/s²), pointing down −z (PEBBLES' vessels stand along z).
+pub const STANDARD_GRAVITY: f64 = 9.806_65;
+
+/// Largest dt a deck may use, as a fraction of the shortest contact time. The samples run
+/// alpha = 1e-4 s against t_c ≈ 6.3e-4 s (k = 1e6 N/m, C = 200 N s/m, 0.038 kg pebbles).
+pub const DECK_MAX_DT_FRACTION: f64 = 0.25;
+
+/// Display cadences of 001 §4.3, in steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cadence {
+    /// Full display (positions, velocities, slips): `display_frequency`.
+    pub display: u64,
+    /// Positions only: `position_display_frequency`.
+    pub positions: u64,
+    /// Energies: `energy_display_frequency`.
+    pub energy: u64,
+    /// Overlap dump: `dump_frequency`.
+    pub dump: u64,
+}
+
+/// A deck ready to run.
+#[derive(Clone, Debug)]
+pub struct DeckRun {
+    /// The scene.
+    pub scene: Scene,
+    /// A save whose slips and pass counts are put back once the scene is built.
+    pub restore: Option<save::Save>,
+    /// `dump_positions` / `dump_positions_mult`: file and factor, written at the end.
+    pub dump_positions: Option<(PathBuf, f64)>,
+    /// Output cadences.
+    pub cadence: Cadence,
+    /// Directives read but not (fully) applied, each with its line and what grainflow does.
+    pub notes: Vec<String>,
+    /// The deck's file stem: the run writes `<stem>.out` and `<stem>_save`.
+    pub stem: String,
+}
+
+/// What [`vessel`] builds.
+struct Vessel {
+    walls: Vec<WallSpec>,
+    /// Radius profile [z, R] of the vessel about the z axis (empty for a vat).
+    profile: Vec<[f64; 2]>,
+    inner: f64,
+    half_xy: [f64; 2],
+    bottom: f64,
+    chutes: Vec<Chute>,
+}
+
+fn wall(shape: ShapeSpec) -> WallSpec {
+    WallSpec {
+        material: "vessel".into(),
+        shape,
+        surface: Default::default(),
+        motion: Motion::Fixed,
+    }
+}
+
+fn plane(point: DVec3, normal: DVec3) -> ShapeSpec {
+    ShapeSpec::Plane {
+        point: Some(point),
+        normal: Some(normal),
+        equation: None,
+        both: false,
+    }
+}
+
+/// The hole of the exit chute: (hole_size, hole_depth) and the directive that gave it.
+fn exit_hole(deck: &Deck) -> Option<(f64, f64, &'static str)> {
+    let chute = deck.last("exit_chute").map(|d| (d.line, "exit_chute"));
+    let recirc = deck.last("recirculate").map(|d| (d.line, "recirculate"));
+    let (_, name) = chute.into_iter().chain(recirc).max_by_key(|x| x.0)?;
+    let v = deck.nums(name)?;
+    Some(match name {
+        "exit_chute" => (v[0], v[1], name),
+        _ => (v[3], v[4], name),
+    })
+}
+
+/// Vessel walls, fill region and exit chutes (001 §4.8).
+fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
+    let rv = deck.nums("vessel_radius").unwrap_or_default();
+    let (ri, ro) = (rv[0], rv[1]);
+    if !(ro > 0.0 && ri >= 0.0 && ri < ro) {
+        return Err(deck.error(
+            "vessel_radius",
+            format!("needs 0 ≤ inside_radius < outside_radius, got {ri} and {ro}"),
+        ));
+    }
+    let floor = deck.num("floor_location");
+    let mut walls = vec![wall(plane(DVec3::new(0.0, 0.0, floor), DVec3::Z))];
+    let mut profile = Vec::new();
+    let half_xy = if let Some(v) = deck
+        .nums("rectangular_vat")
+        .filter(|_| deck.has("rectangular_vat"))
+    {
+        let (xw, yw) = (v[0], v[1]);
+        if !(xw > r_peb && yw > r_peb) {
+            return Err(deck.error(
+                "rectangular_vat",
+                format!(
+                    "x_wall and y_wall must exceed the pebble radius {r_peb} m, got {xw} and {yw}"
+                ),
+            ));
+        }
+        for (p, n) in [
+            (DVec3::new(-xw, 0.0, 0.0), DVec3::X),
+            (DVec3::new(xw, 0.0, 0.0), DVec3::NEG_X),
+            (DVec3::new(0.0, -yw, 0.0), DVec3::Y),
+            (DVec3::new(0.0, yw, 0.0), DVec3::NEG_Y),
+        ] {
+            walls.push(wall(plane(p, n)));
+        }
+        [xw, yw]
+    } else {
+        walls.push(wall(ShapeSpec::Cylinder {
+            origin: DVec3::ZERO,
+            axis: DVec3::Z,
+            radius: ro,
+            side: Side::Inside,
+            length: None,
+        }));
+        if ri > 0.0 {
+            walls.push(wall(ShapeSpec::Cylinder {
+                origin: DVec3::ZERO,
+                axis: DVec3::Z,
+                radius: ri,
+                side: Side::Outside,
+                length: None,
+            }));
+        }
+        profile.push([floor, ro]);
+        [ro, ro]
+    };
+    let n_cones = deck.nums("number_of_cones").map_or(1.0, |v| v[0]);
+    if n_cones > 1.0 {
+        return Err(deck.error(
+            "number_of_cones",
+            "more than one outlet cone is read but not built yet; grainflow builds one central cone",
+        ));
+    }
+    let mut bottom = floor;
+    let mut chutes = Vec::new();
+    let hole = exit_hole(deck);
+    match deck.nums("cone").filter(|_| deck.has("cone")) {
+        Some(c) => {
+            let (loc, m) = (c[0], c[1]);
+            let r_top = half_xy[0];
+            if m <= 0.0 {
+                return Err(deck.error(
+                    "cone",
+                    format!("slope must be > 0 for an outlet cone (0 is a straight wall), got {m}"),
+                ));
+            }
+            let b = r_top - m * loc;
+            let (z_end, r_end) = match hole {
+                Some((size, _, name)) => {
+                    let r_h = size * r_peb;
+                    if !(r_h > r_peb && r_h < r_top) {
+                        return Err(deck.error(
+                            name,
+                            format!("the hole radius hole_size × pebble radius = {r_h} m must lie between the pebble radius and the vessel radius"),
+                        ));
+                    }
+                    ((r_h - b) / m, r_h)
+                }
+                None => (-b / m, 0.0),
+            };
+            walls.push(wall(ShapeSpec::Cone {
+                origin: DVec3::ZERO,
+                axis: DVec3::Z,
+                slope: m,
+                radius0: b,
+                range: Some([z_end, loc]),
+            }));
+            profile = vec![[z_end, r_end], [loc, r_top]];
+            bottom = z_end;
+            if let Some((_, depth, name)) = hole {
+                if depth < 0.0 {
+                    return Err(deck.error(name, format!("hole_depth must be ≥ 0, got {depth}")));
+                }
+                let door = z_end - depth;
+                if depth > 0.0 {
+                    walls.push(wall(ShapeSpec::Cylinder {
+                        origin: DVec3::new(0.0, 0.0, z_end - 0.5 * depth),
+                        axis: DVec3::Z,
+                        radius: r_end,
+                        side: Side::Inside,
+                        length: Some(depth),
+                    }));
+                    profile.insert(0, [door, r_end]);
+                }
+                walls.push(wall(ShapeSpec::Disk {
+                    center: DVec3::new(0.0, 0.0, door),
+                    normal: DVec3::Z,
+                    radius: r_end + r_peb,
+                }));
+                bottom = door;
+                chutes.push(Chute {
+                    center: [0.0, 0.0],
+                    radius: r_end,
+                    door,
+                });
+            }
+        }
+        None => {
+            if let Some((_, _, name)) = hole {
+                return Err(deck.error(
+                    name,
+                    "needs a cone: the exit chute's door is at the bottom of the cone (001 §4.8)",
+                ));
+            }
+        }
+    }
+    walls.extend(unions(deck));
+    Ok(Vessel {
+        walls,
+        profile,
+        inner: ri,
+        half_xy,
+        bottom: bottom.max(floor),
+        chutes,
+    })
+}
+
+/// The unions of the geometry section as walls; pebbles stay outside each solid.
+fn unions(deck: &Deck) -> Vec<WallSpec> {
+    deck.geometry
+        .unions
+        .iter()
+        .filter(|(_, u)| !u.is_empty())
+        .map(|(_, u)| {
+            let members = u
+                .iter()
+                .flat_map(|s| match *s {
+                    Solid::Block { min, max } => vec![ShapeSpec::Block {
+                        min,
+                        max,
+                        side: None,
+                    }],
+                    // A solid finite cylinder: its mantle and two end disks.
+                    Solid::Cylinder { radius, center, z } => {
+                        let disk = |zz: f64| ShapeSpec::Disk {
+                            center: DVec3::new(center[0], center[1], zz),
+                            normal: DVec3::Z,
+                            radius,
+                        };
+                        vec![
+                            ShapeSpec::Cylinder {
+                                origin: DVec3::new(center[0], center[1], 0.5 * (z[0] + z[1])),
+                                axis: DVec3::Z,
+                                radius,
+                                side: Side::Both,
+                                length: Some(z[1] - z[0]),
+                            },
+                            disk(z[0]),
+                            disk(z[1]),
+                        ]
+                    }
+                    Solid::Plane(e) => vec![ShapeSpec::Plane {
+                        point: None,
+                        normal: None,
+                        equation: Some(e),
+                        both: false,
+                    }],
+                })
+                .collect();
+            wall(ShapeSpec::Union { members })
+        })
+        .collect()
+}
+
+/// The one place the deck's contact directives become grainflow's contact law.
+///
+/// Until the PEBBLES law (001 eq 3.7–3.8, 3.40–3.52) is on this branch, they map onto the
+/// linear spring–dashpot with a Coulomb-capped tangential spring: k_n = pebble_pebble_hooke,
+/// normal damping C⊥, tangential damping C∥ and spring h_s of the static friction, the cap
+/// μ|F_n| with μ the static friction coefficient (the kinetic one without static friction).
+///
+/// Velocity Verlet with a tangential dashpot C∥ is stable only while C∥ dt / m_t < 2, where
+/// m_t = m/7 is the tangential mass of two solid pebbles that also turn; the samples' C∥ = 200
+/// N s/m at dt = 1e-4 s is 3.7 times that. Until the PEBBLES law (dashpot capped by μ|F⊥|,
+/// eq 3.8) lands, C∥ is limited to m_t/dt and a note says so.
+/// Returns the law, μ pebble–pebble and μ pebble–surface.
+pub fn contact_law(deck: &Deck, mass: f64, notes: &mut Vec<String>) -> (ContactModel, f64, f64) {
+    let mu_k = deck.num("kinetic_friction");
+    let static_friction = [
+        "static_friction_new",
+        "static_friction_new2",
+        "static_friction_new3",
+    ]
+    .iter()
+    .filter_map(|n| deck.last(n))
+    .max_by_key(|d| d.line);
+    // (μ_pp, h_s pp, μ_ps, h_s ps)
+    let (mu_pp, hs_pp, mu_ps, hs_ps) = match static_friction {
+        Some(d) => {
+            let v = deck.nums(d.name).unwrap_or_default();
+            match d.name {
+                "static_friction_new" => (v[0], v[1], v[0], v[1]),
+                "static_friction_new2" => (v[0], v[1], v[0], v[2]),
+                _ => (v[0], v[1], v[2], v[3]),
+            }
+        }
+        None => (mu_k, 0.0, mu_k, 0.0),
+    };
+    let dash = ["dash_pot", "dash_pot2"]
+        .iter()
+        .filter_map(|n| deck.last(n))
+        .max_by_key(|d| d.line)
+        .map_or("dash_pot2", |d| d.name);
+    let c = deck.nums(dash).unwrap_or_default();
+    let (c_n, c_t_deck) = (c[0], *c.get(1).unwrap_or(&c[0]));
+    let c_t_stable = mass / 7.0 / deck.num("alpha");
+    let c_t = c_t_deck.min(c_t_stable);
+    let k_pp = deck.num("pebble_pebble_hooke");
+    let k_pv = deck.num("pebble_vessel_hooke");
+    let mut note = |name: &str, what: &str| {
+        notes.push(format!("{}: {name}: {what}", deck.at(name)));
+    };
+    if c_t < c_t_deck {
+        note(dash, &format!("transverse dashpot {c_t_deck} N s/m limited to m/(7 alpha) = {c_t_stable:.4} N s/m, where velocity Verlet stays stable, until the PEBBLES contact law lands"));
+    }
+    if k_pv != k_pp {
+        note(
+            "pebble_vessel_hooke",
+            "walls use pebble_pebble_hooke until the PEBBLES contact law lands",
+        );
+    }
+    if hs_ps != hs_pp {
+        note(
+            static_friction.map_or("kinetic_friction", |d| d.name),
+            "walls use the pebble–pebble static friction hooke until the PEBBLES contact law lands",
+        );
+    }
+    if static_friction.is_some() {
+        note(static_friction.map_or("", |d| d.name), "velocity_max_sqr is not applied yet (static friction acts at every speed); the kinetic coefficient is not separate yet");
+    }
+    for name in [
+        "linear_static_friction_cutoff",
+        "no_linear_static_friction_cutoff",
+        "zero_long_slips_mult",
+        "decrease_long_slips",
+    ] {
+        if deck.has(name) {
+            note(name, "read; applied once the PEBBLES contact law lands (velocity Verlet with the linear law until then)");
+        }
+    }
+    for name in ["use_simple_integrator", "integration_method"] {
+        if deck.has(name) {
+            note(name, "read; grainflow integrates with velocity Verlet until the Euler/Runge–Kutta/Adams integrators land");
+        }
+    }
+    let model = ContactModel {
+        normal: Normal::Linear {
+            kn: k_pp,
+            damping: c_n,
+            kt: Some(hs_pp),
+            tangential_damping: Some(c_t),
+        },
+        tangential: Tangential::Spring,
+        rolling: Rolling::None,
+        twisting: Twisting::None,
+        cohesion: Cohesion::None,
+        characteristic_velocity: 1.0,
+    };
+    (model, mu_pp, mu_ps)
+}
+
+/// Mass of a core/shell pebble, m = 4/3 π [ρ_c r_c³ + ρ_o (r_o³ − r_c³)] (001 eq 3.5), kg.
+pub fn pebble_mass(r_c: f64, r_o: f64, rho_c: f64, rho_o: f64) -> f64 {
+    4.0 / 3.0 * std::f64::consts::PI * (rho_c * r_c.powi(3) + rho_o * (r_o.powi(3) - r_c.powi(3)))
+}
+
+/// Earthquake motion of the vessel (001 §4.6, chapter 7), or `Fixed`.
+fn earthquake(deck: &Deck, base: &Path) -> Result<Motion> {
+    let enabled = deck.last("earthquake_enable");
+    let allowed = enabled.map_or(0, |d| deck.num(d.name) as usize);
+    let mut waves = Vec::new();
+    for d in deck
+        .directives
+        .iter()
+        .filter(|d| d.name.starts_with("earthquake_sine_wave"))
+    {
+        let before = enabled.is_some_and(|e| e.line < d.line);
+        if !before || waves.len() >= allowed {
+            return Err(Error::Parse {
+                path: format!("{}:{}", deck.origin, d.line),
+                message: format!(
+                    "{}: earthquake_enable must come first and count at least every wave (it allows {allowed})",
+                    d.name
+                ),
+            });
+        }
+        let v: Vec<f64> = d
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                super::Arg::Num(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        if !(v[5] > 0.0 && v[1] >= v[0]) {
+            return Err(Error::Parse {
+                path: format!("{}:{}", deck.origin, d.line),
+                message: format!("{}: needs period > 0 and end_time ≥ start_time", d.name),
+            });
+        }
+        waves.push(crate::walls::motion::Wave {
+            start: v[0],
+            end: v[1],
+            displacement: DVec3::new(v[2], v[3], v[4]),
+            period: v[5],
+            phase: v[6],
+            offset: *v.get(7).unwrap_or(&0.0),
+        });
+    }
+    if let Some(t) = deck.last("tabular_earthquake") {
+        if !waves.is_empty() {
+            return Err(deck.error(
+                "tabular_earthquake",
+                "cannot be combined with sine waves yet (one vessel motion per run)",
+            ));
+        }
+        let v = deck.nums("tabular_earthquake").unwrap_or_default();
+        let file = deck.word("tabular_earthquake").unwrap_or_default();
+        if v[1] <= 0.0 {
+            return Err(deck.error("tabular_earthquake", "table_data_delta must be > 0"));
+        }
+        let rows = save::read_vectors(&base.join(file))?;
+        let n = v[2] as usize;
+        if rows.len() < n || n == 0 {
+            return Err(deck.error(
+                "tabular_earthquake",
+                format!("table_length is {n} but {file} has {} rows", rows.len()),
+            ));
+        }
+        let _ = t;
+        return Ok(Motion::Table {
+            start: v[0],
+            interval: v[1],
+            displacements: rows[..n].to_vec(),
+        });
+    }
+    Ok(if waves.is_empty() {
+        Motion::Fixed
+    } else {
+        Motion::Earthquake { waves }
+    })
+}
+
+/// Finds `file` in the deck's folder, then in the `search` folders.
+fn find(file: &str, base: &Path, search: &[PathBuf]) -> PathBuf {
+    std::iter::once(base.to_path_buf())
+        .chain(search.iter().cloned())
+        .map(|d| d.join(file))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| base.join(file))
+}
+
+impl Deck {
+    /// The deck as a runnable scene; files named in the deck are read from `base` (the deck's
+    /// folder), then from the `search` folders (where an earlier run wrote its save).
+    pub fn translate(&self, base: &Path, search: &[PathBuf]) -> Result<DeckRun> {
+        let mut notes = Vec::new();
+        let rp = self.nums("pebble_radius").unwrap_or_default();
+        let (r_c, r_o) = (rp[0], rp[1]);
+        if !(r_o > 0.0 && r_c >= 0.0 && r_c <= r_o) {
+            return Err(self.error(
+                "pebble_radius",
+                format!("needs 0 ≤ center_radius ≤ outside_radius and outside_radius > 0, got {r_c} and {r_o}"),
+            ));
+        }
+        let rho = self.nums("pebble_density").unwrap_or_default();
+        let mass = pebble_mass(r_c, r_o, rho[0], rho[1]);
+        if !(mass > 0.0 && rho[0] >= 0.0 && rho[1] >= 0.0) {
+            return Err(self.error(
+                "pebble_density",
+                format!(
+                    "densities must be ≥ 0 and give a positive mass, got {} and {}",
+                    rho[0], rho[1]
+                ),
+            ));
+        }
+        if r_c > 0.0 && rho[0] != rho[1] {
+            notes.push(format!("{}: pebble_density: mass from the core and shell (001 eq 3.5); inertia is 2/5 m r² until core/shell pebbles land (eq 3.6)", self.at("pebble_density")));
+        }
+        let alpha = self.num("alpha");
+        let runs = self.num("runs");
+        let count = self.num("number_of_pebbles") as usize;
+        if count == 0 {
+            return Err(self.error("number_of_pebbles", "must be at least 1"));
+        }
+        for (name, k) in [
+            ("pebble_pebble_hooke", self.num("pebble_pebble_hooke")),
+            ("alpha", alpha),
+        ] {
+            if k <= 0.0 {
+                return Err(self.error(name, format!("must be > 0, got {k}")));
+            }
+        }
+        let v = vessel(self, r_o)?;
+        let (model, mu_pp, mu_ps) = contact_law(self, mass, &mut notes);
+        let pebble = Material {
+            name: "pebble".into(),
+            density: Some(mass / (4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3))),
+            // E, ν and e do not enter the linear law (its k_n and damping are given).
+            youngs_modulus: 1.0e9,
+            poisson_ratio: 0.25,
+            restitution: 0.5,
+            sliding_friction: mu_pp,
+            rolling_friction: 0.0,
+            twisting_friction: 0.0,
+            tangential_restitution: 1.0,
+            cohesion: 0.0,
+            core: None,
+        };
+        let vessel_material = Material {
+            name: "vessel".into(),
+            density: None,
+            sliding_friction: mu_ps,
+            ..pebble.clone()
+        };
+        let pairs = vec![PairOverride {
+            materials: ["pebble".into(), "vessel".into()],
+            sliding_friction: Some(mu_ps),
+            ..PairOverride::default()
+        }];
+        let motion = earthquake(self, base)?;
+        let mut walls = v.walls;
+        let mut restore = None;
+        let mut fill_bottom = v.bottom;
+        let mut packing = if self.has("random_packing_method") {
+            Packing::Prime {
+                extra_candidates: self.num("random_packing_method") as usize,
+            }
+        } else {
+            let f = self.num("initial_packing");
+            if !(f > 0.0 && f <= 0.3) {
+                return Err(self.error(
+                    "initial_packing",
+                    format!("must be in (0, 0.3] (001 §4.4: not above 0.15), got {f}"),
+                ));
+            }
+            Packing::Loose { fraction: f }
+        };
+        let inlets: Vec<Inlet> = self
+            .geometry
+            .inlets
+            .iter()
+            .map(|i| Inlet {
+                pos: i.pos,
+                vel: i.vel,
+            })
+            .collect();
+        let offset = if self.has("offset_inlet_holes") {
+            [0.5 * v.half_xy[0], 0.0]
+        } else {
+            [0.0, 0.0]
+        };
+        let cone_packing = ["cone_packing", "cone_packing_chute"]
+            .iter()
+            .filter_map(|n| self.last(n))
+            .max_by_key(|d| d.line);
+        let load = [
+            "load_pebble_save",
+            "load_pebble_info",
+            "load_positions",
+            "load_positions_divide",
+        ]
+        .iter()
+        .filter_map(|n| self.last(n))
+        .max_by_key(|d| d.line);
+        let particles = if let Some(d) = load {
+            let file = find(self.word(d.name).unwrap_or_default(), base, search);
+            match d.name {
+                "load_positions" | "load_positions_divide" => {
+                    let divide = if d.name == "load_positions" {
+                        1.0
+                    } else {
+                        self.nums(d.name).unwrap_or_default()[0]
+                    };
+                    if divide <= 0.0 {
+                        return Err(self.error(d.name, "divide must be > 0"));
+                    }
+                    let spheres = save::read_vectors(&file)?
+                        .into_iter()
+                        .map(|p| SphereSpec {
+                            pos: p / divide,
+                            radius: r_o,
+                            vel: DVec3::ZERO,
+                            omega: DVec3::ZERO,
+                            mobility: Default::default(),
+                        })
+                        .collect();
+                    ParticleSource::List {
+                        material: "pebble".into(),
+                        spheres,
+                    }
+                }
+                _ => {
+                    let mut s = save::Save::read(&file)?;
+                    if d.name == "load_pebble_info" {
+                        if !self.has("load_pebble_slips") {
+                            s.slips.clear();
+                        }
+                        if !self.has("load_pebble_surface_slips") {
+                            s.surface_slips.clear();
+                        }
+                    }
+                    let source = s.source("pebble");
+                    restore = Some(s);
+                    source
+                }
+            }
+        } else {
+            if let Some(d) = cone_packing {
+                let n = self.nums(d.name).unwrap_or_default();
+                let (open, h) = (n[0], n[1]);
+                if open <= r_o {
+                    return Err(self.error(
+                        d.name,
+                        format!("opening_size must exceed the pebble radius, got {open}"),
+                    ));
+                }
+                let spots: Vec<[f64; 2]> = if inlets.is_empty() {
+                    vec![offset]
+                } else {
+                    inlets.iter().map(|i| [i.pos.x, i.pos.y]).collect()
+                };
+                // Each 45° cone widens until it meets its neighbour's, or the vessel wall.
+                let mut reach = v.half_xy[0];
+                for (a, p) in spots.iter().enumerate() {
+                    for q in &spots[a + 1..] {
+                        reach = reach.min(0.5 * ((p[0] - q[0]).hypot(p[1] - q[1])));
+                    }
+                }
+                for p in &spots {
+                    walls.push(wall(ShapeSpec::Cone {
+                        origin: DVec3::new(p[0], p[1], 0.0),
+                        axis: DVec3::Z,
+                        slope: 1.0,
+                        radius0: open - h,
+                        range: Some([h, h + (reach - open).max(r_o)]),
+                    }));
+                    if d.name == "cone_packing_chute" {
+                        let c = n[2];
+                        if c <= 0.0 {
+                            return Err(self.error(d.name, "chute_height must be > 0"));
+                        }
+                        walls.push(wall(ShapeSpec::Cylinder {
+                            origin: DVec3::new(p[0], p[1], h - 0.5 * c),
+                            axis: DVec3::Z,
+                            radius: open,
+                            side: Side::Both,
+                            length: Some(c),
+                        }));
+                    }
+                }
+                fill_bottom = h;
+                if !self.has("random_packing_method") {
+                    packing = Packing::Loose {
+                        fraction: self.num("initial_packing"),
+                    };
+                }
+            }
+            let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
+            let area = 4.0 * v.half_xy[0] * v.half_xy[1];
+            // Room for the whole fill at 1 % volume fraction: far more than any method needs.
+            let top = fill_bottom + count as f64 * ball / (0.01 * area);
+            ParticleSource::Pack {
+                material: "pebble".into(),
+                count,
+                radius: r_o,
+                packing,
+                min: DVec3::new(-v.half_xy[0], -v.half_xy[1], fill_bottom),
+                max: DVec3::new(v.half_xy[0], v.half_xy[1], top),
+                profile: v.profile.clone(),
+                inner_radius: v.inner,
+            }
+        };
+        for w in walls.iter_mut() {
+            w.motion = motion.clone();
+        }
+        let recirculation = self.recirculation(&v.chutes, inlets, offset)?;
+        for (name, what) in [
+            ("velocity_tally", "tally"),
+            ("probability_table", "tally"),
+            ("calculate_pebble_wear", "tally"),
+            ("normal_force_wear_exponent", "wear tally"),
+            ("wear_velocity_bins", "wear tally"),
+            ("calculate_force_tally", "tally"),
+        ] {
+            if self.has(name) {
+                notes.push(format!(
+                    "{}: {name}: read; the {what} is written once the PEBBLES tallies land",
+                    self.at(name)
+                ));
+            }
+        }
+        if self.has("ppf_filename") {
+            notes.push(format!(
+                "{}: ppf_filename: ignored, as by the single-processor pebbles9 (001 §4.2)",
+                self.at("ppf_filename")
+            ));
+        }
+        if !self.geometry.indentations.is_empty() {
+            return Err(Error::Parse {
+                path: format!("{}:{}", self.origin, self.geometry.indentations[0].line),
+                message:
+                    "start_indentation: indentation patterns are read but not built as walls yet"
+                        .into(),
+            });
+        }
+        let dump_positions = match ["dump_positions", "dump_positions_mult"]
+            .iter()
+            .filter_map(|n| self.last(n))
+            .max_by_key(|d| d.line)
+        {
+            Some(d) => {
+                let mult = if d.name == "dump_positions" {
+                    1.0
+                } else {
+                    self.nums(d.name).unwrap_or_default()[0]
+                };
+                Some((PathBuf::from(self.word(d.name).unwrap_or_default()), mult))
+            }
+            None => None,
+        };
+        let freq = |n: &str| (self.num(n) as u64).max(1);
+        let scene = Scene {
+            simulation: SimulationSpec {
+                method: Default::default(),
+                duration: runs * alpha,
+                dt: TimeStep::Fixed(alpha),
+                seed: self.num("seed") as u64,
+                max_overlap: 0.3,
+                skin: None,
+                domain: None,
+                start_time: self.num("initial_time"),
+                max_dt_fraction: Some(DECK_MAX_DT_FRACTION),
+                integrator: Default::default(),
+                dt_limit: Default::default(),
+            },
+            contact: model,
+            materials: vec![pebble, vessel_material],
+            pairs,
+            gravity: Gravity {
+                uniform: Some(DVec3::new(0.0, 0.0, -STANDARD_GRAVITY)),
+                ..Gravity::default()
+            },
+            boundary: Default::default(),
+            frame: None,
+            walls,
+            particles: vec![particles],
+            output: OutputSpec::default(),
+            recirculation,
+        };
+        let stem = Path::new(&self.origin)
+            .file_stem()
+            .map_or("deck".into(), |s| s.to_string_lossy().into_owned());
+        Ok(DeckRun {
+            scene,
+            restore,
+            dump_positions,
+            cadence: Cadence {
+                display: freq("display_frequency"),
+                positions: freq("position_display_frequency"),
+                energy: freq("energy_display_frequency"),
+                dump: freq("dump_frequency"),
+            },
+            notes,
+            stem,
+        })
+    }
+
+    /// `recirculate_params` / `recirculate` as a recirculation table (001 §4.2, chapter 6).
+    fn recirculation(
+        &self,
+        chutes: &[Chute],
+        inlets: Vec<Inlet>,
+        offset: [f64; 2],
+    ) -> Result<Option<Recirculation>> {
+        let Some(d) = ["recirculate_params", "recirculate"]
+            .iter()
+            .filter_map(|n| self.last(n))
+            .max_by_key(|d| d.line)
+        else {
+            return Ok(None);
+        };
+        let v = self.nums(d.name).unwrap_or_default();
+        if chutes.is_empty() {
+            return Err(self.error(d.name, "needs an exit chute (exit_chute with a cone)"));
+        }
+        if !(v[1] >= 0.0 && v[2] >= 0.0) {
+            return Err(self.error(
+                d.name,
+                "door_closed_time and first_door_open_time must be ≥ 0",
+            ));
+        }
+        Ok(Some(Recirculation {
+            height: v[0],
+            door_closed_time: v[1],
+            first_door_open_time: v[2],
+            chutes: chutes.to_vec(),
+            inlets,
+            drop_offset: offset,
+        }))
+    }
+}

@@ -1,0 +1,137 @@
+//! Shortened copies of the PEBBLES sample decks (001 chapter 8) run through the deck reader:
+//! recirculation keeps the pebble count and adds one pass per discharge; the save that
+//! pack_and_recirc writes loads into earthquake.inp with its pass counts and slips, and the
+//! vessel then moves with the deck's earthquake (001 eq 7.1).
+
+use std::path::Path;
+
+use grainflow::io::pebbles::save::Save;
+use grainflow::io::pebbles::Deck;
+use grainflow::sim::Simulation;
+use grainflow::validation::pebbles::{shorten, PACK_AND_RECIRC};
+use grainflow::walls::Motion;
+
+const EARTHQUAKE: &str = include_str!("../../../scenes/pebbles/earthquake.inp");
+
+fn recirculated() -> Simulation {
+    let text = shorten(
+        PACK_AND_RECIRC,
+        &[
+            ("number_of_pebbles", "number_of_pebbles 150"),
+            ("runs", "runs 8000"),
+            ("recirculate_params", "recirculate_params 1.6 0.05 0.3"),
+        ],
+    );
+    let run = Deck::parse(&text, "pack_and_recirc.inp")
+        .and_then(|d| d.translate(Path::new("."), &[]))
+        .expect("translates");
+    let mut sim = Simulation::new(run.scene, Path::new(".")).expect("builds");
+    for _ in 0..sim.total_steps() {
+        sim.step().expect("stable");
+    }
+    sim
+}
+
+#[test]
+fn recirculation_conserves_pebbles_and_counts_passes_then_the_save_loads_into_the_earthquake_deck()
+{
+    let sim = recirculated();
+    let p = &sim.world.particles;
+    let d = sim.world.doors;
+    assert_eq!(p.len(), 150);
+    assert!(d.discharged >= 3, "{d:?}");
+    let passes: u64 = p.passes.iter().map(|&n| u64::from(n)).sum();
+    assert_eq!(passes, d.discharged);
+    // Doors open at most once per door_closed_time after first_door_open_time.
+    assert!(
+        d.first_discharge >= 0.3 && d.discharge_rate() <= 1.0 / 0.05 + 1e-9,
+        "{d:?}"
+    );
+
+    // Save, as `get_run … | get_save_info` would, and load it into earthquake.inp.
+    let dir = std::env::temp_dir().join(format!("grainflow-pebbles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let save = Save::of(&sim);
+    save.write(&dir.join("pack_and_recirc_save"))
+        .expect("writes");
+    assert_eq!(
+        Save::read(&dir.join("pack_and_recirc_save")).expect("reads"),
+        save
+    );
+    let text = shorten(
+        EARTHQUAKE,
+        &[
+            ("number_of_pebbles", "number_of_pebbles 150"),
+            ("runs", "runs 300"),
+        ],
+    );
+    let run = Deck::parse(&text, "earthquake.inp")
+        .and_then(|deck| deck.translate(Path::new("."), std::slice::from_ref(&dir)))
+        .expect("translates");
+    assert!(run.restore.is_some());
+    assert!(run
+        .scene
+        .walls
+        .iter()
+        .all(|w| matches!(&w.motion, Motion::Earthquake { waves } if waves.len() == 1 && waves[0].offset == 1.0)));
+    let mut eq = Simulation::new(run.scene, Path::new(".")).expect("builds");
+    run.restore
+        .as_ref()
+        .expect("save")
+        .restore(&mut eq)
+        .expect("restores");
+    let again = Save::of(&eq);
+    // Same pebbles (ids renumbered in save order), same passes, same slips.
+    assert_eq!(again.pebbles.len(), save.pebbles.len());
+    for (a, b) in again.pebbles.iter().zip(&save.pebbles) {
+        assert_eq!(
+            (a.pos, a.vel, a.omega, a.passes),
+            (b.pos, b.vel, b.omega, b.passes)
+        );
+    }
+    assert!(!save.slips.is_empty() && !save.surface_slips.is_empty());
+    assert_eq!(again.slips, save.slips);
+    assert_eq!(again.surface_slips, save.surface_slips);
+    for _ in 0..eq.total_steps() {
+        eq.step().expect("stable");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn loose_fill_drops_and_the_positions_dump_round_trips() {
+    // pack_and_recirc.inp has no packing directive: initial_packing 0.10 (drop and compact).
+    let text = shorten(
+        PACK_AND_RECIRC,
+        &[
+            ("number_of_pebbles", "number_of_pebbles 100"),
+            ("runs", "runs 10"),
+        ],
+    );
+    let run = Deck::parse(&text, "t.inp")
+        .and_then(|d| d.translate(Path::new("."), &[]))
+        .expect("ok");
+    let sim = Simulation::new(run.scene, Path::new(".")).expect("builds");
+    let dir = std::env::temp_dir().join(format!("grainflow-positions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    grainflow::io::pebbles::save::write_positions(&dir.join("pos"), &sim, 100.0).expect("writes");
+    let deck = shorten(
+        PACK_AND_RECIRC,
+        &[
+            ("number_of_pebbles", "number_of_pebbles 100"),
+            ("load_positions_divide", "load_positions_divide pos 100.0"),
+        ],
+    );
+    let run = Deck::parse(&deck, "l.inp")
+        .and_then(|d| d.translate(&dir, &[]))
+        .expect("ok");
+    let loaded = Simulation::new(run.scene, &dir).expect("builds");
+    let mut a: Vec<_> = sim.world.particles.pos.clone();
+    let mut b: Vec<_> = loaded.world.particles.pos.clone();
+    a.sort_by(|x, y| x.z.total_cmp(&y.z));
+    b.sort_by(|x, y| x.z.total_cmp(&y.z));
+    for (x, y) in a.iter().zip(&b) {
+        assert!((*x - *y).length() < 1e-12 * x.length().max(1.0));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
