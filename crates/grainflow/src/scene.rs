@@ -70,6 +70,9 @@ pub enum Method {
     Soft,
     /// Hard spheres: instantaneous collisions predicted exactly during each drift (000).
     Hard,
+    /// Approximate hard spheres: collisions gathered per fixed step, then overlaps corrected
+    /// (004), for dense flows; options in `[simulation.approx_hard]`.
+    ApproxHard,
 }
 
 /// The keyword `"auto"`.
@@ -113,6 +116,16 @@ pub struct SimulationSpec {
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
     #[serde(default)]
     pub domain: Option<[DVec3; 2]>,
+    /// 3 (spheres) or 2 (discs in the xy plane, density per area; see [`crate::planar`]).
+    #[serde(default = "three")]
+    pub dimensions: u8,
+    /// Options of `method = "approx_hard"`.
+    #[serde(default)]
+    pub approx_hard: crate::approx_hard::ApproxHardSpec,
+}
+
+fn three() -> u8 {
+    3
 }
 
 fn default_max_overlap() -> f64 {
@@ -208,6 +221,28 @@ pub enum ParticleSource {
         /// Radius of the grains (m).
         sphere_radius: f64,
     },
+    /// Discs (2-D) between two circles about `center` in the xy plane, radii uniform in
+    /// [radius_min, radius_max], as many as cover `packing_fraction` of the annulus, placed at
+    /// random and relaxed until no two overlap (004 §II; [`crate::fill::annulus`]).
+    Annulus {
+        /// Material name.
+        material: String,
+        /// Centre of the circles (m); the discs lie in the plane z = center.z.
+        center: DVec3,
+        /// Inner radius (m).
+        inner_radius: f64,
+        /// Outer radius (m).
+        outer_radius: f64,
+        /// Smallest disc radius (m).
+        radius_min: f64,
+        /// Largest disc radius (m).
+        radius_max: f64,
+        /// Fraction of the annulus' area the discs cover (−).
+        packing_fraction: f64,
+        /// Gaussian velocity spread σ per in-plane component (m/s), mean motion removed.
+        #[serde(default)]
+        velocity_dispersion: f64,
+    },
     /// Random non-overlapping placement in a box (random sequential addition).
     Random {
         /// Material name.
@@ -241,6 +276,7 @@ impl ParticleSource {
             | ParticleSource::LammpsData { material, .. }
             | ParticleSource::Lattice { material, .. }
             | ParticleSource::CylinderLayer { material, .. }
+            | ParticleSource::Annulus { material, .. }
             | ParticleSource::Random { material, .. } => material,
         }
     }
@@ -368,9 +404,9 @@ impl Scene {
         positive(&mut p, "simulation.duration", s.duration);
         match s.dt {
             TimeStep::Fixed(dt) => positive(&mut p, "simulation.dt", dt),
-            TimeStep::Auto(_) if s.method == Method::Hard => p.push(Error::scene(
+            TimeStep::Auto(_) if s.method != Method::Soft => p.push(Error::scene(
                 "simulation.dt",
-                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\"",
+                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\" or \"approx_hard\"",
             )),
             TimeStep::Auto(_) => {}
         }
@@ -396,6 +432,8 @@ impl Scene {
         if let Some(skin) = s.skin {
             positive(&mut p, "simulation.skin", skin);
         }
+        p.extend(s.approx_hard.problems());
+        crate::planar::problems(self, &mut p);
         if let Some([lo, hi]) = s.domain {
             box_corners(&mut p, "simulation.domain", lo, hi);
         }
@@ -625,6 +663,50 @@ impl Scene {
                     }
                 }
                 ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}
+                ParticleSource::Annulus {
+                    center,
+                    inner_radius,
+                    outer_radius,
+                    radius_min,
+                    radius_max,
+                    packing_fraction,
+                    velocity_dispersion,
+                    ..
+                } => {
+                    finite(p, f("center"), *center);
+                    positive(p, f("inner_radius"), *inner_radius);
+                    positive(p, f("radius_min"), *radius_min);
+                    if !(radius_max.is_finite() && radius_max >= radius_min) {
+                        p.push(Error::scene(
+                            f("radius_max"),
+                            format!("must be ≥ radius_min ({radius_min}), got {radius_max}"),
+                        ));
+                    }
+                    if !(outer_radius.is_finite()
+                        && *outer_radius > inner_radius + 2.0 * radius_max)
+                    {
+                        p.push(Error::scene(
+                            f("outer_radius"),
+                            format!(
+                                "must exceed inner_radius + 2 radius_max = {}, got {outer_radius}",
+                                inner_radius + 2.0 * radius_max
+                            ),
+                        ));
+                    }
+                    in_range(p, f("packing_fraction"), *packing_fraction, 0.0, 0.9);
+                    if !(velocity_dispersion.is_finite() && *velocity_dispersion >= 0.0) {
+                        p.push(Error::scene(
+                            f("velocity_dispersion"),
+                            format!("must be ≥ 0, got {velocity_dispersion}"),
+                        ));
+                    }
+                    if self.simulation.dimensions != 2 {
+                        p.push(Error::scene(
+                            f("type"),
+                            "\"annulus\" packs discs and needs simulation.dimensions = 2",
+                        ));
+                    }
+                }
                 ParticleSource::CylinderLayer {
                     center,
                     axis,

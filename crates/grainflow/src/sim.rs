@@ -69,6 +69,8 @@ pub struct World {
     pub body_acc: Vec<DVec3>,
     /// Buffers of the self-gravity methods.
     pub gravity_work: GravityWork,
+    /// Scratch and impulse tallies of the approximate hard-sphere method.
+    pub approx: crate::approx_hard::ApproxState,
 }
 
 impl World {
@@ -104,6 +106,8 @@ pub struct Physics {
     pub periodic: Periodic,
     /// How grains move.
     pub method: Method,
+    /// 2-D mode: discs in the xy plane ([`crate::planar`]).
+    pub planar: bool,
 }
 
 /// A runnable simulation.
@@ -192,6 +196,10 @@ impl Simulation {
             }
         }
         let mut particles = particles;
+        if scene.simulation.dimensions == 2 {
+            crate::planar::check_plane(&particles)?;
+            crate::planar::make_discs(&mut particles);
+        }
         for p in particles.pos.iter_mut() {
             *p = scene.boundary.periodic.wrap(*p);
         }
@@ -207,6 +215,7 @@ impl Simulation {
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
+            planar: scene.simulation.dimensions == 2,
         };
         let world = World {
             particles,
@@ -224,6 +233,7 @@ impl Simulation {
             collisions: 0,
             body_acc: Vec::new(),
             gravity_work: GravityWork::default(),
+            approx: Default::default(),
         };
         let mut sim = Simulation {
             world,
@@ -234,6 +244,25 @@ impl Simulation {
         if sim.physics.method == Method::Soft {
             sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
         }
+        if sim.physics.method == Method::ApproxHard {
+            // Overlaps of the initial state are corrected before the first step (004 §I).
+            sim.world.rebuild_neighbors(&sim.physics.periodic);
+            crate::walls::interact::prepare(&mut sim.world, &sim.physics.periodic);
+            let w = &mut sim.world;
+            let spec = &sim.scene.simulation.approx_hard;
+            crate::approx_hard::overlap::remove_overlaps(
+                &mut w.particles.pos,
+                &w.particles.radius,
+                &w.particles.inv_mass,
+                &w.neighbors,
+                &sim.physics.periodic,
+                &w.walls,
+                &w.wall_runtime.pose,
+                spec.overlap_tolerance,
+                spec.max_sweeps,
+                1.0,
+            );
+        }
         Ok(sim)
     }
 
@@ -243,6 +272,15 @@ impl Simulation {
             Method::Soft => self.stats = soft::step(&mut self.world, &self.physics)?,
             Method::Hard => {
                 let c = hard::step(&mut self.world, &self.physics)?;
+                self.world.collisions += c.collisions;
+                self.stats.max_overlap_ratio = c.max_overlap_ratio;
+            }
+            Method::ApproxHard => {
+                let c = crate::approx_hard::step(
+                    &mut self.world,
+                    &self.physics,
+                    &self.scene.simulation.approx_hard,
+                )?;
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
@@ -517,6 +555,40 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
                 .into_iter()
                 .map(|s| free(s.pos, s.radius, DVec3::ZERO))
                 .collect(),
+            ParticleSource::Annulus {
+                center,
+                inner_radius,
+                outer_radius,
+                radius_min,
+                radius_max,
+                packing_fraction,
+                velocity_dispersion,
+                ..
+            } => {
+                let annulus = crate::fill::annulus::Annulus {
+                    center: *center,
+                    inner: *inner_radius,
+                    outer: *outer_radius,
+                    r_min: *radius_min,
+                    r_max: *radius_max,
+                    fraction: *packing_fraction,
+                };
+                let discs = annulus
+                    .pack(&mut rng, scene.simulation.approx_hard.overlap_tolerance)
+                    .map_err(|e| match e {
+                        Error::Scene { field, reason } => {
+                            Error::scene(format!("particles[{k}].{field}"), reason)
+                        }
+                        other => other,
+                    })?;
+                let vel =
+                    thermal_velocities(discs.len(), DVec3::ZERO, *velocity_dispersion, &mut rng);
+                discs
+                    .iter()
+                    .zip(vel)
+                    .map(|(s, v)| free(s.pos, s.radius, DVec3::new(v.x, v.y, 0.0)))
+                    .collect()
+            }
             ParticleSource::Random {
                 min,
                 max,
@@ -547,7 +619,11 @@ fn make_particles(scene: &Scene, base: &Path) -> Result<Particles> {
             }
         };
         made.extend(specs.into_iter().map(|s| {
-            let m = sphere_mass(s.radius, density);
+            let m = if scene.simulation.dimensions == 2 {
+                crate::planar::disc_mass(s.radius, density)
+            } else {
+                sphere_mass(s.radius, density)
+            };
             (s, m)
         }));
     }

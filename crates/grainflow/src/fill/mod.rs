@@ -1,5 +1,6 @@
 //! Ways to make particles: lattices (cubic, HCP), random sequential placement, files.
 
+pub mod annulus;
 pub mod file;
 pub mod lattice;
 pub mod layer;

@@ -35,6 +35,8 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             max_overlap: 0.3,
             skin: None,
             domain: None,
+            dimensions: 3,
+            approx_hard: Default::default(),
         },
         contact: ContactModel {
             normal: Normal::Hertz,

@@ -133,6 +133,8 @@ impl PileBox {
                     DVec3::new(-hw - 0.01, -0.01, -ht - 0.01),
                     DVec3::new(hw + 0.01, self.fill.1 + self.slot_height + 0.05, ht + 0.01),
                 ]),
+                dimensions: 3,
+                approx_hard: Default::default(),
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

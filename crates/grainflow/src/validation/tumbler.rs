@@ -122,6 +122,8 @@ impl Drum {
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
+                dimensions: 3,
+                approx_hard: Default::default(),
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

@@ -87,6 +87,8 @@ fn scene(
             max_overlap: 0.3,
             skin: Some(0.05),
             domain: None,
+            dimensions: 3,
+            approx_hard: Default::default(),
         },
         contact: ContactModel {
             normal,

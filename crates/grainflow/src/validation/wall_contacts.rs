@@ -463,6 +463,8 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             max_overlap: 0.3,
             skin: Some(0.05),
             domain: None,
+            dimensions: 3,
+            approx_hard: Default::default(),
         },
         contact: ContactModel {
             normal: Normal::Hertz,
