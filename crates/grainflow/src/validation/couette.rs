@@ -181,9 +181,16 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
             |wall| matches!(&wall.shape, crate::walls::Shape::Cylinder(c) if c.radius == outer),
         )
         .unwrap_or(w.walls.len().saturating_sub(1));
+    // Impulse tallies exist for approx_hard only.
     let tally = &w.approx.tally;
-    let outer_stress = tally.wall_force(outer_wall, now) / (std::f64::consts::TAU * outer);
-    let stress = polar_stress(&bins, tally, &w.particles.pos, now);
+    let (outer_stress, stress) = if tally.wall_normal.len() > outer_wall {
+        (
+            tally.wall_force(outer_wall, now) / (std::f64::consts::TAU * outer),
+            polar_stress(&bins, tally, &w.particles.pos, now),
+        )
+    } else {
+        (f64::NAN, Vec::new())
+    };
     let p = &w.particles;
     let (mut near, mut parted) = (0usize, 0usize);
     for i in 0..p.len() {
@@ -210,8 +217,8 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
     })
 }
 
-/// Root mean square over the bins where both are finite.
-fn rms(a: &[f64], b: &[f64]) -> f64 {
+/// Root mean square of a − b over the bins where both are finite.
+pub fn rms(a: &[f64], b: &[f64]) -> f64 {
     let d: Vec<f64> = a
         .iter()
         .zip(b)
