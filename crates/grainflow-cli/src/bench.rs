@@ -65,6 +65,10 @@ pub fn list() {
         "{:<6} S3: self-gravity of 1e4 and 1e5 point masses (REBOUND), direct, tree and grid",
         "gravity"
     );
+    outln!(
+        "{:<6} 004: approx_hard vs soft on the same dense 2-D Couette flow, wall time per simulated second",
+        "couette"
+    );
 }
 
 /// Runs benchmark `name` for `steps` steps (the scene's own count when `None`).

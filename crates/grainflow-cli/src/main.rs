@@ -22,6 +22,7 @@ macro_rules! outln {
 
 mod analyze;
 mod bench;
+mod bench_couette;
 mod bench_gravity;
 mod pebbles;
 mod plot;
@@ -80,7 +81,8 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Time the peers' benchmark scenes (S1, S2 of shared/peers/RESULTS.md).
+    /// Time the peers' benchmark scenes (S1, S2 of shared/peers/RESULTS.md), or compare
+    /// approx_hard with soft on the Couette flow (`couette`).
     Bench {
         /// Benchmark name; lists them when absent.
         name: Option<String>,
@@ -332,6 +334,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Bench { name, steps, json } => {
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
+                Some(name) if name == "couette" => return bench_couette::couette(json),
                 Some(name) => bench::run(&name, steps, json)?,
                 None => bench::list(),
             }

@@ -41,6 +41,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         toml: include_str!("../../../scenes/sound-wave.toml"),
     },
     BuiltIn {
+        name: "couette",
+        about: "2-D Couette flow of ~370 discs between a turning and a fixed cylinder, approx_hard (004 §II)",
+        toml: include_str!("../../../scenes/couette.toml"),
+    },
+    BuiltIn {
         name: "rubble-pile",
         about: "20 580 grains assembling into a rubble-pile asteroid under tree self-gravity",
         toml: include_str!("../../../scenes/rubble-pile.toml"),

@@ -6,6 +6,7 @@
 //! [`sim::Simulation`] (world state + physics), which steps and feeds observers.
 
 pub mod analysis;
+pub mod approx_hard;
 pub mod bench;
 pub mod boundary;
 pub mod contact;
@@ -20,6 +21,7 @@ pub mod io;
 pub mod material;
 pub mod neighbor;
 pub mod particles;
+pub mod planar;
 pub mod scene;
 pub mod sim;
 pub mod soft;

@@ -73,6 +73,9 @@ pub enum Method {
     Soft,
     /// Hard spheres: instantaneous collisions predicted exactly during each drift (000).
     Hard,
+    /// Approximate hard spheres: collisions gathered per fixed step, then overlaps corrected
+    /// (004), for dense flows; options in `[simulation.approx_hard]`.
+    ApproxHard,
 }
 
 /// The keyword `"auto"`.
@@ -129,10 +132,20 @@ pub struct SimulationSpec {
     /// (002 §5.2). PEBBLES decks run with dt ≈ t_c/6 and set it to 1/4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_dt_fraction: Option<f64>,
+    /// 3 (spheres) or 2 (discs in the xy plane, density per area; see [`crate::planar`]).
+    #[serde(default = "three")]
+    pub dimensions: u8,
+    /// Options of `method = "approx_hard"`.
+    #[serde(default)]
+    pub approx_hard: crate::approx_hard::ApproxHardSpec,
 }
 
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
+}
+
+fn three() -> u8 {
+    3
 }
 
 fn default_max_overlap() -> f64 {
@@ -228,6 +241,28 @@ pub enum ParticleSource {
         /// Radius of the grains (m).
         sphere_radius: f64,
     },
+    /// Discs (2-D) between two circles about `center` in the xy plane, radii uniform in
+    /// [radius_min, radius_max], as many as cover `packing_fraction` of the annulus, placed at
+    /// random and relaxed until no two overlap (004 §II; [`crate::fill::annulus`]).
+    Annulus {
+        /// Material name.
+        material: String,
+        /// Centre of the circles (m); the discs lie in the plane z = center.z.
+        center: DVec3,
+        /// Inner radius (m).
+        inner_radius: f64,
+        /// Outer radius (m).
+        outer_radius: f64,
+        /// Smallest disc radius (m).
+        radius_min: f64,
+        /// Largest disc radius (m).
+        radius_max: f64,
+        /// Fraction of the annulus' area the discs cover (−).
+        packing_fraction: f64,
+        /// Gaussian velocity spread σ per in-plane component (m/s), mean motion removed.
+        #[serde(default)]
+        velocity_dispersion: f64,
+    },
     /// Random non-overlapping placement in a box (random sequential addition).
     Random {
         /// Material name.
@@ -285,6 +320,7 @@ impl ParticleSource {
             | ParticleSource::Lattice { material, .. }
             | ParticleSource::CylinderLayer { material, .. }
             | ParticleSource::Random { material, .. }
+            | ParticleSource::Annulus { material, .. }
             | ParticleSource::Pack { material, .. } => material,
         }
     }
@@ -415,9 +451,9 @@ impl Scene {
         positive(&mut p, "simulation.duration", s.duration);
         match s.dt {
             TimeStep::Fixed(dt) => positive(&mut p, "simulation.dt", dt),
-            TimeStep::Auto(_) if s.method == Method::Hard => p.push(Error::scene(
+            TimeStep::Auto(_) if s.method != Method::Soft => p.push(Error::scene(
                 "simulation.dt",
-                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\"",
+                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\" or \"approx_hard\"",
             )),
             TimeStep::Auto(_) => {}
         }
@@ -444,6 +480,8 @@ impl Scene {
         if let Some(skin) = s.skin {
             positive(&mut p, "simulation.skin", skin);
         }
+        p.extend(s.approx_hard.problems());
+        crate::planar::problems(self, &mut p);
         if let Some([lo, hi]) = s.domain {
             box_corners(&mut p, "simulation.domain", lo, hi);
         }
@@ -760,6 +798,50 @@ impl Scene {
                         p.push(Error::scene(
                             f("profile"),
                             "must be [z, R] points with z rising and R ≥ 0",
+                        ));
+                    }
+                }
+                ParticleSource::Annulus {
+                    center,
+                    inner_radius,
+                    outer_radius,
+                    radius_min,
+                    radius_max,
+                    packing_fraction,
+                    velocity_dispersion,
+                    ..
+                } => {
+                    finite(p, f("center"), *center);
+                    positive(p, f("inner_radius"), *inner_radius);
+                    positive(p, f("radius_min"), *radius_min);
+                    if !(radius_max.is_finite() && radius_max >= radius_min) {
+                        p.push(Error::scene(
+                            f("radius_max"),
+                            format!("must be ≥ radius_min ({radius_min}), got {radius_max}"),
+                        ));
+                    }
+                    if !(outer_radius.is_finite()
+                        && *outer_radius > inner_radius + 2.0 * radius_max)
+                    {
+                        p.push(Error::scene(
+                            f("outer_radius"),
+                            format!(
+                                "must exceed inner_radius + 2 radius_max = {}, got {outer_radius}",
+                                inner_radius + 2.0 * radius_max
+                            ),
+                        ));
+                    }
+                    in_range(p, f("packing_fraction"), *packing_fraction, 0.0, 0.9);
+                    if !(velocity_dispersion.is_finite() && *velocity_dispersion >= 0.0) {
+                        p.push(Error::scene(
+                            f("velocity_dispersion"),
+                            format!("must be ≥ 0, got {velocity_dispersion}"),
+                        ));
+                    }
+                    if self.simulation.dimensions != 2 {
+                        p.push(Error::scene(
+                            f("type"),
+                            "\"annulus\" packs discs and needs simulation.dimensions = 2",
                         ));
                     }
                 }

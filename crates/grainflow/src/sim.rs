@@ -73,6 +73,8 @@ pub struct World {
     pub integrator_work: crate::integrator::IntegratorWork,
     /// Door state of the recirculation (001 chapter 6).
     pub doors: crate::drive::DoorState,
+    /// Scratch and impulse tallies of the approximate hard-sphere method.
+    pub approx: crate::approx_hard::ApproxState,
 }
 
 impl World {
@@ -116,6 +118,8 @@ pub struct Physics {
     pub method: Method,
     /// How the soft-sphere state is advanced.
     pub integrator: crate::integrator::Integrator,
+    /// 2-D mode: discs in the xy plane ([`crate::planar`]).
+    pub planar: bool,
 }
 
 /// A runnable simulation.
@@ -211,6 +215,10 @@ impl Simulation {
             }
         }
         let mut particles = particles;
+        if scene.simulation.dimensions == 2 {
+            crate::planar::check_plane(&particles)?;
+            crate::planar::make_discs(&mut particles);
+        }
         for p in particles.pos.iter_mut() {
             *p = scene.boundary.periodic.wrap(*p);
         }
@@ -227,6 +235,7 @@ impl Simulation {
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
             integrator: scene.simulation.integrator,
+            planar: scene.simulation.dimensions == 2,
         };
         let world = World {
             particles,
@@ -250,6 +259,7 @@ impl Simulation {
                 .as_ref()
                 .map(|r| r.start())
                 .unwrap_or_default(),
+            approx: Default::default(),
         };
         let mut sim = Simulation {
             world,
@@ -260,6 +270,25 @@ impl Simulation {
         if sim.physics.method == Method::Soft {
             sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
         }
+        if sim.physics.method == Method::ApproxHard {
+            // Overlaps of the initial state are corrected before the first step (004 §I).
+            sim.world.rebuild_neighbors(&sim.physics.periodic);
+            crate::walls::interact::prepare(&mut sim.world, &sim.physics.periodic);
+            let w = &mut sim.world;
+            let spec = &sim.scene.simulation.approx_hard;
+            crate::approx_hard::overlap::remove_overlaps(
+                &mut w.particles.pos,
+                &w.particles.radius,
+                &w.particles.inv_mass,
+                &w.neighbors,
+                &sim.physics.periodic,
+                &w.walls,
+                &w.wall_runtime.pose,
+                spec.overlap_tolerance,
+                spec.max_sweeps,
+                1.0,
+            );
+        }
         Ok(sim)
     }
 
@@ -269,6 +298,15 @@ impl Simulation {
             Method::Soft => self.stats = crate::integrator::step(&mut self.world, &self.physics)?,
             Method::Hard => {
                 let c = hard::step(&mut self.world, &self.physics)?;
+                self.world.collisions += c.collisions;
+                self.stats.max_overlap_ratio = c.max_overlap_ratio;
+            }
+            Method::ApproxHard => {
+                let c = crate::approx_hard::step(
+                    &mut self.world,
+                    &self.physics,
+                    &self.scene.simulation.approx_hard,
+                )?;
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
@@ -576,6 +614,40 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                     .map(|s| free(s.pos, s.radius, DVec3::ZERO))
                     .collect()
             }
+            ParticleSource::Annulus {
+                center,
+                inner_radius,
+                outer_radius,
+                radius_min,
+                radius_max,
+                packing_fraction,
+                velocity_dispersion,
+                ..
+            } => {
+                let annulus = crate::fill::annulus::Annulus {
+                    center: *center,
+                    inner: *inner_radius,
+                    outer: *outer_radius,
+                    r_min: *radius_min,
+                    r_max: *radius_max,
+                    fraction: *packing_fraction,
+                };
+                let discs = annulus
+                    .pack(&mut rng, scene.simulation.approx_hard.overlap_tolerance)
+                    .map_err(|e| match e {
+                        Error::Scene { field, reason } => {
+                            Error::scene(format!("particles[{k}].{field}"), reason)
+                        }
+                        other => other,
+                    })?;
+                let vel =
+                    thermal_velocities(discs.len(), DVec3::ZERO, *velocity_dispersion, &mut rng);
+                discs
+                    .iter()
+                    .zip(vel)
+                    .map(|(s, v)| free(s.pos, s.radius, DVec3::new(v.x, v.y, 0.0)))
+                    .collect()
+            }
             ParticleSource::Random {
                 min,
                 max,
@@ -617,7 +689,13 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
             ));
         }
         made.extend(specs.into_iter().map(|s| {
-            let (m, i) = core_shell_mass_inertia(s.radius, density, core);
+            // Discs (2-D) have mass per area; their inertia is set by planar::make_discs.
+            let (m, i) = if scene.simulation.dimensions == 2 {
+                let m = crate::planar::disc_mass(s.radius, density);
+                (m, crate::planar::disc_inertia(m, s.radius))
+            } else {
+                core_shell_mass_inertia(s.radius, density, core)
+            };
             (s, m, i)
         }));
     }

@@ -136,6 +136,9 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
     let pair_stats = pair_forces(world, physics, dt, period);
     world.timers.pairs += lap(&mut t);
     let stats = gather_forces(world, physics, dt);
+    if physics.planar {
+        crate::planar::project_forces(&mut world.particles);
+    }
     world.timers.gather_walls += lap(&mut t);
     ContactStats::merge(pair_stats, stats)
 }

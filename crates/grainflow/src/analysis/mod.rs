@@ -4,6 +4,7 @@
 //! with the flowing-layer thickness (002 §6.3), and stress tensors on planes and in boxes
 //! (003 eq 36). The functions read the state and never change a simulation.
 
+pub mod couette;
 pub mod numbers;
 pub mod packing;
 pub mod profile;

@@ -1,6 +1,7 @@
 //! Ways to make particles: lattices (cubic, HCP), random sequential placement, files, and
 //! filling a container from the bottom (PRIME and loose fills of 001 chapter 5).
 
+pub mod annulus;
 pub mod file;
 pub mod lattice;
 pub mod layer;

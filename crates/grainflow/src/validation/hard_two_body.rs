@@ -39,6 +39,8 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             domain: None,
             start_time: 0.0,
             max_dt_fraction: None,
+            dimensions: 3,
+            approx_hard: Default::default(),
         },
         contact: ContactModel {
             normal: Normal::Hertz,

@@ -2,6 +2,7 @@
 //! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
 //! the same functions.
 
+pub mod couette;
 pub mod hard_two_body;
 pub mod pebbles;
 pub mod pebbles_friction;
@@ -215,6 +216,11 @@ pub const CASES: &[Case] = &[
         name: "collapse",
         about: "003 §4.4: self-gravitating collapse with and without spin; centre of mass fixed, angular momentum conserved (direct and tree)",
         run: self_gravity::collapse,
+    },
+    Case {
+        name: "couette",
+        about: "004 §II: 2-D Couette flow, approx_hard: no overlap > 1e-9 r after any step, outer-wall proxy stress rises past phi_c = 0.776, exponential shear band, dt halving within fluctuations",
+        run: couette::couette,
     },
     Case {
         name: "spin-up",

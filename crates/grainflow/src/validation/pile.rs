@@ -137,6 +137,8 @@ impl PileBox {
                 ]),
                 start_time: 0.0,
                 max_dt_fraction: None,
+                dimensions: 3,
+                approx_hard: Default::default(),
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

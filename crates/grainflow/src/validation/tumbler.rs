@@ -126,6 +126,8 @@ impl Drum {
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
                 start_time: 0.0,
                 max_dt_fraction: None,
+                dimensions: 3,
+                approx_hard: Default::default(),
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

@@ -92,6 +92,8 @@ fn scene(
             domain: None,
             start_time: 0.0,
             max_dt_fraction: None,
+            dimensions: 3,
+            approx_hard: Default::default(),
         },
         contact: ContactModel {
             normal,

@@ -469,6 +469,8 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             domain: None,
             start_time: 0.0,
             max_dt_fraction: None,
+            dimensions: 3,
+            approx_hard: Default::default(),
         },
         contact: ContactModel {
             normal: Normal::Hertz,

@@ -766,6 +766,8 @@ impl Deck {
                 max_dt_fraction: Some(DECK_MAX_DT_FRACTION),
                 integrator: Default::default(),
                 dt_limit: Default::default(),
+                dimensions: 3,
+                approx_hard: Default::default(),
             },
             contact: model,
             materials: vec![pebble, vessel_material],
