@@ -262,6 +262,9 @@ pub struct OutputSpec {
     /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stress: Option<crate::analysis::stress::StressOutput>,
+    /// Every hard-sphere collision (time, bodies, relative speed) into `collisions.csv`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub collision_log: bool,
 }
 
 /// Largest number of lattice sites a scene may ask for.
@@ -375,17 +378,12 @@ impl Scene {
             TimeStep::Auto(_) => {}
         }
         if s.method == Method::Hard {
-            for (k, w) in self.walls.iter().enumerate() {
-                let fixed_plane = matches!(w.shape, crate::walls::ShapeSpec::Plane { .. })
-                    && w.surface == crate::walls::Surface::Normal
-                    && w.motion == crate::walls::Motion::default();
-                if !fixed_plane {
-                    p.push(Error::scene(
-                        format!("walls[{k}].type"),
-                        "method = \"hard\" predicts collisions with fixed, normal planes only so far",
-                    ));
-                }
-            }
+            crate::hard::scene_problems(self, &mut p);
+        } else if self.output.collision_log {
+            p.push(Error::scene(
+                "output.collision_log",
+                "logs hard-sphere collisions; it needs method = \"hard\"",
+            ));
         }
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(

@@ -104,6 +104,8 @@ pub struct Physics {
     pub periodic: Periodic,
     /// How grains move.
     pub method: Method,
+    /// Record every hard-sphere collision (`[output] collision_log`).
+    pub log_collisions: bool,
 }
 
 /// A runnable simulation.
@@ -207,6 +209,7 @@ impl Simulation {
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
+            log_collisions: scene.output.collision_log,
         };
         let world = World {
             particles,

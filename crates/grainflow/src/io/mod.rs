@@ -23,6 +23,7 @@ pub struct Outputs {
     dump: Option<BufWriter<File>>,
     series: Option<BufWriter<File>>,
     stress: Option<BufWriter<File>>,
+    collisions: Option<BufWriter<File>>,
     next_stress: f64,
     next_snapshot: f64,
     next_series: f64,
@@ -71,6 +72,7 @@ impl Outputs {
             dump: None,
             series: None,
             stress: None,
+            collisions: None,
             next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
@@ -94,6 +96,14 @@ impl Outputs {
                 series::write_row(&mut w, sim).map_err(|e| Error::io(&path, e))?;
             }
             out.series = Some(w);
+        }
+        if spec.collision_log {
+            let path = dir.join("collisions.csv");
+            let mut w = create(&path, resumed)?;
+            if !resumed {
+                writeln!(w, "{}", crate::hard::log::HEADER).map_err(|e| Error::io(&path, e))?;
+            }
+            out.collisions = Some(w);
         }
         if let Some(st) = &spec.stress {
             let path = dir.join("stress.csv");
@@ -133,6 +143,12 @@ impl Outputs {
     /// Writes whatever is due at the current time of `sim`.
     pub fn observe(&mut self, sim: &Simulation) -> Result<()> {
         let t = sim.world.time + 0.5 * sim.physics.dt;
+        if let Some(w) = &mut self.collisions {
+            for r in &sim.world.drift.log {
+                writeln!(w, "{}", r.row())
+                    .map_err(|e| Error::io(self.dir.join("collisions.csv"), e))?;
+            }
+        }
         if t >= self.next_snapshot {
             self.snapshot(sim)?;
             self.next_snapshot = next_after(t, sim.scene.output.snapshot_interval);
@@ -160,9 +176,14 @@ impl Outputs {
 
     /// Flushes the files and writes the final checkpoint `final.gfck`.
     pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
-        for w in [&mut self.dump, &mut self.series, &mut self.stress]
-            .into_iter()
-            .flatten()
+        for w in [
+            &mut self.dump,
+            &mut self.series,
+            &mut self.stress,
+            &mut self.collisions,
+        ]
+        .into_iter()
+        .flatten()
         {
             w.flush().map_err(|e| Error::io(&self.dir, e))?;
         }

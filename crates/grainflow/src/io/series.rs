@@ -6,7 +6,7 @@ use crate::sim::Simulation;
 
 /// Column names of the series.
 pub const HEADER: &str =
-    "time,step,kinetic_translational,kinetic_rotational,potential,contacts,max_overlap_ratio";
+    "time,step,kinetic_translational,kinetic_rotational,potential,contacts,max_overlap_ratio,collisions";
 
 /// Writes one row for the current state of `sim`.
 pub fn write_row(w: &mut impl Write, sim: &Simulation) -> std::io::Result<()> {

@@ -128,6 +128,63 @@ impl Shape {
         }
     }
 
+    /// Time at which a sphere of radius `s` at `pos` (m, in the wall's scene placement),
+    /// moving in a straight line at `vel` (m/s, relative to the wall), first touches this
+    /// primitive (000 §2.2: eq 9 plane, eq 10–12 cylinders, eq 13–24 ring; disk, plate and
+    /// finite cylinder the earliest of their faces and rims). t ≤ 0: already touching and
+    /// approaching (000 §2.3). `None` for a union (ask its members) and for shapes the
+    /// hard-sphere method does not predict (cone, block; refused by the scene check).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        match self {
+            Shape::Plane(w) => w.collision_time(pos, vel, s),
+            Shape::Plate(w) => w.collision_time(pos, vel, s),
+            Shape::Disk(w) => w.collision_time(pos, vel, s),
+            Shape::Cylinder(w) => w.collision_time(pos, vel, s),
+            Shape::Ring(w) => w.collision_time(pos, vel, s),
+            Shape::Point(w) => w.collision_time(pos, vel, s),
+            Shape::Line(w) => w.collision_time(pos, vel, s),
+            Shape::Cone(_) | Shape::Block(_) | Shape::Union(_) => None,
+        }
+    }
+
+    /// Unit vector n̂ from the nearest point of this primitive's surface to a sphere centre at
+    /// `pos` (the collision normal of 000 eq 6–8, from the contact point to the centre), and
+    /// the centre's distance from the surface (negative behind a solid face).
+    pub fn away(&self, pos: DVec3) -> (DVec3, f64) {
+        match self {
+            Shape::Plane(w) => w.away(pos),
+            Shape::Plate(w) => away(pos, w.closest(pos), w.normal),
+            Shape::Disk(w) => away(pos, w.closest(pos), w.normal),
+            Shape::Cylinder(w) => w.away(pos),
+            Shape::Ring(w) => w.away(pos),
+            Shape::Point(w) => away(pos, w.pos, DVec3::Z),
+            Shape::Line(w) => away(pos, w.closest(pos), plate::any_perpendicular(w.axis)),
+            Shape::Cone(_) | Shape::Block(_) | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
+        }
+    }
+
+    /// Whether a rotation about the axis through `center` along unit `axis` leaves the shape
+    /// where it is (a cylinder spinning about its own axis, 000 §2.2.3; a plane about its
+    /// normal), so that straight-line collision prediction stays exact while it turns.
+    pub fn turns_in_place(&self, center: DVec3, axis: DVec3) -> bool {
+        const TOL: f64 = 1e-9;
+        let parallel = |a: DVec3| a.cross(axis).length() <= TOL;
+        let on_axis = |x: DVec3| {
+            let d = x - center;
+            (d - d.dot(axis) * axis).length() <= TOL * (1.0 + d.length())
+        };
+        match self {
+            Shape::Plane(w) => parallel(w.normal),
+            Shape::Disk(w) => parallel(w.normal) && on_axis(w.center),
+            Shape::Cylinder(w) => parallel(w.axis) && on_axis(w.origin),
+            Shape::Ring(w) => parallel(w.normal) && on_axis(w.center),
+            Shape::Point(w) => on_axis(w.pos),
+            Shape::Line(w) => parallel(w.axis) && on_axis(w.point),
+            Shape::Plate(_) | Shape::Cone(_) | Shape::Block(_) => false,
+            Shape::Union(m) => m.iter().all(|s| s.turns_in_place(center, axis)),
+        }
+    }
+
     /// The primitives of the shape: itself, or a union's members.
     pub fn members(&self) -> &[Shape] {
         match self {
@@ -263,6 +320,18 @@ impl Wall {
     /// A polygon mesh in the scene placement.
     pub fn mesh(&self, extent: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
         self.shape.mesh(extent)
+    }
+}
+
+/// Unit vector from the surface point `closest` to `pos` and their distance; `fallback` when
+/// they coincide.
+pub(crate) fn away(pos: DVec3, closest: DVec3, fallback: DVec3) -> (DVec3, f64) {
+    let d = pos - closest;
+    let len = d.length();
+    if len > 0.0 {
+        (d / len, len)
+    } else {
+        (fallback, 0.0)
     }
 }
 
