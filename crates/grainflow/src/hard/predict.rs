@@ -147,7 +147,7 @@ pub fn ring_collision_time(rho: DVec3, v: DVec3, normal: DVec3, r: f64, s: f64) 
             continue;
         }
         let mut tau = z.re;
-        for _ in 0..4 {
+        for _ in 0..8 {
             let (val, slope) = g(tau);
             if slope == 0.0 {
                 break;
@@ -159,8 +159,9 @@ pub fn ring_collision_time(rho: DVec3, v: DVec3, normal: DVec3, r: f64, s: f64) 
             }
         }
         let (val, slope) = g(tau);
-        // A root a hair before now is a sphere touching now (round-off of the polish).
-        if val.abs() > 1e-9 || slope >= 0.0 || tau < -1e-12 {
+        // A root a hair before now is a sphere touching now (round-off of the polish); a
+        // graze that Newton's method cannot bring to the surface is a miss.
+        if val.abs() > 1e-13 || slope >= 0.0 || tau < -1e-12 {
             continue;
         }
         let tau = tau.max(0.0);
@@ -197,6 +198,89 @@ mod tests {
                 .expect("hits")
                 <= 0.0
         );
+    }
+
+    /// Random rays against a tilted ring: the predicted time is the first time the distance to
+    /// the circle falls to s, found independently by sampling and bisection (1e-9 of the span).
+    #[test]
+    fn ring_time_is_the_first_touch_for_random_rays() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let normal = DVec3::new(0.2, -0.5, 1.0).normalize();
+        let mut u = || 2.0 * rng.random::<f64>() - 1.0;
+        let (mut hits, mut checked) = (0, 0);
+        for k in 0..3000 {
+            let (r, s) = if k % 3 == 0 { (0.3, 0.5) } else { (1.0, 0.25) };
+            let rho = DVec3::new(u(), u(), u()) * 2.5;
+            // Aimed roughly at the ring's centre, so that most rays come near it.
+            let v = -0.4 * rho + DVec3::new(u(), u(), u());
+            let dist = |t: f64| {
+                let x = rho + v * t;
+                let z = x.dot(normal);
+                let q = x - z * normal;
+                (q.length() - r).hypot(z) - s
+            };
+            if dist(0.0) <= 0.0 {
+                continue;
+            }
+            let span = 10.0;
+            let n = 4000;
+            let mut first = None;
+            for i in 0..n {
+                let (a, b) = (span * i as f64 / n as f64, span * (i + 1) as f64 / n as f64);
+                if dist(b) <= 0.0 {
+                    let (mut lo, mut hi) = (a, b);
+                    for _ in 0..100 {
+                        let m = 0.5 * (lo + hi);
+                        if dist(m) > 0.0 {
+                            lo = m;
+                        } else {
+                            hi = m;
+                        }
+                    }
+                    first = Some(hi);
+                    break;
+                }
+            }
+            let got = ring_collision_time(rho, v, normal, r, s).filter(|&t| t <= span);
+            checked += 1;
+            match (got, first) {
+                (Some(t), Some(f)) => {
+                    hits += 1;
+                    assert!((t - f).abs() < 1e-9 * span, "ray {k}: {t} vs {f}");
+                    assert!(dist(t).abs() < 1e-12, "ray {k}: gap {}", dist(t));
+                }
+                (None, None) => {}
+                // A graze shallower than the sampling may be seen by one side only.
+                (Some(t), None) => assert!(dist(t).abs() < 1e-12, "ray {k}"),
+                (None, Some(f)) => panic!("ray {k}: missed the touch at {f}"),
+            }
+        }
+        assert!(hits > 300 && checked > 2000, "{hits} hits of {checked}");
+    }
+
+    #[test]
+    fn ring_on_its_axis_is_met_everywhere_at_once() {
+        // s > R, moving along the axis: R² + z² = s² at z = 0.6 for R = 0.8, s = 1.
+        let t = ring_collision_time(DVec3::new(0.0, 0.0, 2.6), DVec3::NEG_Z, DVec3::Z, 0.8, 1.0)
+            .expect("hits");
+        assert!((t - 2.0).abs() < 1e-14);
+        // A point (R = 0) is eq 3 with s₁ = 0.
+        let t = ring_collision_time(DVec3::new(3.0, 0.0, 0.0), DVec3::NEG_X, DVec3::Z, 0.0, 1.0)
+            .expect("hits");
+        assert!((t - 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn exit_time_is_the_far_root() {
+        // Inside a circle of radius 2 at x = 1 moving out along +x: reaches 2 at t = 1; moving
+        // in along −x: crosses the axis and reaches −2 at t = 3.
+        let rho = DVec3::new(1.0, 0.0, 0.0);
+        assert!((exit_time(rho, DVec3::X, 2.0).expect("out") - 1.0).abs() < 1e-15);
+        assert!((exit_time(rho, DVec3::NEG_X, 2.0).expect("out") - 3.0).abs() < 1e-15);
+        // Beyond the circle and still moving out: t ≤ 0 (an overlap to repair, 000 §2.3).
+        assert!(exit_time(DVec3::new(2.1, 0.0, 0.0), DVec3::X, 2.0).expect("now") <= 0.0);
+        assert!(exit_time(rho, DVec3::ZERO, 2.0).is_none());
     }
 
     #[test]

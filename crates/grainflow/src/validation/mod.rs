@@ -3,6 +3,7 @@
 //! the same functions.
 
 pub mod hard_two_body;
+pub mod hard_walls;
 pub mod pile;
 pub mod self_gravity;
 pub mod spin_up;
@@ -158,7 +159,7 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "hard-two-body",
-        about: "000 §2.1–2.2: hard-sphere pairs (head-on, oblique, spinning) and a sphere on a plane vs eq 1–9 to 1e-12",
+        about: "000 §2.1–2.2: hard-sphere pairs (head-on, oblique, spinning) and spheres on every wall primitive, moving, sticky and absorbing walls vs eq 1–25 to 1e-12",
         run: hard_two_body::hard_two_body,
     },
     Case {
