@@ -303,7 +303,7 @@ fn predict(
             let local = xi - (wd.offset + wd.vel * now);
             let rel = p.vel[i] - wd.vel;
             for (m, shape) in wall.shape.members().iter().enumerate() {
-                if let Some(t) = shape.collision_time(local, rel, p.radius[i]) {
+                if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i]) {
                     consider(t, Target::Wall(w, m));
                 }
             }

@@ -71,7 +71,7 @@ impl Cylinder {
             return if inside { inner() } else { outer() };
         };
         let inside_now = q.length_squared() < big * big;
-        let within = |t: f64| (h + v_n * t).abs() <= 0.5 * l;
+        let within = |t: f64| (h + v_n * t.max(0.0)).abs() <= 0.5 * l;
         let side = earliest(
             outer().filter(|&t| within(t) && (t > 0.0 || !inside_now)),
             inner().filter(|&t| within(t) && (t > 0.0 || inside_now)),

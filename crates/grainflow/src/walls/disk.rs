@@ -40,7 +40,7 @@ impl Disk {
     pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
         let d = pos - self.center;
         let face = plane_collision_time(d.dot(self.normal), vel.dot(self.normal), s).filter(|&t| {
-            let x = d + vel * t;
+            let x = d + vel * t.max(0.0);
             (x - x.dot(self.normal) * self.normal).length_squared() <= self.radius * self.radius
         });
         let rim = ring_collision_time(d, vel, self.normal, self.radius, s);

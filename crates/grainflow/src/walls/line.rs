@@ -39,7 +39,7 @@ impl Line {
         let Some(l) = self.length else {
             return side;
         };
-        let side = side.filter(|&t| (d + vel * t).dot(self.axis).abs() <= 0.5 * l);
+        let side = side.filter(|&t| (d + vel * t.max(0.0)).dot(self.axis).abs() <= 0.5 * l);
         let end = |sign: f64| pair_collision_time(d - sign * 0.5 * l * self.axis, vel, s);
         earliest(side, earliest(end(1.0), end(-1.0)))
     }

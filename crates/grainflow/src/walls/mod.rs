@@ -147,6 +147,24 @@ impl Shape {
         }
     }
 
+    /// [`Shape::collision_time`] with the overlap rule of 000 §2.3 applied to the primitive as
+    /// a whole: a sphere touching or overlapping it (centre within s of its nearest surface
+    /// point, or behind a solid face) collides at once if it approaches along n̂ of
+    /// [`Shape::away`] — the normal its collision is resolved with — and otherwise only at a
+    /// later contact; a sphere clear of it gets the earliest contact, a round-off t ≤ 0 at 0.
+    /// Keeping the decision and the resolution on the same normal means a sphere overlapping
+    /// two faces near an edge cannot be bounced between them for ever.
+    pub fn hard_collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        let (n, dist) = self.away(pos);
+        if dist <= s {
+            if vel.dot(n) < 0.0 {
+                return Some(0.0);
+            }
+            return self.collision_time(pos, vel, s).filter(|&t| t > 0.0);
+        }
+        self.collision_time(pos, vel, s).map(|t| t.max(0.0))
+    }
+
     /// Unit vector n̂ from the nearest point of this primitive's surface to a sphere centre at
     /// `pos` (the collision normal of 000 eq 6–8, from the contact point to the centre), and
     /// the centre's distance from the surface (negative behind a solid face).

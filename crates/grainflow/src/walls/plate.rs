@@ -39,7 +39,7 @@ impl Plate {
         let v = self.normal.cross(self.u);
         let d = pos - self.center;
         let face = plane_collision_time(d.dot(self.normal), vel.dot(self.normal), s).filter(|&t| {
-            let x = d + vel * t;
+            let x = d + vel * t.max(0.0);
             x.dot(self.u).abs() <= self.half[0] && x.dot(v).abs() <= self.half[1]
         });
         let edge = |along: DVec3, half: f64, offset: DVec3| {
