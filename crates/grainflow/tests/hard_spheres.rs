@@ -1,5 +1,6 @@
-//! Hard spheres (000 §2): pairs and a plane against eq 1–9, and an elastic gas against Enskog,
-//! as in `grainflow validate hard-two-body hard-gas`.
+//! Hard spheres (000 §2–3): pairs and every wall primitive against eq 1–25, an elastic gas
+//! against Enskog, the model atmosphere of 000 §3.1, as in `grainflow validate hard-two-body
+//! hard-gas atmosphere`; overlaps, the collision log and scene refusals.
 
 use grainflow::validation::find;
 
@@ -319,4 +320,10 @@ collision_log = true
         .expect("count");
     assert_eq!(count, sim.world.collisions);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// 000 §3.1, quick form: energy kept, equipartition heights within 10 %, exponential heights.
+#[test]
+fn atmosphere() {
+    assert_eq!(run("atmosphere"), 7);
 }

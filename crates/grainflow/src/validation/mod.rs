@@ -2,6 +2,7 @@
 //! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
 //! the same functions.
 
+pub mod atmosphere;
 pub mod hard_two_body;
 pub mod hard_walls;
 pub mod pile;
@@ -166,6 +167,11 @@ pub const CASES: &[Case] = &[
         name: "hard-gas",
         about: "000/S4: elastic hard-sphere gas, φ = 0.05: Enskog collision rate within 5 %, energy to 1e-12",
         run: hard_two_body::hard_gas,
+    },
+    Case {
+        name: "atmosphere",
+        about: "000 §3.1: elastic hard spheres of masses 1, 3, 10 dropped into a cylinder: energy to 1e-4, mean heights k_BT/(m g) (quick 10 %, full 000's error bars), K–S probabilities",
+        run: atmosphere::atmosphere,
     },
     Case {
         name: "wall-contacts",
