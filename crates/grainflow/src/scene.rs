@@ -113,6 +113,15 @@ pub struct SimulationSpec {
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
     #[serde(default)]
     pub domain: Option<[DVec3; 2]>,
+    /// Hard spheres: collisions approaching slower than this (m/s) are elastic, ε_n = 1
+    /// (pkdgrav's slide limit, the run parameter that keeps 000 §3.2's tumbler tractable:
+    /// grains resting on each other would otherwise collide without end, inelastic collapse).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slide_limit: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn default_max_overlap() -> f64 {
@@ -379,11 +388,19 @@ impl Scene {
         }
         if s.method == Method::Hard {
             crate::hard::scene_problems(self, &mut p);
-        } else if self.output.collision_log {
-            p.push(Error::scene(
-                "output.collision_log",
-                "logs hard-sphere collisions; it needs method = \"hard\"",
-            ));
+        } else {
+            if self.output.collision_log {
+                p.push(Error::scene(
+                    "output.collision_log",
+                    "logs hard-sphere collisions; it needs method = \"hard\"",
+                ));
+            }
+            if s.slide_limit != 0.0 {
+                p.push(Error::scene(
+                    "simulation.slide_limit",
+                    "applies to hard-sphere collisions; it needs method = \"hard\"",
+                ));
+            }
         }
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(

@@ -106,6 +106,8 @@ pub struct Physics {
     pub method: Method,
     /// Record every hard-sphere collision (`[output] collision_log`).
     pub log_collisions: bool,
+    /// Approach speed (m/s) below which hard-sphere collisions are elastic.
+    pub slide_limit: f64,
 }
 
 /// A runnable simulation.
@@ -210,6 +212,7 @@ impl Simulation {
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
             log_collisions: scene.output.collision_log,
+            slide_limit: scene.simulation.slide_limit,
         };
         let world = World {
             particles,

@@ -327,3 +327,25 @@ collision_log = true
 fn atmosphere() {
     assert_eq!(run("atmosphere"), 7);
 }
+
+/// 000 §3.2, quick form: the hard-sphere tumbler runs (glued grains held by the sticky spinning
+/// cylinder, no inelastic collapse) and its angle of repose rises with Fr.
+#[test]
+fn hard_tumbler() {
+    assert_eq!(run("hard-tumbler"), 3);
+}
+
+/// The built-in hard tumbler scene builds, with its lining held by the sticky cylinder.
+#[test]
+fn hard_tumbler_scene_builds_and_holds_its_lining() {
+    let text = include_str!("../../../scenes/hard-tumbler.toml");
+    let scene = grainflow::scene::Scene::from_toml(text, "hard-tumbler").expect("parses");
+    assert!(scene.problems().is_empty(), "{:?}", scene.problems());
+    let mut sim =
+        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    sim.step().expect("steps");
+    let p = &sim.world.particles;
+    let held = (0..p.len()).filter(|&k| p.inv_mass[k] == 0.0).count();
+    // ⌊L / 2s⌋ = 4 rings of ⌊π / asin(s/ρ)⌋ = 180 grains, ρ = R + 2s − s = 30.53 mm.
+    assert_eq!(held, 4 * 180);
+}

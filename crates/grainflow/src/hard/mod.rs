@@ -134,6 +134,13 @@ pub struct DriftState {
 /// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
 pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     use crate::walls::{Motion as WallMotion, Shape};
+    let slide = scene.simulation.slide_limit;
+    if !(slide.is_finite() && slide >= 0.0) {
+        p.push(Error::scene(
+            "simulation.slide_limit",
+            format!("must be a finite speed ≥ 0 (m/s), got {slide}"),
+        ));
+    }
     for (k, w) in scene.walls.iter().enumerate() {
         let shape = w.shape.build();
         if shape
@@ -421,6 +428,15 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     Ok(stats)
 }
 
+/// ε_n of a collision approaching at `speed` (m/s): 1 below the slide limit, else `eps_n`.
+fn restitution(eps_n: f64, speed: f64, slide_limit: f64) -> f64 {
+    if speed < slide_limit {
+        1.0
+    } else {
+        eps_n
+    }
+}
+
 /// Resolves event `e` (its bodies already at the event time): a pair (eq 4), a wall (eq 6–8,
 /// the wall's surface velocity subtracted), or a sticky or absorbing wall. Returns the overlap
 /// found, as a fraction of the smaller radius (negative for a gap).
@@ -430,7 +446,10 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
 /// over it), and leaves it with that shift taken back. Between two grains of the same
 /// acceleration (uniform gravity) this changes nothing; against a wall it makes a bounce
 /// conserve energy to second order in dt instead of first (the chord of the drift meets the
-/// wall at a height off the true parabola by O(v dt), 000 §3.1's energy test).
+/// wall at a height off the true parabola by O(v dt), 000 §3.1's energy test). Where that
+/// would leave the drift velocities still approaching (slow contacts, a grain resting on a
+/// wall), the collision is resolved with the drift velocities as in pkdgrav, so the bodies
+/// separate along their straight paths and are not met again at once.
 fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event) -> Result<f64> {
     let i = e.i;
     let p = &world.particles;
@@ -443,10 +462,6 @@ fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event)
         }
     };
     let shift_i = shift(i);
-    let mi = Motion {
-        vel: p.vel[i] + shift_i,
-        omega: p.omega[i],
-    };
     let time = world.time + e.t;
     match e.target {
         Target::Particle(j) => {
@@ -458,14 +473,44 @@ fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event)
             let params = physics
                 .table
                 .get(p.material[i] as usize, p.material[j] as usize);
-            let shift_j = shift(j);
-            let mj = Motion {
-                vel: p.vel[j] + shift_j,
-                omega: p.omega[j],
-            };
-            if physics.log_collisions {
+            let resolve = |si: DVec3, sj: DVec3| {
+                let mi = Motion {
+                    vel: p.vel[i] + si,
+                    omega: p.omega[i],
+                };
+                let mj = Motion {
+                    vel: p.vel[j] + sj,
+                    omega: p.omega[j],
+                };
                 let u = mj.vel - mi.vel + mj.omega.cross(-p.radius[j] * n)
                     - mi.omega.cross(p.radius[i] * n);
+                let (a, b) = resolve_pair(
+                    n,
+                    mi,
+                    mj,
+                    inertial_mass(p, i),
+                    inertial_mass(p, j),
+                    p.radius[i],
+                    p.radius[j],
+                    restitution(params.restitution, -u.dot(n), physics.slide_limit),
+                    params.tangential_restitution,
+                );
+                let a = Motion {
+                    vel: a.vel - si,
+                    ..a
+                };
+                let b = Motion {
+                    vel: b.vel - sj,
+                    ..b
+                };
+                (a, b, u)
+            };
+            let mut out = resolve(shift_i, shift(j));
+            if (out.1.vel - out.0.vel).dot(n) < 0.0 {
+                out = resolve(DVec3::ZERO, DVec3::ZERO);
+            }
+            let (a, b, u) = out;
+            if physics.log_collisions {
                 ds.log.push(CollisionRecord {
                     time,
                     particle: p.id[i],
@@ -474,20 +519,9 @@ fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event)
                     speed: u.length(),
                 });
             }
-            let (a, b) = resolve_pair(
-                n,
-                mi,
-                mj,
-                inertial_mass(p, i),
-                inertial_mass(p, j),
-                p.radius[i],
-                p.radius[j],
-                params.restitution,
-                params.tangential_restitution,
-            );
             let p = &mut world.particles;
-            (p.vel[i], p.omega[i]) = (a.vel - shift_i, a.omega);
-            (p.vel[j], p.omega[j]) = (b.vel - shift_j, b.omega);
+            (p.vel[i], p.omega[i]) = (a.vel, a.omega);
+            (p.vel[j], p.omega[j]) = (b.vel, b.omega);
             Ok(overlap)
         }
         Target::Wall(w, m) => {
@@ -500,8 +534,9 @@ fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event)
             // Velocity of the wall's material at the contact point (subtracted in eq 8).
             let at = |x: DVec3| wd.vel + wd.omega.cross(x - wd.center - offset);
             let surface = at(p.pos[i] - s * n);
+            let contact_velocity = |si: DVec3| p.vel[i] + si + p.omega[i].cross(-s * n) - surface;
+            let u = contact_velocity(shift_i);
             if physics.log_collisions {
-                let u = mi.vel + mi.omega.cross(-s * n) - surface;
                 ds.log.push(CollisionRecord {
                     time,
                     particle: p.id[i],
@@ -513,16 +548,30 @@ fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event)
             match wall.surface {
                 Surface::Normal => {
                     let params = physics.table.get(p.material[i] as usize, wall.material);
-                    let after = resolve_wall(
-                        n,
-                        mi,
-                        s,
-                        surface,
-                        params.restitution,
-                        params.tangential_restitution,
-                    );
+                    let resolve = |si: DVec3| {
+                        let u = contact_velocity(si);
+                        let after = resolve_wall(
+                            n,
+                            Motion {
+                                vel: p.vel[i] + si,
+                                omega: p.omega[i],
+                            },
+                            s,
+                            surface,
+                            restitution(params.restitution, -u.dot(n), physics.slide_limit),
+                            params.tangential_restitution,
+                        );
+                        Motion {
+                            vel: after.vel - si,
+                            ..after
+                        }
+                    };
+                    let mut after = resolve(shift_i);
+                    if (after.vel - wd.vel).dot(n) < 0.0 {
+                        after = resolve(DVec3::ZERO);
+                    }
                     let p = &mut world.particles;
-                    (p.vel[i], p.omega[i]) = (after.vel - shift_i, after.omega);
+                    (p.vel[i], p.omega[i]) = (after.vel, after.omega);
                 }
                 Surface::Sticky => {
                     // Held where it touched, moving with the wall's material (000 §2.2).

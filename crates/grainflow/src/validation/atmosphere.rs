@@ -54,7 +54,7 @@ pub const PAPER: [(f64, f64, f64); 3] = [
 /// One atmosphere run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Atmosphere {
-    /// Radius of the close-packed ball (m); 0.2425 holds about 1000 grains.
+    /// Radius of the close-packed ball (m); 0.264 holds about 1000 grains.
     pub ball_radius: f64,
     /// Time step (system units).
     pub dt: f64,
@@ -120,6 +120,7 @@ impl Atmosphere {
                 max_overlap: 0.3,
                 skin: None,
                 domain: None,
+                slide_limit: 0.0,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,
@@ -278,7 +279,7 @@ pub fn run_atmosphere(a: &Atmosphere) -> Result<AtmosphereRun> {
 pub fn atmosphere(full: bool) -> Result<Vec<Metric>> {
     let a = if full {
         Atmosphere {
-            ball_radius: 0.2425,
+            ball_radius: 0.264,
             dt: 1e-8,
             duration: 2e-3,
             snapshots: 6,

@@ -42,6 +42,7 @@ pub(super) fn scene(
             max_overlap: 0.3,
             skin: None,
             domain: None,
+            slide_limit: 0.0,
         },
         contact: ContactModel {
             normal: Normal::Hertz,

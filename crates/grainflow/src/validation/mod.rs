@@ -3,6 +3,7 @@
 //! the same functions.
 
 pub mod atmosphere;
+pub mod hard_tumbler;
 pub mod hard_two_body;
 pub mod hard_walls;
 pub mod pile;
@@ -172,6 +173,11 @@ pub const CASES: &[Case] = &[
         name: "atmosphere",
         about: "000 §3.1: elastic hard spheres of masses 1, 3, 10 dropped into a cylinder: energy to 1e-4, mean heights k_BT/(m g) (quick 10 %, full 000's error bars), K–S probabilities",
         run: atmosphere::atmosphere,
+    },
+    Case {
+        name: "hard-tumbler",
+        about: "000 §3.2: hard-sphere tumbler (ε_n = 0.64, ε_t = 0.8, glued grains on a sticky spinning cylinder); angle of repose rises with Fr = Ω² R/g",
+        run: hard_tumbler::hard_tumbler,
     },
     Case {
         name: "wall-contacts",

@@ -133,6 +133,7 @@ impl PileBox {
                     DVec3::new(-hw - 0.01, -0.01, -ht - 0.01),
                     DVec3::new(hw + 0.01, self.fill.1 + self.slot_height + 0.05, ht + 0.01),
                 ]),
+                slide_limit: 0.0,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

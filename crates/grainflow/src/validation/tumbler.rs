@@ -122,6 +122,7 @@ impl Drum {
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
+                slide_limit: 0.0,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

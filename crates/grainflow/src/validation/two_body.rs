@@ -87,6 +87,7 @@ fn scene(
             max_overlap: 0.3,
             skin: Some(0.05),
             domain: None,
+            slide_limit: 0.0,
         },
         contact: ContactModel {
             normal,

@@ -463,6 +463,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             max_overlap: 0.3,
             skin: Some(0.05),
             domain: None,
+            slide_limit: 0.0,
         },
         contact: ContactModel {
             normal: Normal::Hertz,
