@@ -46,6 +46,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         toml: include_str!("../../../scenes/couette.toml"),
     },
     BuiltIn {
+        name: "hard-tumbler",
+        about: "the hard-sphere tumbler of 000 §3.2 (glued lining, ε_n = 0.64, ε_t = 0.8) at Fr = 0.1",
+        toml: include_str!("../../../scenes/hard-tumbler.toml"),
+    },
+    BuiltIn {
         name: "rubble-pile",
         about: "20 580 grains assembling into a rubble-pile asteroid under tree self-gravity",
         toml: include_str!("../../../scenes/rubble-pile.toml"),

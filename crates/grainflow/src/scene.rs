@@ -138,6 +138,11 @@ pub struct SimulationSpec {
     /// Options of `method = "approx_hard"`.
     #[serde(default)]
     pub approx_hard: crate::approx_hard::ApproxHardSpec,
+    /// Hard spheres: collisions approaching slower than this (m/s) are elastic, ε_n = 1
+    /// (pkdgrav's slide limit, the run parameter that keeps 000 §3.2's tumbler tractable:
+    /// grains resting on each other would otherwise collide without end, inelastic collapse).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slide_limit: f64,
 }
 
 fn is_zero(v: &f64) -> bool {
@@ -345,6 +350,9 @@ pub struct OutputSpec {
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tallies: Option<crate::io::tallies::TalliesSpec>,
+    /// Every hard-sphere collision (time, bodies, relative speed) into `collisions.csv`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub collision_log: bool,
 }
 
 /// Largest number of lattice sites a scene may ask for.
@@ -458,16 +466,19 @@ impl Scene {
             TimeStep::Auto(_) => {}
         }
         if s.method == Method::Hard {
-            for (k, w) in self.walls.iter().enumerate() {
-                let fixed_plane = matches!(w.shape, crate::walls::ShapeSpec::Plane { .. })
-                    && w.surface == crate::walls::Surface::Normal
-                    && w.motion == crate::walls::Motion::default();
-                if !fixed_plane {
-                    p.push(Error::scene(
-                        format!("walls[{k}].type"),
-                        "method = \"hard\" predicts collisions with fixed, normal planes only so far",
-                    ));
-                }
+            crate::hard::scene_problems(self, &mut p);
+        } else {
+            if self.output.collision_log {
+                p.push(Error::scene(
+                    "output.collision_log",
+                    "logs hard-sphere collisions; it needs method = \"hard\"",
+                ));
+            }
+            if s.slide_limit != 0.0 {
+                p.push(Error::scene(
+                    "simulation.slide_limit",
+                    "applies to hard-sphere collisions; it needs method = \"hard\"",
+                ));
             }
         }
         self.integrator_problems(&mut p);

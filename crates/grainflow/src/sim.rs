@@ -120,6 +120,10 @@ pub struct Physics {
     pub integrator: crate::integrator::Integrator,
     /// 2-D mode: discs in the xy plane ([`crate::planar`]).
     pub planar: bool,
+    /// Record every hard-sphere collision (`[output] collision_log`).
+    pub log_collisions: bool,
+    /// Approach speed (m/s) below which hard-sphere collisions are elastic.
+    pub slide_limit: f64,
 }
 
 /// A runnable simulation.
@@ -236,6 +240,8 @@ impl Simulation {
             method: scene.simulation.method,
             integrator: scene.simulation.integrator,
             planar: scene.simulation.dimensions == 2,
+            log_collisions: scene.output.collision_log,
+            slide_limit: scene.simulation.slide_limit,
         };
         let world = World {
             particles,

@@ -10,8 +10,21 @@
 //! stays under half the skin. Particles are advanced lazily: each keeps the drift time up to
 //! which its position is current. The whole drift is sequential, hence bit-identical for any
 //! thread count.
+//!
+//! **Walls** (000 §2.2) are predicted against every primitive of every wall. A moving wall
+//! travels in a straight line during the drift, from where its motion puts it at the start of
+//! the step to where it puts it at the end (the secant of the motion, so a wall is exactly in
+//! place at every step boundary; pkdgrav holds the start-of-step velocity instead, 000
+//! §2.2.1); a rotating wall must turn about its own symmetry axis, which leaves its shape in
+//! place. The wall's surface velocity at the contact point, V + Ω × (x_c − c), is subtracted
+//! in eq 8 before eq 6–7 apply. A grain that hits a **sticky** wall is held there (infinite
+//! mass); held grains move with their wall along the secant of its motion during a drift and
+//! collide as infinite masses (000 §2.2). A grain that hits an **absorbing** wall leaves the
+//! drift at once and is removed at its end.
 
+pub mod log;
 pub mod predict;
+pub mod quartic;
 pub mod resolve;
 
 use std::cmp::Ordering;
@@ -20,10 +33,13 @@ use std::collections::BinaryHeap;
 use glam::DVec3;
 
 use crate::boundary::Periodic;
+use crate::particles::Mobility;
 use crate::sim::{Physics, World};
-use crate::walls::Shape;
+use crate::walls::interact::{prepare, remove_particles, Attachment};
+use crate::walls::{Pose, Surface};
 use crate::{Error, Result};
-use predict::{pair_collision_time, plane_collision_time};
+pub use log::{CollisionRecord, Partner};
+use predict::pair_collision_time;
 use resolve::{resolve_pair, resolve_wall, Motion};
 
 /// Collision statistics of one step.
@@ -39,7 +55,8 @@ pub struct CollisionStats {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Target {
     Particle(usize),
-    Wall(usize),
+    /// Wall index and member of a union (0 otherwise).
+    Wall(usize, usize),
 }
 
 /// A predicted collision of particle `i` at drift time `t` (s).
@@ -63,7 +80,7 @@ impl Ord for Event {
                 e.i,
                 match e.target {
                     Target::Particle(j) => j,
-                    Target::Wall(w) => usize::MAX - w,
+                    Target::Wall(w, m) => usize::MAX - (w << 8 | m),
                 },
             )
         };
@@ -80,6 +97,19 @@ impl PartialOrd for Event {
     }
 }
 
+/// How a wall moves during one drift: a straight line from its start-of-step place.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct WallDrift {
+    /// Displacement from the scene placement at the start of the step (m).
+    offset: DVec3,
+    /// Velocity during the drift (m/s), the secant of the motion over the step.
+    vel: DVec3,
+    /// Angular velocity vector (rad/s), at mid-step.
+    omega: DVec3,
+    /// Point of the rotation axis in the scene placement (m).
+    center: DVec3,
+}
+
 /// Scratch of one drift, reused between steps.
 #[derive(Clone, Debug, Default)]
 pub struct DriftState {
@@ -89,11 +119,58 @@ pub struct DriftState {
     count: Vec<u32>,
     /// Predicted events, earliest first.
     heap: BinaryHeap<Event>,
+    /// Motion of each wall during the drift.
+    walls: Vec<WallDrift>,
+    /// Poses of the walls at the end of the step.
+    end_pose: Vec<Pose>,
+    /// Grains absorbed during the drift, removed at its end.
+    gone: Vec<bool>,
+    /// The collisions of the last step, when the scene asks for a log.
+    pub log: Vec<CollisionRecord>,
+}
+
+/// What a hard-sphere scene cannot have, each with its field path: walls whose collision
+/// times are not predicted (cone, block), and rotations that move a wall's shape (straight-line
+/// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
+pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
+    use crate::walls::{Motion as WallMotion, Shape};
+    let slide = scene.simulation.slide_limit;
+    if !(slide.is_finite() && slide >= 0.0) {
+        p.push(Error::scene(
+            "simulation.slide_limit",
+            format!("must be a finite speed ≥ 0 (m/s), got {slide}"),
+        ));
+    }
+    for (k, w) in scene.walls.iter().enumerate() {
+        let shape = w.shape.build();
+        if shape
+            .members()
+            .iter()
+            .any(|s| matches!(s, Shape::Cone(_) | Shape::Block(_)))
+        {
+            p.push(Error::scene(
+                format!("walls[{k}].type"),
+                "method = \"hard\" predicts collisions with planes, plates, disks, cylinders, rings, points and lines; not cones or blocks",
+            ));
+        }
+        if let WallMotion::Rotate { center, axis, .. } = &w.motion {
+            let axis = axis.normalize_or_zero();
+            if axis != DVec3::ZERO && !shape.symmetric_about(*center, axis) {
+                p.push(Error::scene(
+                    format!("walls[{k}].motion.axis"),
+                    "method = \"hard\" needs a rotation that leaves the wall in place: about a cylinder's, disk's, ring's or line's own axis, or a plane's normal (000 §2.2.3)",
+                ));
+            }
+        }
+    }
 }
 
 /// Advances the world by one step of `physics.dt` with hard-sphere collisions.
 pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     let dt = physics.dt;
+    // Walls where they are now; grains touching sticky walls held, absorbing ones removed.
+    prepare(world, &physics.periodic);
+    plan_walls(world, dt);
     kick(world, physics, 0.5 * dt);
     let v_max = world
         .particles
@@ -122,6 +199,43 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     Ok(stats)
 }
 
+/// The walls' straight paths over the step, and the velocities of held grains: the secant
+/// from where they are to where their wall puts them at the end of the step. Grains fixed by
+/// the scene (not held by a wall) stay where they are, at zero velocity.
+fn plan_walls(world: &mut World, dt: f64) {
+    let t0 = world.time;
+    let ds = &mut world.drift;
+    let rt = &world.wall_runtime;
+    ds.end_pose.clear();
+    ds.end_pose
+        .extend(world.walls.iter().map(|w| w.motion.pose(t0 + dt)));
+    ds.walls.clear();
+    ds.walls
+        .extend(
+            world
+                .walls
+                .iter()
+                .zip(&rt.pose)
+                .zip(&ds.end_pose)
+                .map(|((wall, start), end)| WallDrift {
+                    offset: start.offset,
+                    vel: (end.offset - start.offset) / dt,
+                    omega: wall.motion.pose(t0 + 0.5 * dt).omega,
+                    center: start.center,
+                }),
+        );
+    let p = &mut world.particles;
+    for k in 0..p.len() {
+        if p.inv_mass[k] > 0.0 {
+            continue;
+        }
+        p.vel[k] = match rt.attached.get(k).copied().flatten() {
+            Some(a) => (ds.end_pose[a.wall as usize].to_world(a.local) - p.pos[k]) / dt,
+            None => DVec3::ZERO,
+        };
+    }
+}
+
 /// v += h g for every mobile particle (the only forces between collisions are body forces:
 /// gravity fields, self-gravity included, and frame forces, evaluated after each drift).
 fn kick(world: &mut World, physics: &Physics, h: f64) {
@@ -145,12 +259,10 @@ fn inertial_mass(p: &crate::particles::Particles, k: usize) -> f64 {
     }
 }
 
-/// Moves particle k's position to drift time t.
+/// Moves particle k's position to drift time t (grains fixed by the scene have zero velocity).
 fn advance(world: &mut World, ds: &mut DriftState, periodic: &Periodic, k: usize, t: f64) {
     let p = &mut world.particles;
-    if p.inv_mass[k] > 0.0 {
-        p.pos[k] = periodic.wrap(p.pos[k] + p.vel[k] * (t - ds.t_last[k]));
-    }
+    p.pos[k] = periodic.wrap(p.pos[k] + p.vel[k] * (t - ds.t_last[k]));
     ds.t_last[k] = t;
 }
 
@@ -183,7 +295,7 @@ fn predict(
         .iter()
         .map(|&j| j as usize);
     for j in forward.chain(backward) {
-        if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
+        if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || ds.gone[j] {
             continue;
         }
         let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
@@ -193,13 +305,13 @@ fn predict(
         }
     }
     if p.inv_mass[i] > 0.0 {
-        for (w, wall) in world.walls.iter().enumerate() {
-            if let Shape::Plane(plane) = &wall.shape {
-                let rho_n = (xi - plane.point).dot(plane.normal);
-                if let Some(t) =
-                    plane_collision_time(rho_n, p.vel[i].dot(plane.normal), p.radius[i])
-                {
-                    consider(t, Target::Wall(w));
+        for ((w, wall), wd) in world.walls.iter().enumerate().zip(&ds.walls) {
+            // In the wall's scene placement, relative to its motion.
+            let local = xi - (wd.offset + wd.vel * now);
+            let rel = p.vel[i] - wd.vel;
+            for (m, shape) in wall.shape.members().iter().enumerate() {
+                if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i]) {
+                    consider(t, Target::Wall(w, m));
                 }
             }
         }
@@ -211,7 +323,7 @@ fn predict(
         count_i: ds.count[i],
         count_j: match target {
             Target::Particle(j) => ds.count[j],
-            Target::Wall(_) => 0,
+            Target::Wall(..) => 0,
         },
     })
 }
@@ -224,7 +336,10 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     ds.t_last.resize(n, 0.0);
     ds.count.clear();
     ds.count.resize(n, 0);
+    ds.gone.clear();
+    ds.gone.resize(n, false);
     ds.heap.clear();
+    ds.log.clear();
     for i in 0..n {
         if let Some(e) = predict(world, physics, &ds, i, 0.0, dt) {
             ds.heap.push(e);
@@ -232,10 +347,11 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     }
     let mut stats = CollisionStats::default();
     let periodic = physics.periodic;
+    let limit = 1000 * n as u64 + 1_000_000;
     while let Some(e) = ds.heap.pop() {
         let j_count = match e.target {
             Target::Particle(j) => ds.count[j],
-            Target::Wall(_) => 0,
+            Target::Wall(..) => 0,
         };
         if e.count_i != ds.count[e.i] {
             continue; // i collided since: it was re-predicted then.
@@ -249,90 +365,45 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
         }
         let i = e.i;
         advance(world, &mut ds, &periodic, i, e.t);
-        let p = &world.particles;
-        let mi = Motion {
-            vel: p.vel[i],
-            omega: p.omega[i],
-        };
-        match e.target {
-            Target::Particle(j) => {
-                advance(world, &mut ds, &periodic, j, e.t);
-                let p = &world.particles;
-                let d = Periodic::minimum_image(p.pos[j] - p.pos[i], periodic.lengths());
-                let dist = d.length();
-                let reach = p.radius[i] + p.radius[j];
-                stats.max_overlap_ratio = stats
-                    .max_overlap_ratio
-                    .max((reach - dist) / p.radius[i].min(p.radius[j]));
-                let params = physics
-                    .table
-                    .get(p.material[i] as usize, p.material[j] as usize);
-                let mj = Motion {
-                    vel: p.vel[j],
-                    omega: p.omega[j],
-                };
-                let (a, b) = resolve_pair(
-                    d / dist,
-                    mi,
-                    mj,
-                    inertial_mass(p, i),
-                    inertial_mass(p, j),
-                    p.radius[i],
-                    p.radius[j],
-                    params.restitution,
-                    params.tangential_restitution,
-                );
-                let p = &mut world.particles;
-                (p.vel[i], p.omega[i], p.vel[j], p.omega[j]) = (a.vel, a.omega, b.vel, b.omega);
-                ds.count[j] += 1;
-            }
-            Target::Wall(w) => {
-                let wall = &world.walls[w];
-                let Shape::Plane(plane) = &wall.shape else {
-                    continue;
-                };
-                let params = physics.table.get(p.material[i] as usize, wall.material);
-                let rho_n = (p.pos[i] - plane.point).dot(plane.normal);
-                stats.max_overlap_ratio = stats
-                    .max_overlap_ratio
-                    .max((p.radius[i] - rho_n.abs()) / p.radius[i]);
-                let n = plane.normal * rho_n.signum();
-                let m = resolve_wall(
-                    n,
-                    mi,
-                    p.radius[i],
-                    DVec3::ZERO,
-                    params.restitution,
-                    params.tangential_restitution,
-                );
-                let p = &mut world.particles;
-                (p.vel[i], p.omega[i]) = (m.vel, m.omega);
-            }
+        if let Target::Particle(j) = e.target {
+            advance(world, &mut ds, &periodic, j, e.t);
         }
-        ds.count[i] += 1;
-        stats.collisions += 1;
-        if stats.collisions > 1000 * n as u64 + 1_000_000 {
+        let overlap = collide(world, physics, &mut ds, &e)?;
+        stats.max_overlap_ratio = stats.max_overlap_ratio.max(overlap);
+        if overlap > physics.max_overlap {
             return Err(Error::Unstable {
                 time: world.time + e.t,
                 step: world.step,
                 id: world.particles.id[i],
                 reason: format!(
-                    "more than {} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt",
-                    1000 * n + 1_000_000
+                    "overlap of {overlap:.3} of a radius at a collision (simulation.max_overlap = {}); likely cause: grains placed overlapping each other or a wall",
+                    physics.max_overlap
                 ),
             });
         }
-        for k in [
-            Some(i),
-            if let Target::Particle(j) = e.target {
+        ds.count[i] += 1;
+        stats.collisions += 1;
+        if stats.collisions > limit {
+            return Err(Error::Unstable {
+                time: world.time + e.t,
+                step: world.step,
+                id: world.particles.id[i],
+                reason: format!(
+                    "more than {limit} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt"
+                ),
+            });
+        }
+        let partner = match e.target {
+            Target::Particle(j) => {
+                ds.count[j] += 1;
                 Some(j)
-            } else {
-                None
-            },
-        ]
-        .into_iter()
-        .flatten()
-        {
+            }
+            Target::Wall(..) => None,
+        };
+        for k in std::iter::once(i).chain(partner) {
+            if ds.gone[k] {
+                continue;
+            }
             if let Some(next) = predict(world, physics, &ds, k, e.t, dt) {
                 ds.heap.push(next);
             }
@@ -341,6 +412,188 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     for k in 0..n {
         advance(world, &mut ds, &periodic, k, dt);
     }
+    // Held grains exactly where their walls put them at the end of the step.
+    let rt = &world.wall_runtime;
+    for (k, a) in rt.attached.iter().enumerate() {
+        if let Some(a) = a {
+            world.particles.pos[k] = ds.end_pose[a.wall as usize].to_world(a.local);
+        }
+    }
+    let keep: Vec<bool> = ds.gone.iter().map(|g| !g).collect();
+    let removed = ds.gone.contains(&true);
     world.drift = ds;
+    if removed {
+        remove_particles(world, &keep, &periodic);
+    }
     Ok(stats)
+}
+
+/// ε_n of a collision approaching at `speed` (m/s): 1 below the slide limit, else `eps_n`.
+fn restitution(eps_n: f64, speed: f64, slide_limit: f64) -> f64 {
+    if speed < slide_limit {
+        1.0
+    } else {
+        eps_n
+    }
+}
+
+/// Resolves event `e` (its bodies already at the event time): a pair (eq 4), a wall (eq 6–8,
+/// the wall's surface velocity subtracted), or a sticky or absorbing wall. Returns the overlap
+/// found, as a fraction of the smaller radius (negative for a gap).
+///
+/// Each free grain enters the collision with its velocity at the contact instant, the drift
+/// velocity plus its body acceleration times (t − dt/2) (the half kicks of the step spread
+/// over it), and leaves it with that shift taken back. Between two grains of the same
+/// acceleration (uniform gravity) this changes nothing; against a wall it makes a bounce
+/// conserve energy to second order in dt instead of first (the chord of the drift meets the
+/// wall at a height off the true parabola by O(v dt), 000 §3.1's energy test). Where that
+/// would leave the drift velocities still approaching (slow contacts, a grain resting on a
+/// wall), the collision is resolved with the drift velocities as in pkdgrav, so the bodies
+/// separate along their straight paths and are not met again at once.
+fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event) -> Result<f64> {
+    let i = e.i;
+    let p = &world.particles;
+    let lag = e.t - 0.5 * physics.dt;
+    let shift = |k: usize| {
+        if p.inv_mass[k] > 0.0 {
+            world.body_acc.get(k).copied().unwrap_or(DVec3::ZERO) * lag
+        } else {
+            DVec3::ZERO
+        }
+    };
+    let shift_i = shift(i);
+    let time = world.time + e.t;
+    match e.target {
+        Target::Particle(j) => {
+            let d = Periodic::minimum_image(p.pos[j] - p.pos[i], physics.periodic.lengths());
+            let dist = d.length();
+            let n = d / dist;
+            let reach = p.radius[i] + p.radius[j];
+            let overlap = (reach - dist) / p.radius[i].min(p.radius[j]);
+            let params = physics
+                .table
+                .get(p.material[i] as usize, p.material[j] as usize);
+            let resolve = |si: DVec3, sj: DVec3| {
+                let mi = Motion {
+                    vel: p.vel[i] + si,
+                    omega: p.omega[i],
+                };
+                let mj = Motion {
+                    vel: p.vel[j] + sj,
+                    omega: p.omega[j],
+                };
+                let u = mj.vel - mi.vel + mj.omega.cross(-p.radius[j] * n)
+                    - mi.omega.cross(p.radius[i] * n);
+                let (a, b) = resolve_pair(
+                    n,
+                    mi,
+                    mj,
+                    inertial_mass(p, i),
+                    inertial_mass(p, j),
+                    p.radius[i],
+                    p.radius[j],
+                    restitution(params.restitution, -u.dot(n), physics.slide_limit),
+                    params.tangential_restitution,
+                );
+                let a = Motion {
+                    vel: a.vel - si,
+                    ..a
+                };
+                let b = Motion {
+                    vel: b.vel - sj,
+                    ..b
+                };
+                (a, b, u)
+            };
+            let mut out = resolve(shift_i, shift(j));
+            if (out.1.vel - out.0.vel).dot(n) < 0.0 {
+                out = resolve(DVec3::ZERO, DVec3::ZERO);
+            }
+            let (a, b, u) = out;
+            if physics.log_collisions {
+                ds.log.push(CollisionRecord {
+                    time,
+                    particle: p.id[i],
+                    partner: Partner::Particle(p.id[j]),
+                    normal_speed: -u.dot(n),
+                    speed: u.length(),
+                });
+            }
+            let p = &mut world.particles;
+            (p.vel[i], p.omega[i]) = (a.vel, a.omega);
+            (p.vel[j], p.omega[j]) = (b.vel, b.omega);
+            Ok(overlap)
+        }
+        Target::Wall(w, m) => {
+            let wall = &world.walls[w];
+            let wd = ds.walls[w];
+            let offset = wd.offset + wd.vel * e.t;
+            let s = p.radius[i];
+            let (n, dist) = wall.shape.members()[m].away(p.pos[i] - offset);
+            let overlap = (s - dist) / s;
+            // Velocity of the wall's material at the contact point (subtracted in eq 8).
+            let at = |x: DVec3| wd.vel + wd.omega.cross(x - wd.center - offset);
+            let surface = at(p.pos[i] - s * n);
+            let contact_velocity = |si: DVec3| p.vel[i] + si + p.omega[i].cross(-s * n) - surface;
+            let u = contact_velocity(shift_i);
+            if physics.log_collisions {
+                ds.log.push(CollisionRecord {
+                    time,
+                    particle: p.id[i],
+                    partner: Partner::Wall(w),
+                    normal_speed: -u.dot(n),
+                    speed: u.length(),
+                });
+            }
+            match wall.surface {
+                Surface::Normal => {
+                    let params = physics.table.get(p.material[i] as usize, wall.material);
+                    let resolve = |si: DVec3| {
+                        let u = contact_velocity(si);
+                        let after = resolve_wall(
+                            n,
+                            Motion {
+                                vel: p.vel[i] + si,
+                                omega: p.omega[i],
+                            },
+                            s,
+                            surface,
+                            restitution(params.restitution, -u.dot(n), physics.slide_limit),
+                            params.tangential_restitution,
+                        );
+                        Motion {
+                            vel: after.vel - si,
+                            ..after
+                        }
+                    };
+                    let mut after = resolve(shift_i);
+                    if (after.vel - wd.vel).dot(n) < 0.0 {
+                        after = resolve(DVec3::ZERO);
+                    }
+                    let p = &mut world.particles;
+                    (p.vel[i], p.omega[i]) = (after.vel, after.omega);
+                }
+                Surface::Sticky => {
+                    // Held where it touched, moving with the wall's material (000 §2.2).
+                    let local = wall.motion.pose(time).to_local(p.pos[i]);
+                    let vel = at(p.pos[i]);
+                    world.wall_runtime.attached[i] = Some(Attachment {
+                        wall: w as u32,
+                        local,
+                    });
+                    world.wall_state[i].clear();
+                    let p = &mut world.particles;
+                    p.inv_mass[i] = 0.0;
+                    p.inv_inertia[i] = 0.0;
+                    p.mobility[i] = Mobility::Fixed;
+                    (p.vel[i], p.omega[i]) = (vel, wd.omega);
+                }
+                Surface::Absorbing => {
+                    ds.gone[i] = true;
+                    world.wall_runtime.absorbed[w] += 1;
+                }
+            }
+            Ok(overlap)
+        }
+    }
 }

@@ -25,6 +25,9 @@ pub struct Outputs {
     dump: Option<BufWriter<File>>,
     series: Option<BufWriter<File>>,
     stress: Option<BufWriter<File>>,
+    /// Largest overlap ratio seen since the last series row.
+    overlap_peak: f64,
+    collisions: Option<BufWriter<File>>,
     next_stress: f64,
     next_snapshot: f64,
     next_series: f64,
@@ -74,6 +77,8 @@ impl Outputs {
             dump: None,
             series: None,
             stress: None,
+            overlap_peak: 0.0,
+            collisions: None,
             next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
@@ -98,9 +103,18 @@ impl Outputs {
             let mut w = create(&path, resumed)?;
             if !resumed {
                 writeln!(w, "{}", series::HEADER).map_err(|e| Error::io(&path, e))?;
-                series::write_row(&mut w, sim).map_err(|e| Error::io(&path, e))?;
+                series::write_row(&mut w, sim, sim.stats.max_overlap_ratio)
+                    .map_err(|e| Error::io(&path, e))?;
             }
             out.series = Some(w);
+        }
+        if spec.collision_log {
+            let path = dir.join("collisions.csv");
+            let mut w = create(&path, resumed)?;
+            if !resumed {
+                writeln!(w, "{}", crate::hard::log::HEADER).map_err(|e| Error::io(&path, e))?;
+            }
+            out.collisions = Some(w);
         }
         if let Some(st) = &spec.stress {
             let path = dir.join("stress.csv");
@@ -140,6 +154,13 @@ impl Outputs {
     /// Writes whatever is due at the current time of `sim`.
     pub fn observe(&mut self, sim: &Simulation) -> Result<()> {
         let t = sim.world.time + 0.5 * sim.physics.dt;
+        self.overlap_peak = self.overlap_peak.max(sim.stats.max_overlap_ratio);
+        if let Some(w) = &mut self.collisions {
+            for r in &sim.world.drift.log {
+                writeln!(w, "{}", r.row())
+                    .map_err(|e| Error::io(self.dir.join("collisions.csv"), e))?;
+            }
+        }
         if t >= self.next_snapshot {
             self.snapshot(sim)?;
             self.next_snapshot = next_after(t, sim.scene.output.snapshot_interval);
@@ -147,8 +168,9 @@ impl Outputs {
         if t >= self.next_series {
             let path = self.dir.join("series.csv");
             if let Some(w) = &mut self.series {
-                series::write_row(w, sim).map_err(|e| Error::io(path, e))?;
+                series::write_row(w, sim, self.overlap_peak).map_err(|e| Error::io(path, e))?;
             }
+            self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);
         }
         if t >= self.next_stress {
@@ -170,9 +192,14 @@ impl Outputs {
 
     /// Flushes the files and writes the final checkpoint `final.gfck`.
     pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
-        for w in [&mut self.dump, &mut self.series, &mut self.stress]
-            .into_iter()
-            .flatten()
+        for w in [
+            &mut self.dump,
+            &mut self.series,
+            &mut self.stress,
+            &mut self.collisions,
+        ]
+        .into_iter()
+        .flatten()
         {
             w.flush().map_err(|e| Error::io(&self.dir, e))?;
         }

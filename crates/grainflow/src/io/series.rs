@@ -6,10 +6,15 @@ use crate::sim::Simulation;
 
 /// Column names of the series.
 pub const HEADER: &str =
-    "time,step,kinetic_translational,kinetic_rotational,potential,contacts,max_overlap_ratio";
+    "time,step,kinetic_translational,kinetic_rotational,potential,contacts,max_overlap_ratio,collisions";
 
-/// Writes one row for the current state of `sim`.
-pub fn write_row(w: &mut impl Write, sim: &Simulation) -> std::io::Result<()> {
+/// Writes one row for the current state of `sim`, with `max_overlap_ratio` the largest overlap
+/// (per smaller radius) seen in the steps since the previous row.
+pub fn write_row(
+    w: &mut impl Write,
+    sim: &Simulation,
+    max_overlap_ratio: f64,
+) -> std::io::Result<()> {
     let e = sim.energies();
     writeln!(
         w,
@@ -20,7 +25,7 @@ pub fn write_row(w: &mut impl Write, sim: &Simulation) -> std::io::Result<()> {
         e.rotational,
         e.potential,
         sim.stats.contacts,
-        sim.stats.max_overlap_ratio,
+        max_overlap_ratio,
         sim.world.collisions
     )
 }

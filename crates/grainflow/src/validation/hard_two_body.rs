@@ -19,12 +19,19 @@ use crate::scene::{
     Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
 };
 use crate::sim::Simulation;
-use crate::walls::{ShapeSpec, WallSpec};
+use crate::walls::WallSpec;
 use crate::Result;
 
 const CASE: &str = "hard-two-body";
 
-fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>) -> Scene {
+/// A hard-sphere scene of one material with restitution ε_n, ε_t, no gravity, one step of dt.
+pub(super) fn scene(
+    eps_n: f64,
+    eps_t: f64,
+    dt: f64,
+    walls: Vec<WallSpec>,
+    spheres: Vec<SphereSpec>,
+) -> Scene {
     Scene {
         frame: None,
         simulation: SimulationSpec {
@@ -41,6 +48,7 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             max_dt_fraction: None,
             dimensions: 3,
             approx_hard: Default::default(),
+            slide_limit: 0.0,
         },
         contact: ContactModel {
             normal: Normal::Hertz,
@@ -66,21 +74,7 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
         pairs: vec![],
         gravity: Gravity::default(),
         boundary: Default::default(),
-        walls: if plane {
-            vec![WallSpec {
-                material: "m".into(),
-                shape: ShapeSpec::Plane {
-                    point: Some(DVec3::ZERO),
-                    normal: Some(DVec3::Z),
-                    equation: None,
-                    both: false,
-                },
-                surface: Default::default(),
-                motion: Default::default(),
-            }]
-        } else {
-            vec![]
-        },
+        walls,
         particles: vec![ParticleSource::List {
             material: "m".into(),
             spheres,
@@ -90,7 +84,7 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
     }
 }
 
-fn sphere(pos: DVec3, vel: DVec3, omega: DVec3, radius: f64) -> SphereSpec {
+pub(super) fn sphere(pos: DVec3, vel: DVec3, omega: DVec3, radius: f64) -> SphereSpec {
     SphereSpec {
         pos,
         radius,
@@ -101,7 +95,7 @@ fn sphere(pos: DVec3, vel: DVec3, omega: DVec3, radius: f64) -> SphereSpec {
 }
 
 /// |a − b| relative to |b| (or absolute when b = 0).
-fn rel(a: DVec3, b: DVec3) -> f64 {
+pub(super) fn rel(a: DVec3, b: DVec3) -> f64 {
     (a - b).length() / b.length().max(1e-300)
 }
 
@@ -116,7 +110,7 @@ fn pair_case(
 ) -> Result<()> {
     let dt = 1.0;
     let mut sim = Simulation::new(
-        scene(eps.0, eps.1, dt, false, vec![a.clone(), b.clone()]),
+        scene(eps.0, eps.1, dt, vec![], vec![a.clone(), b.clone()]),
         Path::new("."),
     )?;
     sim.step()?;
@@ -201,7 +195,8 @@ fn pair_case(
     Ok(())
 }
 
-/// Hard-sphere pairs and a sphere on a plane against 000 eq 1–9.
+/// Hard-sphere pairs and a sphere on a plane against 000 eq 1–9, then every wall primitive,
+/// moving walls, a sticky and an absorbing wall ([`super::hard_walls`]).
 pub fn hard_two_body(_full: bool) -> Result<Vec<Metric>> {
     let mut out = Vec::new();
     pair_case(
@@ -254,7 +249,13 @@ pub fn hard_two_body(_full: bool) -> Result<Vec<Metric>> {
         0.25,
     );
     let mut sim = Simulation::new(
-        scene(eps_n, eps_t, dt, true, vec![s.clone()]),
+        scene(
+            eps_n,
+            eps_t,
+            dt,
+            vec![WallSpec::plane("m", DVec3::ZERO, DVec3::Z)],
+            vec![s.clone()],
+        ),
         Path::new("."),
     )?;
     sim.step()?;
@@ -300,6 +301,7 @@ pub fn hard_two_body(_full: bool) -> Result<Vec<Metric>> {
         eps_n * 1.0,
         1e-12,
     ));
+    super::hard_walls::hard_walls(&mut out)?;
     Ok(out)
 }
 

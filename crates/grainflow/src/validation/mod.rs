@@ -2,8 +2,11 @@
 //! numbers at stated tolerances (VALIDATION.md). The CLI's `validate` and the test suite call
 //! the same functions.
 
+pub mod atmosphere;
 pub mod couette;
+pub mod hard_tumbler;
 pub mod hard_two_body;
+pub mod hard_walls;
 pub mod pebbles;
 pub mod pebbles_friction;
 pub mod pile;
@@ -179,13 +182,23 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "hard-two-body",
-        about: "000 §2.1–2.2: hard-sphere pairs (head-on, oblique, spinning) and a sphere on a plane vs eq 1–9 to 1e-12",
+        about: "000 §2.1–2.2: hard-sphere pairs (head-on, oblique, spinning) and spheres on every wall primitive, moving, sticky and absorbing walls vs eq 1–25 to 1e-12",
         run: hard_two_body::hard_two_body,
     },
     Case {
         name: "hard-gas",
         about: "000/S4: elastic hard-sphere gas, φ = 0.05: Enskog collision rate within 5 %, energy to 1e-12",
         run: hard_two_body::hard_gas,
+    },
+    Case {
+        name: "atmosphere",
+        about: "000 §3.1: elastic hard spheres of masses 1, 3, 10 dropped into a cylinder: energy to 1e-4, mean heights k_BT/(m g) (quick 10 %, full 000's error bars), K–S probabilities",
+        run: atmosphere::atmosphere,
+    },
+    Case {
+        name: "hard-tumbler",
+        about: "000 §3.2: hard-sphere tumbler (ε_n = 0.64, ε_t = 0.8, glued grains on a sticky spinning cylinder); angle of repose rises with Fr = Ω² R/g",
+        run: hard_tumbler::hard_tumbler,
     },
     Case {
         name: "wall-contacts",

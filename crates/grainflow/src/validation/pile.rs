@@ -139,6 +139,7 @@ impl PileBox {
                 max_dt_fraction: None,
                 dimensions: 3,
                 approx_hard: Default::default(),
+                slide_limit: 0.0,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

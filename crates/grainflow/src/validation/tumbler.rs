@@ -128,6 +128,7 @@ impl Drum {
                 max_dt_fraction: None,
                 dimensions: 3,
                 approx_hard: Default::default(),
+                slide_limit: 0.0,
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

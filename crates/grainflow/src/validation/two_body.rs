@@ -94,6 +94,7 @@ fn scene(
             max_dt_fraction: None,
             dimensions: 3,
             approx_hard: Default::default(),
+            slide_limit: 0.0,
         },
         contact: ContactModel {
             normal,

@@ -471,6 +471,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             max_dt_fraction: None,
             dimensions: 3,
             approx_hard: Default::default(),
+            slide_limit: 0.0,
         },
         contact: ContactModel {
             normal: Normal::Hertz,

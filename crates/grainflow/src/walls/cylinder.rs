@@ -14,6 +14,7 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::{touch, Touch};
+use crate::hard::predict::{earliest, exit_time, pair_collision_time, ring_collision_time};
 
 /// Which faces of an infinite cylinder grains touch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +45,72 @@ pub struct Cylinder {
 }
 
 impl Cylinder {
+    /// Time at which a sphere of radius `s` at `pos` (m), moving at `vel` (m/s) relative to
+    /// the cylinder, touches it (000 §2.2.3–2.2.4, eq 10–12).
+    ///
+    /// Across the axis, the outer face (R + s) is met at the smaller root of eq 11 while the
+    /// sphere approaches, the inner face (R − s, only if R > s) at the larger root while it
+    /// moves out. An infinite cylinder offers the face its `side` says (a shell: the face on
+    /// the centre's side). A finite one is a thin tube: either face counts if the centre is
+    /// then within ±L/2 along the axis, a root at t ≤ 0 only on the face the centre is on
+    /// (an overlap, 000 §2.3), and the two end rims are rings (eq 13–24).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        let d = pos - self.origin;
+        let h = d.dot(self.axis);
+        let v_n = vel.dot(self.axis);
+        let (q, vq) = (d - h * self.axis, vel - v_n * self.axis);
+        let big = self.radius;
+        let outer = || pair_collision_time(q, vq, big + s);
+        let inner = || (big > s).then(|| exit_time(q, vq, big - s)).flatten();
+        let Some(l) = self.length else {
+            let inside = match self.side {
+                Side::Inside => true,
+                Side::Outside => false,
+                Side::Both => q.length_squared() < big * big,
+            };
+            return if inside { inner() } else { outer() };
+        };
+        let inside_now = q.length_squared() < big * big;
+        let within = |t: f64| (h + v_n * t.max(0.0)).abs() <= 0.5 * l;
+        let side = earliest(
+            outer().filter(|&t| within(t) && (t > 0.0 || !inside_now)),
+            inner().filter(|&t| within(t) && (t > 0.0 || inside_now)),
+        );
+        let rim =
+            |sign: f64| ring_collision_time(d - sign * 0.5 * l * self.axis, vel, self.axis, big, s);
+        earliest(side, earliest(rim(1.0), rim(-1.0)))
+    }
+
+    /// Unit vector from the contact point to the centre at `pos`, and the distance (negative
+    /// for a centre beyond an infinite cylinder's solid face): ±T̂ on the faces (000 §2.2.3),
+    /// from the nearest rim point past a finite cylinder's ends.
+    pub fn away(&self, pos: DVec3) -> (DVec3, f64) {
+        let d = pos - self.origin;
+        let h = d.dot(self.axis);
+        let q = d - h * self.axis;
+        let rho = q.length();
+        let out = if rho > 0.0 {
+            q / rho
+        } else {
+            super::plate::any_perpendicular(self.axis)
+        };
+        if let Some(l) = self.length {
+            let hc = h.clamp(-0.5 * l, 0.5 * l);
+            let n = if rho < self.radius { -out } else { out };
+            return super::away(pos, self.origin + hc * self.axis + self.radius * out, n);
+        }
+        let inner = match self.side {
+            Side::Inside => true,
+            Side::Outside => false,
+            Side::Both => rho < self.radius,
+        };
+        if inner {
+            (-out, self.radius - rho)
+        } else {
+            (out, rho - self.radius)
+        }
+    }
+
     /// Sphere contact with the cylinder.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let d = pos - self.origin;

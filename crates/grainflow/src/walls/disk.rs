@@ -8,6 +8,7 @@
 use glam::DVec3;
 
 use super::{touch, Touch};
+use crate::hard::predict::{earliest, plane_collision_time, ring_collision_time};
 
 /// Disk with centre, unit normal and radius.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +32,19 @@ impl Disk {
         } else {
             self.center + q * (self.radius / rho)
         }
+    }
+
+    /// Time at which a sphere of radius `s` at `pos` (m), moving at `vel` (m/s) relative to
+    /// the disk, touches it (000 §2.2.2): a face by eq 9 if the centre is then within R of the
+    /// axis, else the rim (a ring, eq 13–24); the earlier of the two.
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        let d = pos - self.center;
+        let face = plane_collision_time(d.dot(self.normal), vel.dot(self.normal), s).filter(|&t| {
+            let x = d + vel * t.max(0.0);
+            (x - x.dot(self.normal) * self.normal).length_squared() <= self.radius * self.radius
+        });
+        let rim = ring_collision_time(d, vel, self.normal, self.radius, s);
+        earliest(face, rim)
     }
 
     /// Sphere contact with the nearest point of the disk (face or rim).

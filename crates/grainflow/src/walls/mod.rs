@@ -151,6 +151,59 @@ impl Shape {
         }
     }
 
+    /// Time at which a sphere of radius `s` at `pos` (m, in the wall's scene placement),
+    /// moving in a straight line at `vel` (m/s, relative to the wall), first touches this
+    /// primitive (000 §2.2: eq 9 plane, eq 10–12 cylinders, eq 13–24 ring; disk, plate and
+    /// finite cylinder the earliest of their faces and rims). t ≤ 0: already touching and
+    /// approaching (000 §2.3). `None` for a union (ask its members) and for shapes the
+    /// hard-sphere method does not predict (cone, block; refused by the scene check).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        match self {
+            Shape::Plane(w) => w.collision_time(pos, vel, s),
+            Shape::Plate(w) => w.collision_time(pos, vel, s),
+            Shape::Disk(w) => w.collision_time(pos, vel, s),
+            Shape::Cylinder(w) => w.collision_time(pos, vel, s),
+            Shape::Ring(w) => w.collision_time(pos, vel, s),
+            Shape::Point(w) => w.collision_time(pos, vel, s),
+            Shape::Line(w) => w.collision_time(pos, vel, s),
+            Shape::Cone(_) | Shape::Block(_) | Shape::Union(_) => None,
+        }
+    }
+
+    /// [`Shape::collision_time`] with the overlap rule of 000 §2.3 applied to the primitive as
+    /// a whole: a sphere touching or overlapping it (centre within s of its nearest surface
+    /// point, or behind a solid face) collides at once if it approaches along n̂ of
+    /// [`Shape::away`] — the normal its collision is resolved with — and otherwise only at a
+    /// later contact; a sphere clear of it gets the earliest contact, a round-off t ≤ 0 at 0.
+    /// Keeping the decision and the resolution on the same normal means a sphere overlapping
+    /// two faces near an edge cannot be bounced between them for ever.
+    pub fn hard_collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        let (n, dist) = self.away(pos);
+        if dist <= s {
+            if vel.dot(n) < 0.0 {
+                return Some(0.0);
+            }
+            return self.collision_time(pos, vel, s).filter(|&t| t > 0.0);
+        }
+        self.collision_time(pos, vel, s).map(|t| t.max(0.0))
+    }
+
+    /// Unit vector n̂ from the nearest point of this primitive's surface to a sphere centre at
+    /// `pos` (the collision normal of 000 eq 6–8, from the contact point to the centre), and
+    /// the centre's distance from the surface (negative behind a solid face).
+    pub fn away(&self, pos: DVec3) -> (DVec3, f64) {
+        match self {
+            Shape::Plane(w) => w.away(pos),
+            Shape::Plate(w) => away(pos, w.closest(pos), w.normal),
+            Shape::Disk(w) => away(pos, w.closest(pos), w.normal),
+            Shape::Cylinder(w) => w.away(pos),
+            Shape::Ring(w) => w.away(pos),
+            Shape::Point(w) => away(pos, w.pos, DVec3::Z),
+            Shape::Line(w) => away(pos, w.closest(pos), plate::any_perpendicular(w.axis)),
+            Shape::Cone(_) | Shape::Block(_) | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
+        }
+    }
+
     /// The primitives of the shape: itself, or a union's members.
     pub fn members(&self) -> &[Shape] {
         match self {
@@ -286,6 +339,18 @@ impl Wall {
     /// A polygon mesh in the scene placement.
     pub fn mesh(&self, extent: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
         self.shape.mesh(extent)
+    }
+}
+
+/// Unit vector from the surface point `closest` to `pos` and their distance; `fallback` when
+/// they coincide.
+pub(crate) fn away(pos: DVec3, closest: DVec3, fallback: DVec3) -> (DVec3, f64) {
+    let d = pos - closest;
+    let len = d.length();
+    if len > 0.0 {
+        (d / len, len)
+    } else {
+        (fallback, 0.0)
     }
 }
 

@@ -10,6 +10,7 @@
 use glam::DVec3;
 
 use super::Touch;
+use crate::hard::predict::plane_collision_time;
 
 /// Infinite plane through `point` with unit `normal` towards the grains.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +32,31 @@ impl Plane {
             point: -d * abc / len2,
             normal: abc / len2.sqrt(),
             both: false,
+        }
+    }
+
+    /// Time at which a sphere of radius `s` at `pos` (m), moving at `vel` (m/s) relative to
+    /// the plane, touches it (000 eq 9; a sheet on the face the centre is on, a half-space
+    /// from the grains' side only, so a centre pushed behind it is pushed back). t ≤ 0: already
+    /// touching and approaching (000 §2.3).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        let rho_n = (pos - self.point).dot(self.normal);
+        let v_n = vel.dot(self.normal);
+        if self.both {
+            plane_collision_time(rho_n, v_n, s)
+        } else {
+            (v_n < 0.0).then(|| (s - rho_n) / v_n)
+        }
+    }
+
+    /// Unit vector from the contact point to the centre at `pos`, and the centre's distance
+    /// from the surface along it (negative behind a half-space): n̂ = sign(ρ_N) N̂ (000 §2.2.1).
+    pub fn away(&self, pos: DVec3) -> (DVec3, f64) {
+        let d = (pos - self.point).dot(self.normal);
+        if self.both && d < 0.0 {
+            (-self.normal, -d)
+        } else {
+            (self.normal, d)
         }
     }
 

@@ -7,6 +7,7 @@
 use glam::DVec3;
 
 use super::{touch, Touch};
+use crate::hard::predict::{earliest, plane_collision_time};
 
 /// Rectangle with centre, unit normal, unit in-plane axis `u` (v = n × u) and half-sizes.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +23,44 @@ pub struct Plate {
 }
 
 impl Plate {
+    /// The point of the rectangle nearest to `pos`.
+    pub fn closest(&self, pos: DVec3) -> DVec3 {
+        let v = self.normal.cross(self.u);
+        let d = pos - self.center;
+        let a = d.dot(self.u).clamp(-self.half[0], self.half[0]);
+        let b = d.dot(v).clamp(-self.half[1], self.half[1]);
+        self.center + a * self.u + b * v
+    }
+
+    /// Time at which a sphere of radius `s` at `pos` (m), moving at `vel` (m/s) relative to
+    /// the plate, touches it: a face by eq 9 if the centre is then over the rectangle, else
+    /// one of the four edges (segments, 000 §2.2.4 with R = 0, corners included).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        let v = self.normal.cross(self.u);
+        let d = pos - self.center;
+        let face = plane_collision_time(d.dot(self.normal), vel.dot(self.normal), s).filter(|&t| {
+            let x = d + vel * t.max(0.0);
+            x.dot(self.u).abs() <= self.half[0] && x.dot(v).abs() <= self.half[1]
+        });
+        let edge = |along: DVec3, half: f64, offset: DVec3| {
+            super::Line {
+                point: self.center + offset,
+                axis: along,
+                length: Some(2.0 * half),
+            }
+            .collision_time(pos, vel, s)
+        };
+        let [hu, hv] = self.half;
+        [
+            edge(self.u, hu, hv * v),
+            edge(self.u, hu, -hv * v),
+            edge(v, hv, hu * self.u),
+            edge(v, hv, -hu * self.u),
+        ]
+        .into_iter()
+        .fold(face, earliest)
+    }
+
     /// Sphere contact with the nearest point of the rectangle.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let v = self.normal.cross(self.u);

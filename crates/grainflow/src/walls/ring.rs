@@ -10,6 +10,7 @@
 use glam::DVec3;
 
 use super::{touch, Touch};
+use crate::hard::predict::ring_collision_time;
 
 /// Circle with centre, unit normal (its axis) and radius.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +24,26 @@ pub struct Ring {
 }
 
 impl Ring {
+    /// Time at which a sphere of radius `s` at `pos` (m), moving at `vel` (m/s) relative to
+    /// the ring, touches it (000 eq 13–24).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+        ring_collision_time(pos - self.center, vel, self.normal, self.radius, s)
+    }
+
+    /// Unit vector from the contact point to the centre at `pos` (000 eq 25,
+    /// n̂ = (ρ − R T̂)/s), and the distance; on the axis, sign(ρ_N) N̂ as for a plane.
+    pub fn away(&self, pos: DVec3) -> (DVec3, f64) {
+        let d = pos - self.center;
+        let z = d.dot(self.normal);
+        let q = d - z * self.normal;
+        let rho = q.length();
+        if rho == 0.0 {
+            let n = if z < 0.0 { -self.normal } else { self.normal };
+            return (n, d.length().hypot(self.radius));
+        }
+        super::away(pos, self.center + q * (self.radius / rho), self.normal)
+    }
+
     /// Sphere contact with the nearest point of the circle.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let d = pos - self.center;

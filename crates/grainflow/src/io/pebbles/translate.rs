@@ -768,6 +768,7 @@ impl Deck {
                 dt_limit: Default::default(),
                 dimensions: 3,
                 approx_hard: Default::default(),
+                slide_limit: 0.0,
             },
             contact: model,
             materials: vec![pebble, vessel_material],
