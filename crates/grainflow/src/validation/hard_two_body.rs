@@ -38,7 +38,6 @@ fn scene(eps_n: f64, eps_t: f64, dt: f64, plane: bool, spheres: Vec<SphereSpec>)
             dt_limit: Default::default(),
             domain: None,
             start_time: 0.0,
-            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal: Normal::Hertz,

@@ -91,7 +91,6 @@ fn scene(
             dt_limit: Default::default(),
             domain: None,
             start_time: 0.0,
-            max_dt_fraction: None,
         },
         contact: ContactModel {
             normal,
