@@ -135,3 +135,59 @@ fn loose_fill_drops_and_the_positions_dump_round_trips() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn dump_frequency_writes_the_overlaps_of_touching_pairs() {
+    // 001 §4.3 dump_frequency: a dump of the overlaps every n steps and always at the end.
+    let text = shorten(
+        grainflow::validation::pebbles::PACKING,
+        &[
+            ("vessel_radius", "vessel_radius 0.0 0.15"),
+            ("number_of_pebbles", "number_of_pebbles 120"),
+            ("runs", "runs 250"),
+            ("dump_frequency", "dump_frequency 100"),
+        ],
+    );
+    let run = Deck::parse(&text, "d.inp")
+        .and_then(|d| d.translate(Path::new("."), &[]))
+        .expect("translates");
+    let mut sim = Simulation::new(run.scene.clone(), Path::new(".")).expect("builds");
+    let dir = std::env::temp_dir().join(format!("grainflow-overlaps-{}", std::process::id()));
+    let mut out = grainflow::io::pebbles::output::DeckOutput::new(&dir, &run, &sim).expect("opens");
+    for _ in 0..sim.total_steps() {
+        sim.step().expect("stable");
+        out.observe(&sim).expect("writes");
+    }
+    out.finish(&sim).expect("finishes");
+    let text = std::fs::read_to_string(dir.join("d.out")).expect("reads");
+    let heads: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("overlaps "))
+        .collect();
+    // Steps 100 and 200, and the end at 250.
+    let steps: Vec<&str> = heads
+        .iter()
+        .map(|h| h.split(' ').nth(2).unwrap_or(""))
+        .collect();
+    assert_eq!(steps, ["100", "200", "250"], "{heads:?}");
+    // The last dump lists exactly the overlapping pairs of the final state.
+    let p = &sim.world.particles;
+    let mut want = 0;
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            want += usize::from(p.pos[i].distance(p.pos[j]) < p.radius[i] + p.radius[j]);
+        }
+    }
+    assert!(want > 10, "a settling bed touches: {want}");
+    assert!(heads[2].ends_with(&format!("count {want}")), "{}", heads[2]);
+    let last = text.rsplit("overlaps step 250").next().unwrap_or("");
+    for line in last.lines().skip(1).take_while(|l| *l != "end_overlaps") {
+        let l: f64 = line
+            .split(' ')
+            .nth(2)
+            .and_then(|x| x.parse().ok())
+            .expect("l");
+        assert!(l > 0.0 && l < 0.3 * 0.02, "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,8 +9,8 @@
 //! * **chapter 9**: the exact vertical and radial packing fractions (eq 9.1–9.27) of a random
 //!   bed agree with a Monte-Carlo volume estimate to 1e-3.
 //!
-//! The quick form shortens the decks (fewer pebbles and steps, earlier doors); `--full` runs
-//! packing.inp as written and pack_and_recirc.inp for 3 s of its 51.
+//! packing.inp runs as written in both forms; the quick form shortens pack_and_recirc.inp
+//! (fewer pebbles and steps, earlier doors), `--full` runs 3 s of its 51.
 
 use std::path::Path;
 
@@ -60,12 +60,17 @@ pub fn build(text: &str, origin: &str) -> Result<Simulation> {
 }
 
 /// Bulk packing fraction of a bed on a floor: the slice two radii above the floor to two
-/// radii below the highest centre, counting (eq 9.3) the pebbles whose centres lie within
-/// R − 4 r of the axis, over that inner cylinder (away from the wall's ordered layers).
+/// radii below the bed's top, counting (eq 9.3) the pebbles whose centres lie within R − 4 r
+/// of the axis, over that inner cylinder (away from the wall's ordered layers). The top is
+/// twice the median centre height above the floor (the height of a flat bed of uniform
+/// density), not the highest centre: PRIME's last slab leaves a few stray pebbles above a
+/// ragged surface, and packing.inp's bed is only about four diameters deep.
 fn bed_fraction(sim: &Simulation, big_r: f64, floor: f64) -> f64 {
     let p = &sim.world.particles;
     let r = p.max_radius();
-    let top = p.pos.iter().map(|x| x.z).fold(floor, f64::max) - 2.0 * r;
+    let mut z: Vec<f64> = p.pos.iter().map(|x| x.z - floor).collect();
+    z.sort_by(f64::total_cmp);
+    let top = floor + 2.0 * z[z.len() / 2] - 2.0 * r;
     let (a, rm) = (floor + 2.0 * r, big_r - 4.0 * r);
     let v: f64 = (0..p.len())
         .filter(|&k| p.pos[k].x.hypot(p.pos[k].y) < rm)
@@ -76,7 +81,7 @@ fn bed_fraction(sim: &Simulation, big_r: f64, floor: f64) -> f64 {
 
 /// Runs the case: packing, static friction, recirculation, chapter 9.
 pub fn pebbles(full: bool) -> Result<Vec<Metric>> {
-    let mut m = packing(full)?;
+    let mut m = packing()?;
     m.extend(pebbles_friction::pebbles_friction(full)?);
     m.extend(recirculation(full)?);
     m.extend(chapter9(full));
@@ -84,23 +89,11 @@ pub fn pebbles(full: bool) -> Result<Vec<Metric>> {
 }
 
 /// PRIME packing of packing.inp before and after compaction (001 chapter 5).
-pub fn packing(full: bool) -> Result<Vec<Metric>> {
+/// packing.inp runs as written (1000 pebbles, 1 s): a few seconds.
+pub fn packing() -> Result<Vec<Metric>> {
     let mut m = Vec::new();
-    // Packing: the quick form packs 400 pebbles in a 0.25 m vessel for 0.5 s.
-    let text = if full {
-        PACKING.to_string()
-    } else {
-        shorten(
-            PACKING,
-            &[
-                ("vessel_radius", "vessel_radius 0.0 0.25"),
-                ("number_of_pebbles", "number_of_pebbles 400"),
-                ("runs", "runs 5000"),
-            ],
-        )
-    };
-    let mut sim = build(&text, "packing.inp")?;
-    let big_r = if full { 0.5 } else { 0.25 };
+    let mut sim = build(PACKING, "packing.inp")?;
+    let big_r = 0.5;
     let phi = bed_fraction(&sim, big_r, 0.0);
     m.push(Metric::at_least(
         CASE,
@@ -351,6 +344,17 @@ fn monte_carlo(g: &Grid, v: &Vessel, b: &Bin, radial: bool, n: usize, rng: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prime_packs_packing_inp_past_random_sequential_addition_then_compacts() {
+        // PRIME keeps the lowest candidates first, so it packs past random sequential
+        // addition's jamming limit, 0.38 (Torquato et al. 2006). Chapter 5's "about 0.55" is
+        // not reached: see docs/pebbles-decks.md (the metric reports it and fails).
+        let m = packing().expect("runs");
+        assert_eq!(m.len(), 3);
+        assert!(m[0].value > 0.38, "{:?}", m[0]);
+        assert!(m[1].pass && m[2].pass, "{m:?}");
+    }
 
     #[test]
     fn chapter_9_fractions_match_monte_carlo_to_1e_3() {
