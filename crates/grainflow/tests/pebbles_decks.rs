@@ -191,3 +191,33 @@ fn dump_frequency_writes_the_overlaps_of_touching_pairs() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_pebble_rests_on_the_floor_at_mg_over_the_vessel_hooke_with_its_core_shell_mass() {
+    // 001 eq 3.7 at rest: h_v l = m g, with m from eq 3.5 (pebble_radius, pebble_density) and
+    // h_v = pebble_vessel_hooke (pebble_pebble_hooke plays no part against the floor). The
+    // dashpot keeps forward Euler stable on the floor contact: |1 + λ alpha| < 1.
+    use grainflow::io::pebbles::translate::{pebble_mass, STANDARD_GRAVITY};
+    for (hooke, core_density) in [(1.0e5, 2000.0), (2.0e5, 0.0)] {
+        let deck = format!(
+            "vessel_radius 0.0 0.1\npebble_radius 0.01 0.02\nnumber_of_pebbles 1\n\
+             pebble_density {core_density} 1000.0\npebble_vessel_hooke {hooke}\n\
+             pebble_pebble_hooke 1.0e6\ndash_pot2 60.0 60.0\nkinetic_friction 0.4\n\
+             alpha 0.0001\nruns 5000\nuse_simple_integrator\nrandom_packing_method 10\n\
+             floor_location 0.0\ndone\n"
+        );
+        let run = Deck::parse(&deck, "rest.inp")
+            .and_then(|d| d.translate(Path::new("."), &[]))
+            .expect("translates");
+        let mut sim = Simulation::new(run.scene, Path::new(".")).expect("builds");
+        for _ in 0..sim.total_steps() {
+            sim.step().expect("stable");
+        }
+        let overlap = 0.02 - sim.world.particles.pos[0].z;
+        let want = pebble_mass(0.01, 0.02, core_density, 1000.0) * STANDARD_GRAVITY / hooke;
+        assert!(
+            (overlap / want - 1.0).abs() < 1e-3,
+            "h = {hooke}: overlap {overlap} vs m g / h = {want}"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! A parsed PEBBLES deck as a grainflow [`Scene`] (001 chapters 4–7). What a Scene cannot
-//! hold (files to load and dump, display cadences) goes into [`DeckRun`]; directives whose
-//! physics grainflow does not have yet are listed in [`DeckRun::notes`], never dropped
-//! silently. docs/pebbles-decks.md gives the whole table.
+//! hold (files to load and dump, display cadences) goes into [`DeckRun`]; the physics
+//! directives go through [`super::physics`]; directives read but not acted on are listed in
+//! [`DeckRun::notes`], never dropped silently. docs/pebbles-decks.md gives the whole table.
 //!
 //! Geometry (001 §3.4, §4.7–4.8): the vessel is a cylinder of `vessel_radius` (with an inner
 //! column for an annulus) or a `rectangular_vat`, a floor plane at `floor_location`, and
@@ -51,7 +51,7 @@ pub struct DeckRun {
     pub dump_positions: Option<(PathBuf, f64)>,
     /// Output cadences.
     pub cadence: Cadence,
-    /// Directives read but not (fully) applied, each with its line and what grainflow does.
+    /// Directives read but not acted on (`ppf_filename`), each with its line and why.
     pub notes: Vec<String>,
     /// The deck's file stem: the run writes `<stem>.out` and `<stem>_save`.
     pub stem: String,
