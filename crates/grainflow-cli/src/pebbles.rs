@@ -73,13 +73,17 @@ pub fn run(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
     outputs.finish(&sim)?;
     stream.finish(&sim)?;
     let d = &sim.world.doors;
+    // The rate needs two discharges (the time between the first and the last).
+    let rate = match d.discharge_rate() {
+        r if r.is_finite() => format!("discharge rate {r:.4} pebbles/s"),
+        _ => "no discharge rate (fewer than two discharges)".into(),
+    };
     eprintln!(
-        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} pebbles recirculated, discharge rate {:.4} pebbles/s; wrote {}_save",
+        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} pebbles recirculated, {rate}; wrote {}_save",
         sim.world.time,
         sim.world.step,
         start.elapsed().as_secs_f64(),
         d.discharged,
-        d.discharge_rate(),
         run.stem
     );
     Ok(std::process::ExitCode::SUCCESS)

@@ -128,10 +128,6 @@ pub struct SimulationSpec {
     /// Simulated time at the start (s), 001 `initial_time`; the run ends at start_time + duration.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub start_time: f64,
-    /// Largest dt allowed, as a fraction of the shortest contact time; 1/10 when absent
-    /// (002 §5.2). PEBBLES decks run with dt ≈ t_c/6 and set it to 1/4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_dt_fraction: Option<f64>,
     /// 3 (spheres) or 2 (discs in the xy plane, density per area; see [`crate::planar`]).
     #[serde(default = "three")]
     pub dimensions: u8,
@@ -498,9 +494,6 @@ impl Scene {
         }
         if !s.start_time.is_finite() {
             p.push(Error::scene("simulation.start_time", "must be finite"));
-        }
-        if let Some(f) = s.max_dt_fraction {
-            in_range(&mut p, "simulation.max_dt_fraction", f, 0.0, 0.5);
         }
         if let Some(r) = &self.recirculation {
             r.problems(&mut p);

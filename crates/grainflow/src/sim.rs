@@ -179,11 +179,7 @@ impl Simulation {
             TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
-                // A deck's own fraction (max_dt_fraction) wins over the named limit.
-                let fraction = scene
-                    .simulation
-                    .max_dt_fraction
-                    .unwrap_or_else(|| scene.simulation.dt_limit.fraction());
+                let fraction = scene.simulation.dt_limit.fraction();
                 if scene.simulation.method == Method::Soft && dt > contact_time * fraction {
                     return Err(Error::scene(
                         "simulation.dt",

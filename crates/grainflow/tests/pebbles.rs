@@ -164,8 +164,7 @@ fn euler_and_runge_kutta_resume_bit_for_bit() {
 fn pebbles_friction_validation_passes() {
     // 001 §3.5: creep < 1e-6 m in 1 s below the friction angle, a = g (sin θ − μ_k cos θ)
     // above it (Verlet and the samples' Euler), and the pile angle rises with μ.
-    let case = validation::find("pebbles-friction").expect("case exists");
-    let metrics = (case.run)(false).expect("runs");
+    let metrics = validation::pebbles_friction::pebbles_friction(false).expect("runs");
     assert_eq!(metrics.len(), 7);
     let failed: Vec<_> = metrics.iter().filter(|m| !m.pass).collect();
     assert!(failed.is_empty(), "{failed:#?}");

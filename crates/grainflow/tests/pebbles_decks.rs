@@ -135,3 +135,89 @@ fn loose_fill_drops_and_the_positions_dump_round_trips() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn dump_frequency_writes_the_overlaps_of_touching_pairs() {
+    // 001 §4.3 dump_frequency: a dump of the overlaps every n steps and always at the end.
+    let text = shorten(
+        grainflow::validation::pebbles::PACKING,
+        &[
+            ("vessel_radius", "vessel_radius 0.0 0.15"),
+            ("number_of_pebbles", "number_of_pebbles 120"),
+            ("runs", "runs 250"),
+            ("dump_frequency", "dump_frequency 100"),
+        ],
+    );
+    let run = Deck::parse(&text, "d.inp")
+        .and_then(|d| d.translate(Path::new("."), &[]))
+        .expect("translates");
+    let mut sim = Simulation::new(run.scene.clone(), Path::new(".")).expect("builds");
+    let dir = std::env::temp_dir().join(format!("grainflow-overlaps-{}", std::process::id()));
+    let mut out = grainflow::io::pebbles::output::DeckOutput::new(&dir, &run, &sim).expect("opens");
+    for _ in 0..sim.total_steps() {
+        sim.step().expect("stable");
+        out.observe(&sim).expect("writes");
+    }
+    out.finish(&sim).expect("finishes");
+    let text = std::fs::read_to_string(dir.join("d.out")).expect("reads");
+    let heads: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("overlaps "))
+        .collect();
+    // Steps 100 and 200, and the end at 250.
+    let steps: Vec<&str> = heads
+        .iter()
+        .map(|h| h.split(' ').nth(2).unwrap_or(""))
+        .collect();
+    assert_eq!(steps, ["100", "200", "250"], "{heads:?}");
+    // The last dump lists exactly the overlapping pairs of the final state.
+    let p = &sim.world.particles;
+    let mut want = 0;
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            want += usize::from(p.pos[i].distance(p.pos[j]) < p.radius[i] + p.radius[j]);
+        }
+    }
+    assert!(want > 10, "a settling bed touches: {want}");
+    assert!(heads[2].ends_with(&format!("count {want}")), "{}", heads[2]);
+    let last = text.rsplit("overlaps step 250").next().unwrap_or("");
+    for line in last.lines().skip(1).take_while(|l| *l != "end_overlaps") {
+        let l: f64 = line
+            .split(' ')
+            .nth(2)
+            .and_then(|x| x.parse().ok())
+            .expect("l");
+        assert!(l > 0.0 && l < 0.3 * 0.02, "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_pebble_rests_on_the_floor_at_mg_over_the_vessel_hooke_with_its_core_shell_mass() {
+    // 001 eq 3.7 at rest: h_v l = m g, with m from eq 3.5 (pebble_radius, pebble_density) and
+    // h_v = pebble_vessel_hooke (pebble_pebble_hooke plays no part against the floor). The
+    // dashpot keeps forward Euler stable on the floor contact: |1 + λ alpha| < 1.
+    use grainflow::io::pebbles::translate::{pebble_mass, STANDARD_GRAVITY};
+    for (hooke, core_density) in [(1.0e5, 2000.0), (2.0e5, 0.0)] {
+        let deck = format!(
+            "vessel_radius 0.0 0.1\npebble_radius 0.01 0.02\nnumber_of_pebbles 1\n\
+             pebble_density {core_density} 1000.0\npebble_vessel_hooke {hooke}\n\
+             pebble_pebble_hooke 1.0e6\ndash_pot2 60.0 60.0\nkinetic_friction 0.4\n\
+             alpha 0.0001\nruns 5000\nuse_simple_integrator\nrandom_packing_method 10\n\
+             floor_location 0.0\ndone\n"
+        );
+        let run = Deck::parse(&deck, "rest.inp")
+            .and_then(|d| d.translate(Path::new("."), &[]))
+            .expect("translates");
+        let mut sim = Simulation::new(run.scene, Path::new(".")).expect("builds");
+        for _ in 0..sim.total_steps() {
+            sim.step().expect("stable");
+        }
+        let overlap = 0.02 - sim.world.particles.pos[0].z;
+        let want = pebble_mass(0.01, 0.02, core_density, 1000.0) * STANDARD_GRAVITY / hooke;
+        assert!(
+            (overlap / want - 1.0).abs() < 1e-3,
+            "h = {hooke}: overlap {overlap} vs m g / h = {want}"
+        );
+    }
+}

@@ -254,8 +254,6 @@ pub fn radial_packing(v: &Vessel, pos: &[DVec3], radius: &[f64], bins: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{RngExt, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
 
     #[test]
     fn slab_volumes_add_up_to_the_sphere() {
@@ -300,110 +298,5 @@ mod tests {
         let sphere = 4.0 / 3.0 * PI * r.powi(3);
         assert!((total / sphere - 1.0).abs() < 1e-12, "{}", total / sphere);
     }
-
-    /// Non-overlapping spheres of radius `r` placed at random in the vessel (seeded).
-    fn random_bed(v: &Vessel, r: f64, count: usize) -> Vec<DVec3> {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let mut pos: Vec<DVec3> = Vec::new();
-        while pos.len() < count {
-            let p = DVec3::new(
-                rng.random_range(-v.outer..v.outer),
-                rng.random_range(-v.outer..v.outer),
-                rng.random_range(v.bottom..v.top),
-            );
-            let rho = p.truncate().length();
-            if rho + r <= v.outer && pos.iter().all(|q| (*q - p).length() >= 2.0 * r) {
-                pos.push(p);
-            }
-        }
-        pos
-    }
-
-    #[test]
-    fn packing_fractions_match_a_monte_carlo_volume_estimate() {
-        // 001 chapter 9: each bin's fraction against the share of random points inside some
-        // sphere (4 million points per bin: standard error < 2.5e-4), within 1e-3. The spheres
-        // reach beyond the vessel's top and bottom, and cross the radial bin edges.
-        let v = Vessel {
-            inner: 0.0,
-            outer: 0.1,
-            bottom: 0.0,
-            top: 0.1,
-        };
-        let r = 0.01;
-        let pos = random_bed(&v, r, 250);
-        let radius = vec![r; pos.len()];
-        let vessel = Vessel {
-            bottom: 0.02,
-            top: 0.08,
-            ..v
-        };
-        let vertical = vertical_packing(&vessel, &pos, &radius, 2);
-        let radial = radial_packing(&vessel, &pos, &radius, 2);
-        // Spheres by cell of a dense grid over [−O, O]² × [bottom, top] (cells of 2r).
-        let cell = 2.0 * r;
-        let dims = [10usize, 10, 5];
-        let index = |p: DVec3| {
-            let c = ((p - DVec3::new(-v.outer, -v.outer, v.bottom)) / cell).floor();
-            let ok = (0..3).all(|a| c[a] >= 0.0 && (c[a] as usize) < dims[a]);
-            ok.then_some([c.x as usize, c.y as usize, c.z as usize])
-        };
-        let mut grid: Vec<Vec<DVec3>> = vec![Vec::new(); dims.iter().product()];
-        let flat = |c: [usize; 3]| (c[2] * dims[1] + c[1]) * dims[0] + c[0];
-        for p in &pos {
-            if let Some(c) = index(*p) {
-                grid[flat(c)].push(*p);
-            }
-        }
-        let inside = |p: DVec3| {
-            let Some(c) = index(p) else { return false };
-            let lo = c.map(|x| x.saturating_sub(1));
-            let hi: [usize; 3] = std::array::from_fn(|a| (c[a] + 1).min(dims[a] - 1));
-            (lo[2]..=hi[2]).any(|z| {
-                (lo[1]..=hi[1]).any(|y| {
-                    (lo[0]..=hi[0]).any(|x| {
-                        grid[flat([x, y, z])]
-                            .iter()
-                            .any(|q| (*q - p).length_squared() < r * r)
-                    })
-                })
-            })
-        };
-        let mut rng = ChaCha8Rng::seed_from_u64(11);
-        let n = 4_000_000;
-        let mut check = |bin: &Bin, radial: bool| {
-            let (mut hit, mut drawn) = (0usize, 0usize);
-            while drawn < n {
-                let p = DVec3::new(
-                    rng.random_range(-v.outer..v.outer),
-                    rng.random_range(-v.outer..v.outer),
-                    rng.random_range(vessel.bottom..vessel.top),
-                );
-                let rho = p.truncate().length();
-                let (lo, hi, x) = if radial {
-                    (bin.lo, bin.hi, rho)
-                } else {
-                    (bin.lo, bin.hi, p.z)
-                };
-                if rho >= v.outer || x < lo || x >= hi {
-                    continue;
-                }
-                drawn += 1;
-                hit += usize::from(inside(p));
-            }
-            let mc = hit as f64 / n as f64;
-            assert!(
-                (mc - bin.fraction()).abs() < 1e-3,
-                "{bin:?}: exact {} MC {mc}",
-                bin.fraction()
-            );
-        };
-        for b in &vertical {
-            check(b, false);
-        }
-        for b in &radial {
-            check(b, true);
-        }
-        assert!(vertical[0].fraction() > 0.2);
-    }
+    // The exact fractions against a Monte-Carlo volume estimate: validation::pebbles::chapter9.
 }

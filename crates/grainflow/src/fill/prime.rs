@@ -2,10 +2,12 @@
 //!
 //! * **PRIME** (Kloosterman and Ougouag, 001 ref [22]): many random candidate positions are
 //!   drawn, sorted by height, and, starting at the bottom, each one that fits (touches no wall
-//!   and no pebble kept before) is kept. Candidates are drawn slab by slab from the bottom up,
-//!   `count + extra_candidates` per slab, a slab being the volume `count` spheres fill at
-//!   random close packing (φ = 0.64, Scott and Kilgour 1969); so `extra_candidates` is
-//!   001's "on the order of 100,000 more than will fit", and more candidates pack denser.
+//!   and no pebble kept before) is kept. Candidates are drawn in the container (inside its
+//!   profile and outside its inner radius) slab by slab from the bottom up,
+//!   `count + extra_candidates` per slab, a slab being the part of the container that `count`
+//!   spheres fill at random close packing (φ = 0.64, Scott and Kilgour 1969); so
+//!   `extra_candidates` is 001's "on the order of 100,000 more than will fit", and more
+//!   candidates pack denser.
 //! * **loose** (`initial_packing`): random sequential placement at a low volume fraction,
 //!   slab by slab from the bottom, to be dropped and compacted by gravity.
 //!
@@ -71,6 +73,13 @@ impl Region<'_> {
                 r0 + (r1 - r0) * (z - z0) / (z1 - z0)
             }
         }
+    }
+
+    /// True when the point `pos` lies inside the container's profile and outside its inner
+    /// radius (the box and the walls aside).
+    fn encloses(&self, pos: DVec3) -> bool {
+        let pr = (pos.x * pos.x + pos.y * pos.y).sqrt();
+        pr <= self.radius_at(pos.z) && pr >= self.inner_radius
     }
 
     /// True when a sphere of radius `r` at `pos` lies in the region and touches no wall.
@@ -150,16 +159,45 @@ pub fn pack(
     let uniform = |rng: &mut ChaCha8Rng, lo: DVec3, hi: DVec3| {
         lo + (hi - lo) * DVec3::new(rng.random(), rng.random(), rng.random())
     };
+    // Share of the box between z0 and z1 that lies in the container (Monte Carlo, seeded).
+    const PROBES: usize = 4000;
+    let share = |rng: &mut ChaCha8Rng, z0: f64, z1: f64| {
+        let (lo, hi) = (
+            DVec3::new(region.min.x, region.min.y, z0),
+            DVec3::new(region.max.x, region.max.y, z1),
+        );
+        (0..PROBES)
+            .filter(|_| region.encloses(uniform(rng, lo, hi)))
+            .count() as f64
+            / PROBES as f64
+    };
     while kept.len() < count && bottom < region.max.z {
-        let top = (bottom + slab).min(region.max.z);
+        let (top, free) = match packing {
+            // The slab holds `count` spheres at φ in the container's part of it.
+            Packing::Prime { .. } => {
+                let free = share(rng, bottom, (bottom + slab).min(region.max.z));
+                let grow = if free > 0.0 { 1.0 / free } else { 1.0 };
+                ((bottom + slab * grow).min(region.max.z), free)
+            }
+            Packing::Loose { .. } => ((bottom + slab).min(region.max.z), 1.0),
+        };
+        if free == 0.0 {
+            bottom = top;
+            continue;
+        }
         let (lo, hi) = (
             DVec3::new(region.min.x, region.min.y, bottom),
             DVec3::new(region.max.x, region.max.y, top),
         );
         match packing {
             Packing::Prime { .. } => {
-                let mut candidates: Vec<DVec3> =
-                    (0..per_slab).map(|_| uniform(rng, lo, hi)).collect();
+                let mut candidates: Vec<DVec3> = Vec::with_capacity(per_slab);
+                while candidates.len() < per_slab {
+                    let p = uniform(rng, lo, hi);
+                    if region.encloses(p) {
+                        candidates.push(p);
+                    }
+                }
                 candidates.sort_by(|a, b| a.z.total_cmp(&b.z));
                 for p in candidates {
                     if kept.len() == count {
@@ -174,7 +212,6 @@ pub fn pack(
             Packing::Loose { fraction } => {
                 // The slab's share of the container (points a sphere of no size may occupy)
                 // sets how many spheres make the fraction; then random sequential placement.
-                const PROBES: usize = 4000;
                 let free = (0..PROBES)
                     .filter(|_| region.holds(uniform(rng, lo, hi), 0.0))
                     .count() as f64

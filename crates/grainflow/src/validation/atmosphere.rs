@@ -127,7 +127,6 @@ impl Atmosphere {
                 integrator: Default::default(),
                 dt_limit: Default::default(),
                 start_time: 0.0,
-                max_dt_fraction: None,
                 dimensions: 3,
                 approx_hard: Default::default(),
             },

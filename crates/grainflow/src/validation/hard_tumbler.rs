@@ -134,7 +134,6 @@ impl HardDrum {
                 integrator: Default::default(),
                 dt_limit: Default::default(),
                 start_time: 0.0,
-                max_dt_fraction: None,
                 dimensions: 3,
                 approx_hard: Default::default(),
             },

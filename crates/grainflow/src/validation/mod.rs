@@ -217,7 +217,7 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "pebbles",
-        about: "001 ch. 5–6, 8: PRIME packing of packing.inp ≥ 0.5 before compaction, compacts as KE decays; recirculation keeps the count, passes = discharges, rate reported",
+        about: "001 ch. 3, 5–6, 8–9: PRIME packing of packing.inp ≥ 0.5 before compaction, compacts as KE decays; static friction on an incline and in a pile; recirculation keeps the count, passes = discharges, rate reported; chapter-9 fractions = Monte Carlo to 1e-3",
         run: pebbles::pebbles,
     },
     Case {
@@ -239,11 +239,6 @@ pub const CASES: &[Case] = &[
         name: "spin-up",
         about: "003 §3.2: regolith bed on a spinning 8 km asteroid (periodic box, rotating frame); bottom σ_yy = −ρ φ g_eff h′ within 5 % up to 0.9 ω_c, zero past ω_c",
         run: spin_up::spin_up,
-    },
-    Case {
-        name: "pebbles-friction",
-        about: "001 §3.5: PEBBLES static friction; a pebble below the friction angle creeps < 1e-6 m in 1 s, above it slides at g (sin θ − μ_k cos θ); a poured pile's angle grows with μ",
-        run: pebbles_friction::pebbles_friction,
     },
 ];
 

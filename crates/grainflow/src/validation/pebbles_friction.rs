@@ -1,5 +1,6 @@
-//! `pebbles-friction`: the PEBBLES static friction law (001 §3.5, eq 3.40–3.52) on an incline,
-//! and a poured pile whose angle of repose grows with the friction coefficient.
+//! The static-friction part of `grainflow validate pebbles`: the PEBBLES static friction law
+//! (001 §3.5, eq 3.40–3.52) on an incline, and a poured pile whose angle of repose grows with
+//! the friction coefficient.
 //!
 //! **Incline.** A pebble of the 001 §8 samples (r = 0.02 m, core r_c = 0.01 m of 2000 kg/m³ in a
 //! 1000 kg/m³ shell, eq 3.5), rotation locked (PEBBLES has no rolling resistance, chapter 10,
@@ -37,7 +38,7 @@ use crate::sim::Simulation;
 use crate::timestep::DtLimit;
 use crate::Result;
 
-const CASE: &str = "pebbles-friction";
+const CASE: &str = "pebbles";
 /// Gravity (m/s²).
 const G: f64 = 9.81;
 /// The 001 §8 pebble: radius, core and shell density.

@@ -136,7 +136,6 @@ impl PileBox {
                     DVec3::new(hw + 0.01, self.fill.1 + self.slot_height + 0.05, ht + 0.01),
                 ]),
                 start_time: 0.0,
-                max_dt_fraction: None,
                 dimensions: 3,
                 approx_hard: Default::default(),
                 slide_limit: 0.0,

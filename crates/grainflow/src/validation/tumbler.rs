@@ -125,7 +125,6 @@ impl Drum {
                 dt_limit: Default::default(),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
                 start_time: 0.0,
-                max_dt_fraction: None,
                 dimensions: 3,
                 approx_hard: Default::default(),
                 slide_limit: 0.0,

@@ -91,7 +91,6 @@ fn scene(
             dt_limit: Default::default(),
             domain: None,
             start_time: 0.0,
-            max_dt_fraction: None,
             dimensions: 3,
             approx_hard: Default::default(),
             slide_limit: 0.0,

@@ -468,7 +468,6 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             dt_limit: Default::default(),
             domain: None,
             start_time: 0.0,
-            max_dt_fraction: None,
             dimensions: 3,
             approx_hard: Default::default(),
             slide_limit: 0.0,

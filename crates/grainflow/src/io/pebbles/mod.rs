@@ -13,6 +13,7 @@
 
 pub mod directives;
 pub mod output;
+pub mod physics;
 pub mod save;
 pub mod translate;
 

@@ -7,7 +7,9 @@
 //!   and at the end (what `get_run` and `split_data` cut out);
 //! * `positions step N time t count n`, n lines `x y z`, `end_positions` every
 //!   `position_display_frequency` steps;
-//! * `recirculated step N time t id I passes P` for each pebble taken through a door.
+//! * `recirculated step N time t id I passes P` for each pebble taken through a door;
+//! * `overlaps step N time t count n`, n lines `id_i id_j l` (the overlap l of each touching
+//!   pair, m, eq 3.7), `end_overlaps` every `dump_frequency` steps and at the end.
 //!
 //! At the end the run also writes `<stem>_save` (the last display: what
 //! `get_run … | get_save_info` gives), the `dump_positions` file, and `<stem>_pebbles.csv`:
@@ -89,6 +91,9 @@ impl DeckOutput {
                 .write_to(&mut self.out)
                 .map_err(|e| Error::io(self.path(), e))?;
         }
+        if step % self.cadence.dump == 0 {
+            self.overlaps(sim)?;
+        }
         if step % self.cadence.positions == 0 {
             let p = &w.particles;
             let mut order: Vec<usize> = (0..p.len()).collect();
@@ -110,8 +115,40 @@ impl DeckOutput {
         Ok(())
     }
 
-    /// The last display, `<stem>_save`, the dumped positions and the pebble CSV.
+    /// The overlap dump (`dump_frequency`): every touching pebble pair, ids ascending.
+    fn overlaps(&mut self, sim: &Simulation) -> Result<()> {
+        let w = &sim.world;
+        let (p, nl) = (&w.particles, &w.neighbors);
+        let mut rows: Vec<(u64, u64, f64)> = (0..nl.len())
+            .filter_map(|s| {
+                let (i, j) = (nl.owner(s), nl.partner[s] as usize);
+                let l = p.radius[i] + p.radius[j] - p.pos[i].distance(p.pos[j]);
+                let (a, b) = (p.id[i].min(p.id[j]), p.id[i].max(p.id[j]));
+                (l > 0.0).then_some((a, b, l))
+            })
+            .collect();
+        rows.sort_by_key(|&(a, b, _)| (a, b));
+        let mut text = format!(
+            "overlaps step {} time {:e} count {}\n",
+            w.step,
+            w.time,
+            rows.len()
+        );
+        for (a, b, l) in rows {
+            text.push_str(&format!("{a} {b} {l:e}\n"));
+        }
+        text.push_str("end_overlaps\n");
+        self.out
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::io(self.path(), e))
+    }
+
+    /// The last display and overlap dump, `<stem>_save`, the dumped positions and the pebble
+    /// CSV.
     pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
+        if sim.world.step % self.cadence.dump != 0 {
+            self.overlaps(sim)?;
+        }
         let save = Save::of(sim);
         if sim.world.step % self.cadence.display != 0 {
             save.write_to(&mut self.out)

@@ -1,7 +1,7 @@
 //! A parsed PEBBLES deck as a grainflow [`Scene`] (001 chapters 4–7). What a Scene cannot
-//! hold (files to load and dump, display cadences) goes into [`DeckRun`]; directives whose
-//! physics grainflow does not have yet are listed in [`DeckRun::notes`], never dropped
-//! silently. docs/pebbles-decks.md gives the whole table.
+//! hold (files to load and dump, display cadences) goes into [`DeckRun`]; the physics
+//! directives go through [`super::physics`]; directives read but not acted on are listed in
+//! [`DeckRun::notes`], never dropped silently. docs/pebbles-decks.md gives the whole table.
 //!
 //! Geometry (001 §3.4, §4.7–4.8): the vessel is a cylinder of `vessel_radius` (with an inner
 //! column for an annulus) or a `rectangular_vat`, a floor plane at `floor_location`, and
@@ -14,22 +14,18 @@ use std::path::{Path, PathBuf};
 
 use glam::DVec3;
 
-use super::{save, Deck, Solid};
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use super::{physics, save, Deck, Solid};
 use crate::drive::{Chute, Inlet, Recirculation};
 use crate::fill::prime::Packing;
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
+use crate::timestep::DtLimit;
 use crate::walls::{Motion, ShapeSpec, Side, WallSpec};
 use crate::{Error, Result};
 
 /// Standard gravity (m/s²), pointing down −z (PEBBLES' vessels stand along z).
 pub const STANDARD_GRAVITY: f64 = 9.806_65;
-
-/// Largest dt a deck may use, as a fraction of the shortest contact time. The samples run
-/// alpha = 1e-4 s against t_c ≈ 6.3e-4 s (k = 1e6 N/m, C = 200 N s/m, 0.038 kg pebbles).
-pub const DECK_MAX_DT_FRACTION: f64 = 0.25;
 
 /// Display cadences of 001 §4.3, in steps.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,7 +51,7 @@ pub struct DeckRun {
     pub dump_positions: Option<(PathBuf, f64)>,
     /// Output cadences.
     pub cadence: Cadence,
-    /// Directives read but not (fully) applied, each with its line and what grainflow does.
+    /// Directives read but not acted on (`ppf_filename`), each with its line and why.
     pub notes: Vec<String>,
     /// The deck's file stem: the run writes `<stem>.out` and `<stem>_save`.
     pub stem: String,
@@ -295,103 +291,6 @@ fn unions(deck: &Deck) -> Vec<WallSpec> {
         .collect()
 }
 
-/// The one place the deck's contact directives become grainflow's contact law.
-///
-/// Until the PEBBLES law (001 eq 3.7–3.8, 3.40–3.52) is on this branch, they map onto the
-/// linear spring–dashpot with a Coulomb-capped tangential spring: k_n = pebble_pebble_hooke,
-/// normal damping C⊥, tangential damping C∥ and spring h_s of the static friction, the cap
-/// μ|F_n| with μ the static friction coefficient (the kinetic one without static friction).
-///
-/// Velocity Verlet with a tangential dashpot C∥ is stable only while C∥ dt / m_t < 2, where
-/// m_t = m/7 is the tangential mass of two solid pebbles that also turn; the samples' C∥ = 200
-/// N s/m at dt = 1e-4 s is 3.7 times that. Until the PEBBLES law (dashpot capped by μ|F⊥|,
-/// eq 3.8) lands, C∥ is limited to m_t/dt and a note says so.
-/// Returns the law, μ pebble–pebble and μ pebble–surface.
-pub fn contact_law(deck: &Deck, mass: f64, notes: &mut Vec<String>) -> (ContactModel, f64, f64) {
-    let mu_k = deck.num("kinetic_friction");
-    let static_friction = [
-        "static_friction_new",
-        "static_friction_new2",
-        "static_friction_new3",
-    ]
-    .iter()
-    .filter_map(|n| deck.last(n))
-    .max_by_key(|d| d.line);
-    // (μ_pp, h_s pp, μ_ps, h_s ps)
-    let (mu_pp, hs_pp, mu_ps, hs_ps) = match static_friction {
-        Some(d) => {
-            let v = deck.nums(d.name).unwrap_or_default();
-            match d.name {
-                "static_friction_new" => (v[0], v[1], v[0], v[1]),
-                "static_friction_new2" => (v[0], v[1], v[0], v[2]),
-                _ => (v[0], v[1], v[2], v[3]),
-            }
-        }
-        None => (mu_k, 0.0, mu_k, 0.0),
-    };
-    let dash = ["dash_pot", "dash_pot2"]
-        .iter()
-        .filter_map(|n| deck.last(n))
-        .max_by_key(|d| d.line)
-        .map_or("dash_pot2", |d| d.name);
-    let c = deck.nums(dash).unwrap_or_default();
-    let (c_n, c_t_deck) = (c[0], *c.get(1).unwrap_or(&c[0]));
-    let c_t_stable = mass / 7.0 / deck.num("alpha");
-    let c_t = c_t_deck.min(c_t_stable);
-    let k_pp = deck.num("pebble_pebble_hooke");
-    let k_pv = deck.num("pebble_vessel_hooke");
-    let mut note = |name: &str, what: &str| {
-        notes.push(format!("{}: {name}: {what}", deck.at(name)));
-    };
-    if c_t < c_t_deck {
-        note(dash, &format!("transverse dashpot {c_t_deck} N s/m limited to m/(7 alpha) = {c_t_stable:.4} N s/m, where velocity Verlet stays stable, until the PEBBLES contact law lands"));
-    }
-    if k_pv != k_pp {
-        note(
-            "pebble_vessel_hooke",
-            "walls use pebble_pebble_hooke until the PEBBLES contact law lands",
-        );
-    }
-    if hs_ps != hs_pp {
-        note(
-            static_friction.map_or("kinetic_friction", |d| d.name),
-            "walls use the pebble–pebble static friction hooke until the PEBBLES contact law lands",
-        );
-    }
-    if static_friction.is_some() {
-        note(static_friction.map_or("", |d| d.name), "velocity_max_sqr is not applied yet (static friction acts at every speed); the kinetic coefficient is not separate yet");
-    }
-    for name in [
-        "linear_static_friction_cutoff",
-        "no_linear_static_friction_cutoff",
-        "zero_long_slips_mult",
-        "decrease_long_slips",
-    ] {
-        if deck.has(name) {
-            note(name, "read; applied once the PEBBLES contact law lands (velocity Verlet with the linear law until then)");
-        }
-    }
-    for name in ["use_simple_integrator", "integration_method"] {
-        if deck.has(name) {
-            note(name, "read; grainflow integrates with velocity Verlet until the Euler/Runge–Kutta/Adams integrators land");
-        }
-    }
-    let model = ContactModel {
-        normal: Normal::Linear {
-            kn: k_pp,
-            damping: c_n,
-            kt: Some(hs_pp),
-            tangential_damping: Some(c_t),
-        },
-        tangential: Tangential::Spring,
-        rolling: Rolling::None,
-        twisting: Twisting::None,
-        cohesion: Cohesion::None,
-        characteristic_velocity: 1.0,
-    };
-    (model, mu_pp, mu_ps)
-}
-
 /// Mass of a core/shell pebble, m = 4/3 π [ρ_c r_c³ + ρ_o (r_o³ − r_c³)] (001 eq 3.5), kg.
 pub fn pebble_mass(r_c: f64, r_o: f64, rho_c: f64, rho_o: f64) -> f64 {
     4.0 / 3.0 * std::f64::consts::PI * (rho_c * r_c.powi(3) + rho_o * (r_o.powi(3) - r_c.powi(3)))
@@ -507,9 +406,6 @@ impl Deck {
                 ),
             ));
         }
-        if r_c > 0.0 && rho[0] != rho[1] {
-            notes.push(format!("{}: pebble_density: mass from the core and shell (001 eq 3.5); inertia is 2/5 m r² until core/shell pebbles land (eq 3.6)", self.at("pebble_density")));
-        }
         let alpha = self.num("alpha");
         let runs = self.num("runs");
         let count = self.num("number_of_pebbles") as usize;
@@ -525,11 +421,16 @@ impl Deck {
             }
         }
         let v = vessel(self, r_o)?;
-        let (model, mu_pp, mu_ps) = contact_law(self, mass, &mut notes);
+        let (model, mu_pp, mu_ps) = physics::contact_law(self)?;
+        let integrator = physics::integrator(self)?;
+        let tallies = physics::tallies(self, alpha)?;
+        let core = physics::core(r_c, r_o, rho[0]);
+        let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
         let pebble = Material {
             name: "pebble".into(),
-            density: Some(mass / (4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3))),
-            // E, ν and e do not enter the linear law (its k_n and damping are given).
+            // The shell's density beside a core; a pebble all core (or all shell) is uniform.
+            density: Some(if core.is_some() { rho[1] } else { mass / ball }),
+            // E, ν and e do not enter the PEBBLES law (its h and C⊥ are given).
             youngs_modulus: 1.0e9,
             poisson_ratio: 0.25,
             restitution: 0.5,
@@ -538,7 +439,7 @@ impl Deck {
             twisting_friction: 0.0,
             tangential_restitution: 1.0,
             cohesion: 0.0,
-            core: None,
+            core,
         };
         let vessel_material = Material {
             name: "vessel".into(),
@@ -708,21 +609,6 @@ impl Deck {
             w.motion = motion.clone();
         }
         let recirculation = self.recirculation(&v.chutes, inlets, offset)?;
-        for (name, what) in [
-            ("velocity_tally", "tally"),
-            ("probability_table", "tally"),
-            ("calculate_pebble_wear", "tally"),
-            ("normal_force_wear_exponent", "wear tally"),
-            ("wear_velocity_bins", "wear tally"),
-            ("calculate_force_tally", "tally"),
-        ] {
-            if self.has(name) {
-                notes.push(format!(
-                    "{}: {name}: read; the {what} is written once the PEBBLES tallies land",
-                    self.at(name)
-                ));
-            }
-        }
         if self.has("ppf_filename") {
             notes.push(format!(
                 "{}: ppf_filename: ignored, as by the single-processor pebbles9 (001 §4.2)",
@@ -763,9 +649,9 @@ impl Deck {
                 skin: None,
                 domain: None,
                 start_time: self.num("initial_time"),
-                max_dt_fraction: Some(DECK_MAX_DT_FRACTION),
-                integrator: Default::default(),
-                dt_limit: Default::default(),
+                integrator,
+                // alpha = 1e-4 s is about t_c/6 for the samples' h = 1e6 N/m (001 §8).
+                dt_limit: DtLimit::ContactTime,
                 dimensions: 3,
                 approx_hard: Default::default(),
                 slide_limit: 0.0,
@@ -781,7 +667,10 @@ impl Deck {
             frame: None,
             walls,
             particles: vec![particles],
-            output: OutputSpec::default(),
+            output: OutputSpec {
+                tallies: Some(tallies),
+                ..OutputSpec::default()
+            },
             recirculation,
         };
         let stem = Path::new(&self.origin)
