@@ -321,13 +321,26 @@ pub struct DtHalving {
 impl DtHalving {
     /// From runs at dt and dt/2 with the same packs in the same order.
     pub fn new(a: &[CouetteRun], b: &[CouetteRun]) -> DtHalving {
+        let omega = |r: &[CouetteRun]| -> Vec<Vec<f64>> {
+            r.iter().map(|r| r.profiles.omega.clone()).collect()
+        };
+        DtHalving::from_profiles(&omega(a), &omega(b), &a[0].profiles.fluctuation)
+    }
+
+    /// From the mean profiles `a[pack][bin]` at dt and `b[pack][bin]` at dt/2 (at least two
+    /// packs each) and the block fluctuation of one run; bins with a NaN anywhere are skipped.
+    pub fn from_profiles(a: &[Vec<f64>], b: &[Vec<f64>], block: &[f64]) -> DtHalving {
         let n = a.len().min(b.len());
-        let bins = a[0].profiles.omega.len();
-        let (mut change, mut var, mut block, mut used) = (0.0, 0.0, 0.0, 0usize);
-        for k in 0..bins {
-            let xa: Vec<f64> = a.iter().map(|r| r.profiles.omega[k]).collect();
-            let xb: Vec<f64> = b.iter().map(|r| r.profiles.omega[k]).collect();
-            if xa.iter().chain(&xb).any(|x| !x.is_finite()) {
+        let (mut change, mut var, mut blocks, mut used) = (0.0, 0.0, 0.0, 0usize);
+        for k in 0..block.len() {
+            let xa: Vec<f64> = a[..n].iter().map(|p| p[k]).collect();
+            let xb: Vec<f64> = b[..n].iter().map(|p| p[k]).collect();
+            if xa
+                .iter()
+                .chain(&xb)
+                .chain([&block[k]])
+                .any(|x| !x.is_finite())
+            {
                 continue;
             }
             let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
@@ -337,14 +350,14 @@ impl DtHalving {
             let s2 = ss / (2 * (n - 1)) as f64;
             change += (mb - ma).powi(2);
             var += s2 * 2.0 / n as f64;
-            block += a[0].profiles.fluctuation[k].powi(2);
+            blocks += block[k].powi(2);
             used += 1;
         }
         let u = used.max(1) as f64;
         DtHalving {
             change: (change / u).sqrt(),
             error: (var / u).sqrt(),
-            block: (block / u).sqrt(),
+            block: (blocks / u).sqrt(),
         }
     }
 }
@@ -518,4 +531,21 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         1e-9,
     ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DtHalving;
+
+    #[test]
+    fn dt_halving_error_from_two_packs() {
+        // Bin 0: at dt 1 and 3, at dt/2 2 and 4: Δ = 1; s² = (2 + 2)/2 = 2; SE² = 2 s²/2 = 2.
+        // Bin 1 the same shifted by 1; bin 2 has a NaN and is skipped.
+        let a = vec![vec![1.0, 2.0, f64::NAN], vec![3.0, 4.0, 0.0]];
+        let b = vec![vec![2.0, 3.0, 0.0], vec![4.0, 5.0, 0.0]];
+        let h = DtHalving::from_profiles(&a, &b, &[0.5, 0.5, 0.5]);
+        assert!((h.change - 1.0).abs() < 1e-15);
+        assert!((h.error - 2f64.sqrt()).abs() < 1e-15);
+        assert!((h.block - 0.5).abs() < 1e-15);
+    }
 }
