@@ -36,7 +36,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::Outputs;
-use grainflow::scene::Scene;
+use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
 use grainflow::validation::{self, Metric};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -383,12 +383,15 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
         Some(path) => Simulation::resume(scene, &base, Checkpoint::read(path)?)?,
         None => Simulation::new(scene, &base)?,
     };
+    let t_c = match sim.scene.simulation.method {
+        Method::Soft => format!(" (t_c = {:.3e} s)", sim.physics.contact_time),
+        Method::Hard | Method::ApproxHard => String::new(),
+    };
     eprintln!(
-        "grainflow: {name}: {} particles, {} walls, dt = {:.3e} s (t_c = {:.3e} s), {} threads, output in {}",
+        "grainflow: {name}: {} particles, {} walls, dt = {:.3e} s{t_c}, {} threads, output in {}",
         sim.world.particles.len(),
         sim.world.walls.len(),
         sim.physics.dt,
-        sim.physics.contact_time,
         rayon::current_num_threads(),
         out.display()
     );
@@ -477,21 +480,53 @@ fn check(arg: &str) -> Result<ExitCode> {
     outln!("{arg}: ok");
     outln!("  particles:            {}", sim.world.particles.len());
     outln!("  walls:                {}", sim.world.walls.len());
-    outln!(
-        "  shortest contact t_c: {:.4e} s (002 eq 27)",
-        sim.physics.contact_time
-    );
-    outln!(
-        "  time step dt:         {:.4e} s (t_c / {:.1})",
-        sim.physics.dt,
-        sim.physics.contact_time / sim.physics.dt
-    );
+    for line in step_lines(&sim) {
+        outln!("{line}");
+    }
     outln!("  steps:                {}", sim.total_steps());
     outln!(
         "  memory estimate:      {:.1} MiB",
         sim.memory_estimate() as f64 / (1024.0 * 1024.0)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `check` says about the time step: soft contacts are resolved over t_c (002 eq 27);
+/// hard and approximate hard spheres have instantaneous collisions and no contact time, and
+/// approx_hard carries momentum at most `passes` diameters per step (004 §I).
+fn step_lines(sim: &Simulation) -> Vec<String> {
+    let dt = sim.physics.dt;
+    match sim.scene.simulation.method {
+        Method::Soft => vec![
+            format!(
+                "  shortest contact t_c: {:.4e} s (002 eq 27)",
+                sim.physics.contact_time
+            ),
+            format!(
+                "  time step dt:         {:.4e} s (t_c / {:.1})",
+                dt,
+                sim.physics.contact_time / dt
+            ),
+        ],
+        Method::Hard => vec![format!(
+            "  time step dt:         {dt:.4e} s (kick-drift-kick; collisions are instantaneous, no contact time)"
+        )],
+        Method::ApproxHard => {
+            let p = &sim.world.particles;
+            let d = 2.0 * p.radius.iter().copied().fold(f64::INFINITY, f64::min);
+            let passes = sim.scene.simulation.approx_hard.passes as f64;
+            let mut lines = vec![format!(
+                "  time step dt:         {dt:.4e} s (fixed; collisions are instantaneous, no contact time)"
+            )];
+            if d.is_finite() {
+                lines.push(format!(
+                    "  signal speed limit:   {:.3e} m/s (passes x smallest diameter / dt, 004 \u{a7}I)",
+                    passes * d / dt
+                ));
+            }
+            lines
+        }
+    }
 }
 
 fn list_scenes(name: Option<&str>, out: Option<&Path>) -> Result<ExitCode> {

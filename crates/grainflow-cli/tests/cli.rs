@@ -78,6 +78,23 @@ fn check_prints_derived_numbers() {
 }
 
 #[test]
+fn check_of_an_approx_hard_scene_names_no_contact_time() {
+    let (ok, stdout, _) = grainflow(&["check", "couette"]);
+    assert!(ok, "{stdout}");
+    assert!(!stdout.contains("t_c"), "{stdout}");
+    assert!(stdout.contains("no contact time"), "{stdout}");
+    // 004 §I: one pass carries a signal at most one smallest diameter per 1 ms step; the
+    // smallest of 368 radii uniform in 3.2–4.8 mm lies within 0.05 mm of 3.2 mm.
+    let speed: f64 = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("signal speed limit:"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("a signal speed line");
+    assert!((6.4..6.5).contains(&speed), "{speed}");
+}
+
+#[test]
 fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
     let dir = temp("run");
     let (_, template, _) = grainflow(&["scenes", "pour"]);

@@ -364,6 +364,7 @@ impl Simulation {
                 .collect(),
             absorbed: w.wall_runtime.absorbed.clone(),
             doors: w.doors,
+            tally: w.approx.tally.clone(),
         }
     }
 
@@ -413,6 +414,7 @@ impl Simulation {
         }
         w.wall_runtime.absorbed = ckpt.absorbed;
         w.doors = ckpt.doors;
+        w.approx.tally = ckpt.tally;
         w.rebuild_neighbors(&sim.physics.periodic);
         let entries: Vec<_> = ckpt
             .pairs

@@ -6,6 +6,10 @@
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
 //! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j, slip,
 //! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall, slip, k_n, k_t, g_n, g_t).
+//! Then grains held by walls, absorbed counts, recirculation doors (format 3) and, from format 4,
+//! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
+//! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
+//! collisions (u64). Format 3 files are read with empty tallies.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -19,7 +23,7 @@ use crate::particles::{Mobility, Particles};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +48,8 @@ pub struct Checkpoint {
     pub absorbed: Vec<u64>,
     /// Recirculation doors (format 3).
     pub doors: crate::drive::DoorState,
+    /// Impulse tallies of `approx_hard` (format 4; empty when read from format 3).
+    pub tally: crate::approx_hard::ImpulseTally,
 }
 
 struct Out<W: Write>(W);
@@ -178,6 +184,22 @@ impl Checkpoint {
             o.u64(d.discharged)?;
             o.f64(d.first_discharge)?;
             o.f64(d.last_discharge)?;
+            let t = &self.tally;
+            o.f64(t.since)?;
+            o.u64(t.moment.len() as u64)?;
+            for k in 0..t.moment.len() {
+                for v in t.moment[k].to_cols_array() {
+                    o.f64(v)?;
+                }
+                o.f64(t.normal[k])?;
+                o.f64(t.tangential[k])?;
+            }
+            o.u64(t.wall_normal.len() as u64)?;
+            for w in 0..t.wall_normal.len() {
+                o.vec3(t.wall_impulse[w])?;
+                o.f64(t.wall_normal[w])?;
+            }
+            o.u64(t.collisions)?;
             o.0.flush()?;
             std::fs::rename(&tmp, path)
         };
@@ -198,8 +220,9 @@ impl Checkpoint {
         if i.take(MAGIC.len()) != Some(MAGIC.as_slice()) {
             return Err(bad("not a grainflow checkpoint (magic bytes differ)"));
         }
-        match i.u32() {
-            Some(VERSION) => {}
+        let version = i.u32();
+        match version {
+            Some(3 | VERSION) => {}
             Some(v) => {
                 return Err(bad(&format!(
                     "checkpoint format {v}; this grainflow reads format {VERSION}"
@@ -207,10 +230,11 @@ impl Checkpoint {
             }
             None => return Err(bad("truncated header")),
         }
-        Self::body(&mut i).ok_or_else(|| bad("truncated or corrupt checkpoint"))
+        Self::body(&mut i, version == Some(VERSION))
+            .ok_or_else(|| bad("truncated or corrupt checkpoint"))
     }
 
-    fn body(i: &mut In) -> Option<Checkpoint> {
+    fn body(i: &mut In, with_tally: bool) -> Option<Checkpoint> {
         let len = i.u64()? as usize;
         let scene = String::from_utf8(i.take(len)?.to_vec()).ok()?;
         let (time, step, dt) = (i.f64()?, i.u64()?, i.f64()?);
@@ -264,6 +288,11 @@ impl Checkpoint {
             first_discharge: i.f64()?,
             last_discharge: i.f64()?,
         };
+        let tally = if with_tally {
+            Self::tally(i)?
+        } else {
+            Default::default()
+        };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -275,6 +304,29 @@ impl Checkpoint {
             attached,
             absorbed,
             doors,
+            tally,
         })
+    }
+
+    fn tally(i: &mut In) -> Option<crate::approx_hard::ImpulseTally> {
+        let mut t = crate::approx_hard::ImpulseTally {
+            since: i.f64()?,
+            ..Default::default()
+        };
+        for _ in 0..i.u64()?.min(i.0.len() as u64) {
+            let mut m = [0.0; 9];
+            for v in m.iter_mut() {
+                *v = i.f64()?;
+            }
+            t.moment.push(glam::DMat3::from_cols_array(&m));
+            t.normal.push(i.f64()?);
+            t.tangential.push(i.f64()?);
+        }
+        for _ in 0..i.u64()?.min(i.0.len() as u64) {
+            t.wall_impulse.push(i.vec3()?);
+            t.wall_normal.push(i.f64()?);
+        }
+        t.collisions = i.u64()?;
+        Some(t)
     }
 }

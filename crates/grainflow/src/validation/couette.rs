@@ -5,13 +5,21 @@
 //! * after every step no overlap above 1e-9 of a radius remains (an independent check of all
 //!   listed pairs and walls after the correction, at every φ);
 //! * the proxy stress on the outer wall (004 eq 4: normal impulses per time and length) is near
-//!   zero below the strengthening transition and rises past it; the transition, placed between
-//!   the two sweep points where the stress jumps most, lies near φ_c = 0.776 (Howell et al. 1999);
+//!   zero below the strengthening transition and rises past it, by at least an order of
+//!   magnitude over the sweep;
+//! * (full) in a cell of Howell et al.'s proportions (gap of 19 mean diameters, where the
+//!   transition is sharp; in the 7-diameter cell of the scene the stress rises smoothly) the
+//!   transition, placed between the two sweep points where the stress jumps most, lies near
+//!   φ_c = 0.776 (Howell et al. 1999);
 //! * past it, the angular velocity decays exponentially from the inner wall over a few grain
 //!   diameters (a shear band; 004 §II.2, Howell et al. 1999, Lätzel et al. 2003);
 //! * while the pack flows, velocities from displacements equal the internal ones (004 §II.2);
 //! * the per-region proxy stress next to the outer wall matches the wall's own tally;
-//! * halving dt changes the mean velocity profile by less than its fluctuations (004 §II.3);
+//! * halving dt changes the mean velocity profile by less than its fluctuations (004 §II.3):
+//!   the fluctuations are measured as the spread between independent packs (different seeds)
+//!   at the same dt, since the profile fluctuates on times longer than the window (004 §II.3:
+//!   "the measured error here is being dominated by the noise floor introduced by these
+//!   fluctuations"), and block means within one window underestimate them;
 //! * (full) above jamming the pack turns without rearranging: almost no pair of neighbours
 //!   parts during the test interval.
 
@@ -47,6 +55,32 @@ pub fn couette_scene(phi: f64, dt: f64) -> Result<Scene> {
             *packing_fraction = phi;
         }
     }
+    Ok(scene)
+}
+
+/// The Couette scene in a cell of Howell, Behringer & Veje's (1999) proportions: their inner
+/// radius 10.3 cm and outer 25.5 cm are 12.9 and 31.9 of their mean diameters of 8 mm, about
+/// those of our discs; we take R_i = 104 mm, R_o = 256 mm, a gap of 19 mean diameters (about
+/// 2500 discs at φ = 0.78). The inner wall still turns at Ω = 1 rad/s.
+pub fn wide_couette_scene(phi: f64, dt: f64) -> Result<Scene> {
+    let mut scene = couette_scene(phi, dt)?;
+    let (inner, outer) = (0.104, 0.256);
+    for w in scene.walls.iter_mut() {
+        if let crate::walls::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
+            *radius = if *radius > 0.05 { outer } else { inner };
+        }
+    }
+    for src in scene.particles.iter_mut() {
+        if let ParticleSource::Annulus {
+            inner_radius,
+            outer_radius,
+            ..
+        } = src
+        {
+            (*inner_radius, *outer_radius) = (inner, outer);
+        }
+    }
+    scene.simulation.domain = None;
     Ok(scene)
 }
 
@@ -109,9 +143,14 @@ pub struct CouetteRun {
     pub outer_stress: f64,
     /// Proxy stress σ_ρρ of the bin next to the outer wall (N/m, compression negative).
     pub outer_bin_stress: f64,
-    /// Fraction of neighbour pairs (gap below a tenth of a mean radius) at the start of the
-    /// interval that moved apart by more than half a mean radius by its end.
+    /// Rearrangements over the test interval (004 §II.2: a jammed pack turns "without
+    /// rearrangements"): the fraction of neighbour pairs (gap below a tenth of a mean radius)
+    /// at the start of the interval that moved apart by more than half a mean radius by its
+    /// end. Pair distances do not change under a rigid rotation, so a pack turning as a body
+    /// (with slip at the walls) parts none.
     pub parted: f64,
+    /// The same fraction per bin of the pair's midpoint at the start (NaN where no pair).
+    pub parted_by_bin: Vec<f64>,
     /// Wall-clock time of the run (s).
     pub wall_s: f64,
     /// Simulated time (s).
@@ -193,13 +232,19 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
     };
     let p = &w.particles;
     let (mut near, mut parted) = (0usize, 0usize);
+    let (mut near_bin, mut parted_bin) = (vec![0usize; bins.count], vec![0usize; bins.count]);
     for i in 0..p.len() {
         for j in i + 1..p.len() {
             let d0 = start[i].distance(start[j]);
             if d0 < p.radius[i] + p.radius[j] + 0.05 * d {
+                let mid = 0.5 * (start[i] + start[j]) - bins.center;
+                let xi = (mid.x.hypot(mid.y) - bins.inner) / bins.width;
+                let b = (xi.max(0.0) as usize).min(bins.count.saturating_sub(1));
                 near += 1;
+                near_bin[b] += 1;
                 if p.pos[i].distance(p.pos[j]) > d0 + 0.25 * d {
                     parted += 1;
+                    parted_bin[b] += 1;
                 }
             }
         }
@@ -212,6 +257,11 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         outer_stress,
         outer_bin_stress: stress.last().map_or(f64::NAN, |s| s[0]),
         parted: parted as f64 / near.max(1) as f64,
+        parted_by_bin: parted_bin
+            .iter()
+            .zip(&near_bin)
+            .map(|(&k, &n)| if n > 0 { k as f64 / n as f64 } else { f64::NAN })
+            .collect(),
         wall_s: clock.elapsed().as_secs_f64(),
         simulated: sim.world.time,
     })
@@ -226,6 +276,90 @@ pub fn rms(a: &[f64], b: &[f64]) -> f64 {
         .map(|(x, y)| (x - y) * (x - y))
         .collect();
     (d.iter().sum::<f64>() / d.len().max(1) as f64).sqrt()
+}
+
+/// The strengthening transition of a sweep: between the two neighbouring points where the
+/// outer-wall stress jumps by the largest factor; expected at φ_c within half the spacing of
+/// the sweep plus the 0.01 spread of achieved packing fractions (004 §II).
+fn transition(runs: &[CouetteRun], cell: &str) -> Metric {
+    let (k, _) = (1..runs.len())
+        .map(|k| (k, runs[k].outer_stress / runs[k - 1].outer_stress))
+        .fold((1, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    let spacing = runs[k].phi - runs[k - 1].phi;
+    let values: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{:.3}: {:.2e}", r.phi, r.outer_stress))
+        .collect();
+    Metric::new(
+        CASE,
+        MODEL,
+        format!(
+            "strengthening transition phi (largest stress jump), {cell} [{}]",
+            values.join(", ")
+        ),
+        0.5 * (runs[k].phi + runs[k - 1].phi),
+        PHI_C,
+        0.5 * spacing + 0.01,
+    )
+}
+
+/// The change of the mean angular-velocity profile when dt is halved, against its statistical
+/// error (004 §II.3). Runs `a` (dt) and `b` (dt/2) start from the same packs, one per seed.
+/// Per bin: the change Δ = mean(b) − mean(a) over the packs; the run-to-run variance
+/// s² = Σ (x − mean)² / (n − 1), pooled over both dts, so the standard error of Δ is
+/// s √(2/n). `change` and `error` are their rms over the bins (in units of Ω): a ratio near 1
+/// means the change is the noise of independent runs; above 2 it is significant.
+pub struct DtHalving {
+    /// Rms over bins of Δ (/Ω).
+    pub change: f64,
+    /// Rms over bins of the standard error of Δ (/Ω).
+    pub error: f64,
+    /// Rms over bins of the block fluctuation within one window, for comparison (/Ω).
+    pub block: f64,
+}
+
+impl DtHalving {
+    /// From runs at dt and dt/2 with the same packs in the same order.
+    pub fn new(a: &[CouetteRun], b: &[CouetteRun]) -> DtHalving {
+        let omega = |r: &[CouetteRun]| -> Vec<Vec<f64>> {
+            r.iter().map(|r| r.profiles.omega.clone()).collect()
+        };
+        DtHalving::from_profiles(&omega(a), &omega(b), &a[0].profiles.fluctuation)
+    }
+
+    /// From the mean profiles `a[pack][bin]` at dt and `b[pack][bin]` at dt/2 (at least two
+    /// packs each) and the block fluctuation of one run; bins with a NaN anywhere are skipped.
+    pub fn from_profiles(a: &[Vec<f64>], b: &[Vec<f64>], block: &[f64]) -> DtHalving {
+        let n = a.len().min(b.len());
+        let (mut change, mut var, mut blocks, mut used) = (0.0, 0.0, 0.0, 0usize);
+        for k in 0..block.len() {
+            let xa: Vec<f64> = a[..n].iter().map(|p| p[k]).collect();
+            let xb: Vec<f64> = b[..n].iter().map(|p| p[k]).collect();
+            if xa
+                .iter()
+                .chain(&xb)
+                .chain([&block[k]])
+                .any(|x| !x.is_finite())
+            {
+                continue;
+            }
+            let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+            let (ma, mb) = (mean(&xa), mean(&xb));
+            let ss = xa.iter().map(|x| (x - ma).powi(2)).sum::<f64>()
+                + xb.iter().map(|x| (x - mb).powi(2)).sum::<f64>();
+            let s2 = ss / (2 * (n - 1)) as f64;
+            change += (mb - ma).powi(2);
+            var += s2 * 2.0 / n as f64;
+            blocks += block[k].powi(2);
+            used += 1;
+        }
+        let u = used.max(1) as f64;
+        DtHalving {
+            change: (change / u).sqrt(),
+            error: (var / u).sqrt(),
+            block: (blocks / u).sqrt(),
+        }
+    }
 }
 
 /// The case: a packing-fraction sweep, dt halving and (full) a jammed pack.
@@ -245,7 +379,7 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
     }
     let probe = couette_scene(0.78, dt)?;
     let (_, _, diameter) = geometry(&probe)?;
-    let worst = runs.iter().map(|r| r.max_overlap).fold(0.0, f64::max);
+    let mut worst = runs.iter().map(|r| r.max_overlap).fold(0.0, f64::max);
     // The outer wall feels almost nothing in a loose pack and ever more as φ rises.
     let rises = runs
         .windows(2)
@@ -270,25 +404,26 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         CASE,
         MODEL,
         format!(
-            "outer-wall stress at phi = {:.3} / at phi = {:.3}",
-            last.phi, first.phi
+            "orders of magnitude the outer-wall stress rises, phi = {:.3} to {:.3}",
+            first.phi, last.phi
         ),
-        last.outer_stress / first.outer_stress,
-        10.0,
+        (last.outer_stress / first.outer_stress).log10(),
+        1.0,
     ));
-    // The transition: the largest relative jump of the outer-wall stress between neighbours.
-    let (k, _) = (1..runs.len())
-        .map(|k| (k, runs[k].outer_stress / runs[k - 1].outer_stress))
-        .fold((1, 0.0), |a, b| if b.1 > a.1 { b } else { a });
-    let spacing = runs[k].phi - runs[k - 1].phi;
-    out.push(Metric::new(
-        CASE,
-        MODEL,
-        "strengthening transition phi (largest stress jump)",
-        0.5 * (runs[k].phi + runs[k - 1].phi),
-        PHI_C,
-        0.5 * spacing + 0.01,
-    ));
+    if full {
+        // The transition needs a wide cell: Howell et al.'s gap of 19 diameters.
+        let mut wide = Vec::new();
+        for &phi in &sweep {
+            wide.push(run_couette(
+                wide_couette_scene(phi, dt)?,
+                settle,
+                measure,
+                sample,
+            )?);
+        }
+        out.push(transition(&wide, "19-diameter cell"));
+        worst = wide.iter().map(|r| r.max_overlap).fold(worst, f64::max);
+    }
     // The shear band past the transition: the densest run of the sweep below 0.79.
     let band = runs
         .iter()
@@ -337,30 +472,45 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         ),
         0.01,
     ));
-    // Halving dt from the same initial pack, over the same interval.
+    // Halving dt, each from the same two packs (seeds 1 and 2), over the same interval.
     let phi_dt = if full { 0.78 } else { 0.74 };
-    let a = run_couette(couette_scene(phi_dt, dt)?, settle, measure, sample)?;
-    let b = run_couette(couette_scene(phi_dt, 0.5 * dt)?, settle, measure, sample)?;
-    let fluct = rms(
-        &a.profiles.fluctuation,
-        &vec![0.0; a.profiles.fluctuation.len()],
-    );
+    let mut by_dt = Vec::new();
+    for step in [dt, 0.5 * dt] {
+        let mut pair = Vec::new();
+        for seed in [1, 2] {
+            let mut scene = couette_scene(phi_dt, step)?;
+            scene.simulation.seed = seed;
+            let r = run_couette(scene, settle, measure, sample)?;
+            worst = worst.max(r.max_overlap);
+            pair.push(r);
+        }
+        by_dt.push(pair);
+    }
+    let halving = DtHalving::new(&by_dt[0], &by_dt[1]);
     out.push(Metric::at_most(
         CASE,
         MODEL,
-        format!("rms profile change on halving dt / its fluctuation, phi = {phi_dt}"),
-        rms(&a.profiles.omega, &b.profiles.omega) / fluct,
-        1.0,
+        format!(
+            "rms change of the mean omega profile on halving dt / its standard error from independent packs, phi = {:.4} and {:.4} (change {:.4}, error {:.4}, block fluctuation {:.4} of Omega)",
+            by_dt[0][0].phi, by_dt[0][1].phi, halving.change, halving.error, halving.block
+        ),
+        halving.change / halving.error,
+        2.0,
     ));
-    let worst = worst.max(a.max_overlap).max(b.max_overlap);
     if full {
         let jammed = run_couette(couette_scene(0.80, dt)?, settle, measure, sample)?;
         out.push(Metric::at_most(
             CASE,
             MODEL,
             format!(
-                "neighbour pairs parted in the jammed pack, phi = {:.4}",
-                jammed.phi
+                "neighbour pairs parted over the {measure} s interval in the densest pack, phi = {:.4} (by diameter from the inner wall: [{}])",
+                jammed.phi,
+                jammed
+                    .parted_by_bin
+                    .iter()
+                    .map(|f| format!("{f:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             jammed.parted,
             0.01,
@@ -381,4 +531,21 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         1e-9,
     ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DtHalving;
+
+    #[test]
+    fn dt_halving_error_from_two_packs() {
+        // Bin 0: at dt 1 and 3, at dt/2 2 and 4: Δ = 1; s² = (2 + 2)/2 = 2; SE² = 2 s²/2 = 2.
+        // Bin 1 the same shifted by 1; bin 2 has a NaN and is skipped.
+        let a = vec![vec![1.0, 2.0, f64::NAN], vec![3.0, 4.0, 0.0]];
+        let b = vec![vec![2.0, 3.0, 0.0], vec![4.0, 5.0, 0.0]];
+        let h = DtHalving::from_profiles(&a, &b, &[0.5, 0.5, 0.5]);
+        assert!((h.change - 1.0).abs() < 1e-15);
+        assert!((h.error - 2f64.sqrt()).abs() < 1e-15);
+        assert!((h.block - 0.5).abs() < 1e-15);
+    }
 }

@@ -232,7 +232,7 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "couette",
-        about: "004 §II: 2-D Couette flow, approx_hard: no overlap > 1e-9 r after any step, outer-wall proxy stress rises past phi_c = 0.776, exponential shear band, dt halving within fluctuations",
+        about: "004 §II: 2-D Couette flow, approx_hard: no overlap > 1e-9 r after any step, outer-wall proxy stress rises by orders of magnitude (full: transition at phi_c = 0.776 in a 19-diameter cell), exponential shear band, dt halving within the spread of independent packs",
         run: couette::couette,
     },
     Case {
