@@ -106,6 +106,12 @@ fn derivative(world: &World, k: usize) -> [DVec3; 3] {
 }
 
 /// Every contact history of the world (pairs, then walls), mutably, in parallel.
+/// A contact's integrator storage, created (zeroed) when first needed: only Runge–Kutta and
+/// Adams runs pay for it.
+fn scratch(s: &mut Option<Box<[DVec3; 5]>>) -> &mut [DVec3; 5] {
+    s.get_or_insert_with(Default::default)
+}
+
 fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Send) {
     world
         .neighbors
@@ -188,8 +194,9 @@ fn runge_kutta(world: &mut World, physics: &Physics, work: &mut IntegratorWork) 
     work.sum.clear();
     work.sum.resize(n, [DVec3::ZERO; 3]);
     for_each_contact(world, |s| {
-        s.scratch[0] = s.slip;
-        s.scratch[4] = DVec3::ZERO;
+        let x = scratch(&mut s.scratch);
+        x[0] = s.slip;
+        x[4] = DVec3::ZERO;
     });
     let mut dy = vec![[DVec3::ZERO; 3]; n];
     for stage in 0..4 {
@@ -210,18 +217,22 @@ fn runge_kutta(world: &mut World, physics: &Physics, work: &mut IntegratorWork) 
         if stage < 3 {
             set_state(world, physics, &work.base, &dy);
             for_each_contact(world, |s| {
-                s.scratch[4] += b * s.rate;
-                s.slip = s.scratch[0] + next * s.rate;
+                let x = scratch(&mut s.scratch);
+                x[4] += b * s.rate;
+                s.slip = x[0] + next * s.rate;
             });
         } else {
-            for_each_contact(world, |s| s.scratch[4] += b * s.rate);
+            for_each_contact(world, |s| scratch(&mut s.scratch)[4] += b * s.rate);
         }
     }
     for (d, s) in dy.iter_mut().zip(&work.sum) {
         *d = s.map(|v| v * h);
     }
     set_state(world, physics, &work.base, &dy);
-    for_each_contact(world, |s| s.slip = s.scratch[0] + h * s.scratch[4]);
+    for_each_contact(world, |s| {
+        let x = scratch(&mut s.scratch);
+        s.slip = x[0] + h * x[4];
+    });
     world.time = t0 + h;
     soft::compute_forces(world, physics, 0.0)
 }
@@ -261,13 +272,14 @@ fn adams(
         let k = (s.age as usize + 1).min(steps);
         let ab = AB[k - 1];
         let mut d = ab[0] * s.rate;
+        let x = scratch(&mut s.scratch);
         for (j, beta) in ab.iter().enumerate().skip(1) {
-            d += beta * s.scratch[j];
+            d += beta * x[j];
         }
-        s.scratch[3] = s.scratch[2];
-        s.scratch[2] = s.scratch[1];
-        s.scratch[1] = s.rate;
-        s.scratch[0] = s.slip;
+        x[3] = x[2];
+        x[2] = x[1];
+        x[1] = s.rate;
+        x[0] = s.slip;
         if predict {
             s.slip += h * d;
         }
@@ -300,10 +312,11 @@ fn adams(
                 let k = (s.age as usize + 1).min(steps);
                 let am = AM[k - 1];
                 let mut d = am[0] * s.rate;
+                let x = scratch(&mut s.scratch);
                 for (j, beta) in am.iter().enumerate().skip(1) {
-                    d += beta * s.scratch[j];
+                    d += beta * x[j];
                 }
-                s.slip = s.scratch[0] + h * d;
+                s.slip = x[0] + h * d;
             });
         }
         soft::compute_forces(world, physics, 0.0)

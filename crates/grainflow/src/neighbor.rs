@@ -311,7 +311,7 @@ impl NeighborList {
                     o += 1;
                 }
                 if o < old.end && self.partner[o] == partner[s] {
-                    state[s] = self.state[o];
+                    state[s] = self.state[o].clone();
                 }
             }
         }
@@ -321,10 +321,10 @@ impl NeighborList {
     /// Replaces the history with `entries` of (i, j, state); pairs not listed are ignored
     /// (a checkpoint stores only touching pairs, which a fresh build always lists).
     pub fn set_history(&mut self, entries: &[(usize, usize, ContactState)]) {
-        for &(i, j, s) in entries {
-            let row = self.start[i]..self.start[i + 1];
-            if let Ok(k) = self.partner[row.clone()].binary_search(&(j as u32)) {
-                self.state[row.start + k] = s;
+        for (i, j, s) in entries {
+            let row = self.start[*i]..self.start[*i + 1];
+            if let Ok(k) = self.partner[row.clone()].binary_search(&(*j as u32)) {
+                self.state[row.start + k] = s.clone();
             }
         }
     }

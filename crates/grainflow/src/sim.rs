@@ -339,13 +339,22 @@ impl Simulation {
         let nl = &w.neighbors;
         let pairs = (0..nl.len())
             .filter(|&s| nl.state[s].touching)
-            .map(|s| (p.id[nl.owner(s)], p.id[nl.partner[s] as usize], nl.state[s]))
+            .map(|s| {
+                (
+                    p.id[nl.owner(s)],
+                    p.id[nl.partner[s] as usize],
+                    nl.state[s].clone(),
+                )
+            })
             .collect();
         let walls = w
             .wall_state
             .iter()
             .enumerate()
-            .flat_map(|(k, list)| list.iter().map(move |(wall, s)| (p.id[k], *wall, *s)))
+            .flat_map(|(k, list)| {
+                list.iter()
+                    .map(move |(wall, s)| (p.id[k], *wall, s.clone()))
+            })
             .collect();
         Checkpoint {
             scene: self.scene.to_toml().unwrap_or_default(),
@@ -421,7 +430,7 @@ impl Simulation {
             .iter()
             .filter_map(|(a, b, s)| {
                 let (i, j) = (*index.get(a)?, *index.get(b)?);
-                Some((i.min(j), i.max(j), *s))
+                Some((i.min(j), i.max(j), s.clone()))
             })
             .collect();
         w.neighbors.set_history(&entries);

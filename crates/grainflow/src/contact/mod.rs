@@ -51,7 +51,7 @@ fn default_characteristic_velocity() -> f64 {
 }
 
 /// History of one contact, kept while the bodies touch and dropped when they separate.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
     pub slip: DVec3,
@@ -64,7 +64,7 @@ pub struct ContactState {
     pub rate: DVec3,
     /// Integrator storage for the slip (Runge–Kutta stage sums, Adams rate history), kept with
     /// the contact so that it survives neighbour-list rebuilds ([`crate::integrator`]).
-    pub scratch: [DVec3; 5],
+    pub scratch: Option<Box<[DVec3; 5]>>,
     /// Steps this contact has lived through (Adams integrators use as many past rates).
     pub age: u32,
 }

@@ -212,7 +212,13 @@ pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
     let nl = &world.neighbors;
     let pairs: Vec<(u64, u64, ContactState)> = (0..nl.len())
         .filter(|&s| nl.state[s].touching)
-        .map(|s| (p.id[nl.owner(s)], p.id[nl.partner[s] as usize], nl.state[s]))
+        .map(|s| {
+            (
+                p.id[nl.owner(s)],
+                p.id[nl.partner[s] as usize],
+                nl.state[s].clone(),
+            )
+        })
         .collect();
     world.particles.retain(keep);
     let mut k = 0;
@@ -232,7 +238,7 @@ pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
         .iter()
         .filter_map(|(a, b, s)| {
             let (i, j) = (*index.get(a)?, *index.get(b)?);
-            Some((i.min(j), i.max(j), *s))
+            Some((i.min(j), i.max(j), s.clone()))
         })
         .collect();
     world.neighbors.set_history(&entries);

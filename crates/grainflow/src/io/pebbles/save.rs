@@ -352,8 +352,8 @@ impl Save {
             for list in w.wall_state.iter_mut() {
                 list.clear();
             }
-            for &(i, key, s) in &walls {
-                w.wall_state[i].push((key, s));
+            for (i, key, s) in &walls {
+                w.wall_state[*i].push((*key, s.clone()));
             }
         };
         put_back(w);
