@@ -141,6 +141,28 @@ pub struct SimulationSpec {
     pub slide_limit: f64,
 }
 
+impl SimulationSpec {
+    /// A soft-sphere run of `duration` (s) with time step `dt`, every other field at the value
+    /// a scene file gets when it leaves the field out.
+    pub fn new(duration: f64, dt: TimeStep) -> Self {
+        SimulationSpec {
+            method: Method::default(),
+            duration,
+            dt,
+            seed: 0,
+            max_overlap: default_max_overlap(),
+            skin: None,
+            domain: None,
+            integrator: Default::default(),
+            dt_limit: Default::default(),
+            start_time: 0.0,
+            dimensions: three(),
+            approx_hard: Default::default(),
+            slide_limit: 0.0,
+        }
+    }
+}
+
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
@@ -942,6 +964,12 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn simulation_spec_new_has_the_defaults_of_a_scene_file() {
+        let parsed: SimulationSpec = toml::from_str("duration = 2.0\ndt = 1e-5").expect("parses");
+        assert_eq!(parsed, SimulationSpec::new(2.0, TimeStep::Fixed(1e-5)));
+    }
 
     const MINIMAL: &str = r#"
 [simulation]

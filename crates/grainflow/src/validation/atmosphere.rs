@@ -117,18 +117,7 @@ impl Atmosphere {
             recirculation: None,
             simulation: SimulationSpec {
                 method: Method::Hard,
-                duration: self.duration,
-                dt: TimeStep::Fixed(self.dt),
-                seed: 0,
-                max_overlap: 0.3,
-                skin: None,
-                domain: None,
-                slide_limit: 0.0,
-                integrator: Default::default(),
-                dt_limit: Default::default(),
-                start_time: 0.0,
-                dimensions: 3,
-                approx_hard: Default::default(),
+                ..SimulationSpec::new(self.duration, TimeStep::Fixed(self.dt))
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

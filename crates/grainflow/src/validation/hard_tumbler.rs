@@ -124,18 +124,9 @@ impl HardDrum {
             recirculation: None,
             simulation: SimulationSpec {
                 method: Method::Hard,
-                duration: self.settle + self.turn,
-                dt: TimeStep::Fixed(self.dt),
-                seed: 0,
-                max_overlap: 0.3,
                 skin: Some(0.4 * s),
-                domain: None,
                 slide_limit: self.slide_limit,
-                integrator: Default::default(),
-                dt_limit: Default::default(),
-                start_time: 0.0,
-                dimensions: 3,
-                approx_hard: Default::default(),
+                ..SimulationSpec::new(self.settle + self.turn, TimeStep::Fixed(self.dt))
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

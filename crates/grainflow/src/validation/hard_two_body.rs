@@ -36,18 +36,7 @@ pub(super) fn scene(
         frame: None,
         simulation: SimulationSpec {
             method: Method::Hard,
-            duration: dt,
-            dt: TimeStep::Fixed(dt),
-            seed: 0,
-            max_overlap: 0.3,
-            skin: None,
-            integrator: Default::default(),
-            dt_limit: Default::default(),
-            domain: None,
-            start_time: 0.0,
-            dimensions: 3,
-            approx_hard: Default::default(),
-            slide_limit: 0.0,
+            ..SimulationSpec::new(dt, TimeStep::Fixed(dt))
         },
         contact: ContactModel {
             normal: Normal::Hertz,

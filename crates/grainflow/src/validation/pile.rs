@@ -123,22 +123,14 @@ impl PileBox {
         Scene {
             frame: None,
             simulation: SimulationSpec {
-                method: Default::default(),
-                duration: self.duration,
-                dt: TimeStep::Auto(Auto::Auto),
                 seed: 2,
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
-                integrator: Default::default(),
-                dt_limit: Default::default(),
                 domain: Some([
                     DVec3::new(-hw - 0.01, -0.01, -ht - 0.01),
                     DVec3::new(hw + 0.01, self.fill.1 + self.slot_height + 0.05, ht + 0.01),
                 ]),
-                start_time: 0.0,
-                dimensions: 3,
-                approx_hard: Default::default(),
-                slide_limit: 0.0,
+                ..SimulationSpec::new(self.duration, TimeStep::Auto(Auto::Auto))
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

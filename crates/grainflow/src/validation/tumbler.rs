@@ -115,19 +115,14 @@ impl Drum {
             frame: None,
             boundary: Default::default(),
             simulation: SimulationSpec {
-                method: Default::default(),
-                duration: self.settle + self.ramp,
-                dt: TimeStep::Auto(crate::scene::Auto::Auto),
                 seed: 1,
                 max_overlap: 0.5,
                 skin: Some(0.4 * r),
-                integrator: Default::default(),
-                dt_limit: Default::default(),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
-                start_time: 0.0,
-                dimensions: 3,
-                approx_hard: Default::default(),
-                slide_limit: 0.0,
+                ..SimulationSpec::new(
+                    self.settle + self.ramp,
+                    TimeStep::Auto(crate::scene::Auto::Auto),
+                )
             },
             contact: ContactModel {
                 normal: Normal::Hertz,

@@ -81,19 +81,8 @@ fn scene(
     Scene {
         frame: None,
         simulation: SimulationSpec {
-            method: Default::default(),
-            duration: 1.0,
-            dt: TimeStep::Fixed(DT),
-            seed: 0,
-            max_overlap: 0.3,
             skin: Some(0.05),
-            integrator: Default::default(),
-            dt_limit: Default::default(),
-            domain: None,
-            start_time: 0.0,
-            dimensions: 3,
-            approx_hard: Default::default(),
-            slide_limit: 0.0,
+            ..SimulationSpec::new(1.0, TimeStep::Fixed(DT))
         },
         contact: ContactModel {
             normal,

@@ -458,19 +458,8 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
         frame: None,
         boundary: Default::default(),
         simulation: SimulationSpec {
-            method: Default::default(),
-            duration: 1.0,
-            dt: TimeStep::Fixed(1e-5),
-            seed: 0,
-            max_overlap: 0.3,
             skin: Some(0.05),
-            integrator: Default::default(),
-            dt_limit: Default::default(),
-            domain: None,
-            start_time: 0.0,
-            dimensions: 3,
-            approx_hard: Default::default(),
-            slide_limit: 0.0,
+            ..SimulationSpec::new(1.0, TimeStep::Fixed(1e-5))
         },
         contact: ContactModel {
             normal: Normal::Hertz,

@@ -641,20 +641,12 @@ impl Deck {
         let freq = |n: &str| (self.num(n) as u64).max(1);
         let scene = Scene {
             simulation: SimulationSpec {
-                method: Default::default(),
-                duration: runs * alpha,
-                dt: TimeStep::Fixed(alpha),
                 seed: self.num("seed") as u64,
-                max_overlap: 0.3,
-                skin: None,
-                domain: None,
                 start_time: self.num("initial_time"),
                 integrator,
                 // alpha = 1e-4 s is about t_c/6 for the samples' h = 1e6 N/m (001 §8).
                 dt_limit: DtLimit::ContactTime,
-                dimensions: 3,
-                approx_hard: Default::default(),
-                slide_limit: 0.0,
+                ..SimulationSpec::new(runs * alpha, TimeStep::Fixed(alpha))
             },
             contact: model,
             materials: vec![pebble, vessel_material],
