@@ -17,6 +17,18 @@ fn run(name: &str) -> usize {
     metrics.len()
 }
 
+/// The elastic-walls test material "m" with the hard-sphere contact block, restitution given.
+macro_rules! material_m {
+    ($restitution:literal) => {
+        concat!(
+            "[contact]\nnormal = \"hertz\"\n[[materials]]\nname = \"m\"\ndensity = 1.0\n",
+            "youngs_modulus = 1e9\npoisson_ratio = 0.3\nrestitution = ",
+            $restitution,
+            "\nsliding_friction = 0.0\n"
+        )
+    };
+}
+
 #[test]
 fn hard_two_body() {
     // Pairs and a plane, 16 walls with six metrics, a sticky wall with four, an absorbing one
@@ -32,26 +44,21 @@ fn hard_gas() {
 /// What the hard-sphere method cannot do is refused with the field and the reason.
 #[test]
 fn unsupported_walls_are_refused() {
-    let base = r#"
+    let base = concat!(
+        r#"
 [simulation]
 method = "METHOD"
 duration = 1.0
 dt = 1e-3
-[contact]
-normal = "hertz"
-[[materials]]
-name = "m"
-density = 1.0
-youngs_modulus = 1e9
-poisson_ratio = 0.3
-restitution = 1.0
-sliding_friction = 0.0
-[[walls]]
+"#,
+        material_m!("1.0"),
+        r#"[[walls]]
 material = "m"
 WALL
 [output]
 collision_log = true
-"#;
+"#
+    );
     let problems = |method: &str, wall: &str| {
         let text = base.replace("METHOD", method).replace("WALL", wall);
         grainflow::scene::Scene::from_toml(&text, "t")
@@ -102,22 +109,16 @@ motion = { type = "rotate", center = [0, 1, 5], axis = [0, 0, 2], omega = 1.0 }"
 /// inside an obstacle (a missed collision would show as either).
 #[test]
 fn gas_in_a_vessel_of_every_primitive_keeps_energy_and_stays_out_of_walls() {
-    let text = r#"
+    let text = concat!(
+        r#"
 [simulation]
 method = "hard"
 duration = 3.0
 dt = 1e-3
 seed = 3
-[contact]
-normal = "hertz"
-[[materials]]
-name = "m"
-density = 1.0
-youngs_modulus = 1e9
-poisson_ratio = 0.3
-restitution = 1.0
-sliding_friction = 0.0
-[[walls]]
+"#,
+        material_m!("1.0"),
+        r#"[[walls]]
 material = "m"
 type = "cylinder"
 origin = [0, 0, 0]
@@ -178,7 +179,8 @@ radius = 0.03
 min = [-0.55, -0.55, 0.8]
 max = [0.55, 0.55, 0.97]
 velocity_dispersion = 1.0
-"#;
+"#
+    );
     let scene = grainflow::scene::Scene::from_toml(text, "vessel").expect("parses");
     let mut sim =
         grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
@@ -215,21 +217,15 @@ velocity_dispersion = 1.0
 /// as does a sphere overlapping a plane; the overlap is reported.
 #[test]
 fn overlaps_at_the_start_of_a_step_are_resolved_at_once() {
-    let text = r#"
+    let text = concat!(
+        r#"
 [simulation]
 method = "hard"
 duration = 0.1
 dt = 0.1
-[contact]
-normal = "hertz"
-[[materials]]
-name = "m"
-density = 1.0
-youngs_modulus = 1e9
-poisson_ratio = 0.3
-restitution = 1.0
-sliding_friction = 0.0
-[[walls]]
+"#,
+        material_m!("1.0"),
+        r#"[[walls]]
 material = "m"
 type = "plane"
 point = [0, 0, 0]
@@ -242,7 +238,8 @@ spheres = [
   { pos = [0.999, 0, 2], radius = 0.5, vel = [-1, 0, 0] },
   { pos = [5, 0, 0.498], radius = 0.5, vel = [0, 0, -1] },
 ]
-"#;
+"#
+    );
     let scene = grainflow::scene::Scene::from_toml(text, "overlap").expect("parses");
     let mut sim =
         grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
@@ -263,7 +260,8 @@ spheres = [
 #[test]
 fn collision_log_and_series_count_every_collision() {
     let dir = std::env::temp_dir().join(format!("grainflow-hard-log-{}", std::process::id()));
-    let text = r#"
+    let text = concat!(
+        r#"
 [simulation]
 method = "hard"
 duration = 0.5
@@ -271,16 +269,9 @@ dt = 1e-3
 seed = 5
 [boundary]
 periodic = { x = [0.0, 1.0], y = [0.0, 1.0], z = [0.0, 1.0] }
-[contact]
-normal = "hertz"
-[[materials]]
-name = "m"
-density = 1.0
-youngs_modulus = 1e9
-poisson_ratio = 0.3
-restitution = 0.9
-sliding_friction = 0.0
-[[particles]]
+"#,
+        material_m!("0.9"),
+        r#"[[particles]]
 type = "random"
 material = "m"
 count = 100
@@ -291,7 +282,8 @@ velocity_dispersion = 1.0
 [output]
 series_interval = 0.1
 collision_log = true
-"#;
+"#
+    );
     let scene = grainflow::scene::Scene::from_toml(text, "log").expect("parses");
     let mut sim =
         grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
