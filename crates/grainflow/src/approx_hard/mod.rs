@@ -371,49 +371,51 @@ fn gather(world: &World, physics: &Physics, dt: f64, out: &mut Vec<Pending>) {
     let period = physics.periodic.lengths();
     let walls = &world.walls;
     let attached = &world.wall_runtime.attached;
-    let found: Vec<Pending> = (0..p.len())
-        .into_par_iter()
-        .with_min_len(crate::soft::MIN_LEN)
-        .flat_map_iter(|i| {
-            let mut here = Vec::new();
-            for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-                let j = j as usize;
-                if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
-                    continue;
-                }
-                let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
-                let s = p.radius[i] + p.radius[j];
-                if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], s) {
-                    if t <= dt {
-                        here.push(Pending {
-                            t,
-                            i,
-                            target: Target::Particle(j),
-                        });
-                    }
-                }
-            }
-            let held = attached.get(i).is_some_and(Option::is_some);
-            if p.inv_mass[i] > 0.0 && !held {
-                for (w, wall) in walls.iter().enumerate() {
-                    if wall.surface != crate::walls::Surface::Normal {
+    // The buffer is reused from pass to pass; rayon keeps the particles' order.
+    out.clear();
+    out.par_extend(
+        (0..p.len())
+            .into_par_iter()
+            .with_min_len(crate::soft::MIN_LEN)
+            .flat_map_iter(|i| {
+                let mut here = Vec::new();
+                for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
+                    let j = j as usize;
+                    if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
                         continue;
                     }
-                    for m in 0..wall.shape.members().len() {
-                        if let Some((gap, _, _, v_n)) = wall_meeting(world, i, w, m, dt) {
+                    let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
+                    let s = p.radius[i] + p.radius[j];
+                    if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], s) {
+                        if t <= dt {
                             here.push(Pending {
-                                t: gap / v_n,
+                                t,
                                 i,
-                                target: Target::Wall(w, m),
+                                target: Target::Particle(j),
                             });
                         }
                     }
                 }
-            }
-            here
-        })
-        .collect();
-    *out = found;
+                let held = attached.get(i).is_some_and(Option::is_some);
+                if p.inv_mass[i] > 0.0 && !held {
+                    for (w, wall) in walls.iter().enumerate() {
+                        if wall.surface != crate::walls::Surface::Normal {
+                            continue;
+                        }
+                        for m in 0..wall.shape.members().len() {
+                            if let Some((gap, _, _, v_n)) = wall_meeting(world, i, w, m, dt) {
+                                here.push(Pending {
+                                    t: gap / v_n,
+                                    i,
+                                    target: Target::Wall(w, m),
+                                });
+                            }
+                        }
+                    }
+                }
+                here
+            }),
+    );
 }
 
 /// Resolves one gathered collision if, with the velocities the bodies have now, they still
