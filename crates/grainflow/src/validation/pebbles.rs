@@ -348,12 +348,11 @@ mod tests {
     #[test]
     fn prime_packs_packing_inp_past_random_sequential_addition_then_compacts() {
         // PRIME keeps the lowest candidates first, so it packs past random sequential
-        // addition's jamming limit, 0.38 (Torquato et al. 2006). Chapter 5's "about 0.55" is
-        // not reached: see docs/pebbles-decks.md (the metric reports it and fails).
+        // addition's jamming limit, 0.38 (Torquato et al. 2006), to 001 §4.4's "above 0.5"
+        // with 100 000 candidates; compaction then packs the bed denser.
         let m = packing().expect("runs");
         assert_eq!(m.len(), 3);
-        assert!(m[0].value > 0.38, "{:?}", m[0]);
-        assert!(m[1].pass && m[2].pass, "{m:?}");
+        assert!(m.iter().all(|x| x.pass), "{m:?}");
     }
 
     #[test]
