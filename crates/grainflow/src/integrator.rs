@@ -143,29 +143,51 @@ fn set_state(world: &mut World, physics: &Physics, base: &[[DVec3; 3]], dy: &[[D
         });
 }
 
-/// Advances the world by one step of `physics.dt` with `physics.integrator` (not Verlet).
+/// Advances the world by one step of `physics.dt` with `physics.integrator`, taken as
+/// `physics.substeps` steps of dt / substeps; stops at the first sub-step that goes unstable.
 pub fn step(world: &mut World, physics: &Physics) -> Result<ContactStats> {
-    let stats = match physics.integrator {
-        Integrator::VelocityVerlet => return soft::step(world, physics),
-        Integrator::Euler => euler(world, physics),
-        Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton => {
-            let mut work = std::mem::take(&mut world.integrator_work);
-            let stats = match physics.integrator {
-                Integrator::RungeKutta => runge_kutta(world, physics, &mut work),
-                m => adams(world, physics, &mut work, m == Integrator::AdamsMoulton),
-            };
-            world.integrator_work = work;
-            stats
-        }
-    };
+    let h = physics.dt / f64::from(physics.substeps);
+    let mut stats = ContactStats::default();
+    for _ in 0..physics.substeps {
+        stats = match physics.integrator {
+            Integrator::VelocityVerlet => soft::step(world, physics, h),
+            Integrator::Euler => euler(world, physics, h),
+            Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton => {
+                let mut work = std::mem::take(&mut world.integrator_work);
+                let stats = match physics.integrator {
+                    Integrator::RungeKutta => runge_kutta(world, physics, &mut work, h),
+                    m => adams(world, physics, &mut work, m == Integrator::AdamsMoulton, h),
+                };
+                world.integrator_work = work;
+                stats
+            }
+        };
+        soft::check_stability(world, physics, &stats)?;
+    }
     world.step += 1;
-    soft::check_stability(world, physics, &stats)?;
     Ok(stats)
 }
 
+/// Fewest Euler steps (eq 3.17) per `dt` that keep a linear contact mode
+/// ẍ + γẋ + ω²x = 0 from growing: Euler's amplification λ² − (2 − γh)λ + (1 − γh + ω²h²) has
+/// both roots inside the unit circle (Jury's conditions) when ω²h² < γh, γh − ω²h² < 2 and
+/// 4 − 2γh + ω²h² > 0, at h = dt / n. With ω > 0 and γ = 0 no step is stable (Euler's growth
+/// factor is √(1 + ω²h²)); then 1 is returned and the caller must not rely on it.
+pub fn euler_substeps(dt: f64, gamma: f64, omega2: f64) -> u32 {
+    let stable = |h: f64| {
+        let (g, w) = (gamma * h, omega2 * h * h);
+        (w < g || omega2 == 0.0) && g - w < 2.0 && 4.0 - 2.0 * g + w > 0.0
+    };
+    if gamma <= 0.0 {
+        return 1;
+    }
+    (1..=1_000_000)
+        .find(|&n| stable(dt / f64::from(n)))
+        .unwrap_or(1)
+}
+
 /// Euler's method (001 eq 3.17): every variable advanced with its derivative at t_n.
-fn euler(world: &mut World, physics: &Physics) -> ContactStats {
-    let dt = physics.dt;
+fn euler(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let n = world.particles.len();
     let dy: Vec<[DVec3; 3]> = (0..n)
         .map(|k| derivative(world, k).map(|d| d * dt))
@@ -181,10 +203,14 @@ fn euler(world: &mut World, physics: &Physics) -> ContactStats {
 /// Classical Runge–Kutta: stages at c = 0, ½, ½, 1 with weights 1/6, 1/3, 1/3, 1/6. The
 /// forces at the start of the step are those of the last evaluation (at y_n). Contact slips
 /// use `scratch[0]` (s_n) and `scratch[4]` (Σ b_i k_i).
-fn runge_kutta(world: &mut World, physics: &Physics, work: &mut IntegratorWork) -> ContactStats {
+fn runge_kutta(
+    world: &mut World,
+    physics: &Physics,
+    work: &mut IntegratorWork,
+    h: f64,
+) -> ContactStats {
     const C: [f64; 4] = [0.0, 0.5, 0.5, 1.0];
     const B: [f64; 4] = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0];
-    let h = physics.dt;
     let t0 = world.time;
     let n = world.particles.len();
     let p = &world.particles;
@@ -245,8 +271,8 @@ fn adams(
     physics: &Physics,
     work: &mut IntegratorWork,
     moulton: bool,
+    h: f64,
 ) -> ContactStats {
-    let h = physics.dt;
     let n = world.particles.len();
     if work.past.len() != n {
         work.past = vec![[[DVec3::ZERO; 3]; 3]; n];
@@ -285,7 +311,7 @@ fn adams(
         }
     });
     let stats = if !predict {
-        runge_kutta(world, physics, work)
+        runge_kutta(world, physics, work, h)
     } else {
         let p = &world.particles;
         work.base.clear();
@@ -336,5 +362,42 @@ mod tests {
         for c in AB.iter().chain(AM.iter()) {
             assert!((c.iter().sum::<f64>() - 1.0).abs() < 1e-15);
         }
+    }
+
+    /// |x| + |v|/ω (or |v|/γ) after `steps` Euler steps of ẍ + γẋ + ω²x = 0 from x = 1.
+    fn euler_amplitude(gamma: f64, omega2: f64, h: f64, steps: usize) -> f64 {
+        let (mut x, mut v) = (1.0f64, 0.0f64);
+        for _ in 0..steps {
+            (x, v) = (x + h * v, v - h * (gamma * v + omega2 * x));
+        }
+        x.abs() + v.abs() / omega2.sqrt().max(gamma)
+    }
+
+    #[test]
+    fn euler_substeps_is_the_fewest_that_decay() {
+        // Jury's conditions against the iteration itself: at dt/n a mode decays, at dt/(n−1)
+        // it grows, for damping-dominated, spring-dominated and mixed modes (the pebble
+        // samples' tangential pair mode is γ = 39 500 /s, ω² = 1.98e8 /s² at dt = 1e-4 s; a
+        // pebble caged by twelve has about four times its pair's normal γ and ω²).
+        for (gamma, omega2) in [
+            (39_500.0, 1.98e8),
+            (42_400.0, 2.12e8),
+            (3.0e5, 1.0e6),
+            (2.5e4, 1.0e6),
+        ] {
+            let dt = 1e-4;
+            let n = euler_substeps(dt, gamma, omega2);
+            assert!(n > 1, "{gamma} {omega2}");
+            let h = dt / f64::from(n);
+            assert!(euler_amplitude(gamma, omega2, h, 20_000) < 1.0, "n = {n}");
+            let h = dt / f64::from(n - 1);
+            assert!(
+                euler_amplitude(gamma, omega2, h, 300) > 1e3,
+                "n − 1 = {}",
+                n - 1
+            );
+        }
+        // A step already small enough needs no sub-steps.
+        assert_eq!(euler_substeps(1e-6, 39_500.0, 1.98e8), 1);
     }
 }

@@ -139,6 +139,11 @@ pub struct SimulationSpec {
     /// grains resting on each other would otherwise collide without end, inelastic collapse).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub slide_limit: f64,
+    /// Soft method: integrator steps per time step (each of dt / substeps). Outputs, tallies
+    /// and recirculation still go by dt; PEBBLES decks use it to keep Euler stable at the
+    /// deck's `alpha` (see `integrator::euler_substeps`).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub substeps: u32,
 }
 
 impl SimulationSpec {
@@ -159,12 +164,21 @@ impl SimulationSpec {
             dimensions: three(),
             approx_hard: Default::default(),
             slide_limit: 0.0,
+            substeps: 1,
         }
     }
 }
 
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
 }
 
 fn three() -> u8 {
@@ -597,6 +611,15 @@ impl Scene {
             p.push(Error::scene(
                 "simulation.integrator",
                 "applies to method = \"soft\" only",
+            ));
+        }
+        let n = self.simulation.substeps;
+        if n == 0 {
+            p.push(Error::scene("simulation.substeps", "must be at least 1"));
+        } else if n > 1 && self.simulation.method != Method::Soft {
+            p.push(Error::scene(
+                "simulation.substeps",
+                format!("applies to method = \"soft\" only, got {n}"),
             ));
         }
         let c = &self.contact;

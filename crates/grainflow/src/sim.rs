@@ -124,6 +124,8 @@ pub struct Physics {
     pub log_collisions: bool,
     /// Approach speed (m/s) below which hard-sphere collisions are elastic.
     pub slide_limit: f64,
+    /// Integrator steps per time step (`simulation.substeps`).
+    pub substeps: u32,
 }
 
 /// A runnable simulation.
@@ -238,6 +240,7 @@ impl Simulation {
             planar: scene.simulation.dimensions == 2,
             log_collisions: scene.output.collision_log,
             slide_limit: scene.simulation.slide_limit,
+            substeps: scene.simulation.substeps,
         };
         let world = World {
             particles,

@@ -221,3 +221,26 @@ fn a_pebble_rests_on_the_floor_at_mg_over_the_vessel_hooke_with_its_core_shell_m
         );
     }
 }
+
+#[test]
+fn euler_decks_take_each_alpha_in_as_many_steps_as_keep_a_contact_from_growing() {
+    // The samples' pebbles (001 §8; eq 3.5–3.6: m = 0.0377 kg, I = 5.53e-6 kg m², r = 0.02 m)
+    // with C∥ = 200 N s/m: a pair's tangential mode has γ = 2 C∥ (1/m + r²/I) = 39 500 /s,
+    // γ alpha = 3.95 at alpha = 1e-4 s, past Euler's bound of 2; at alpha/2 it is 1.98 and
+    // every mode of an isolated contact decays (integrator::euler_substeps).
+    let translate = |text: &str| {
+        Deck::parse(text, "pack_and_recirc.inp")
+            .and_then(|d| d.translate(Path::new("."), &[]))
+            .expect("translates")
+    };
+    let run = translate(PACK_AND_RECIRC);
+    assert_eq!(run.scene.simulation.substeps, 2);
+    assert!(
+        run.notes.iter().any(|n| n.contains("2 Euler steps")),
+        "{:?}",
+        run.notes
+    );
+    let half = translate(&shorten(PACK_AND_RECIRC, &[("alpha", "alpha 0.00005")]));
+    assert_eq!(half.scene.simulation.substeps, 1);
+    assert!(half.notes.iter().all(|n| !n.contains("Euler steps")));
+}

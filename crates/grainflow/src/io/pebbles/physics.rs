@@ -140,6 +140,43 @@ pub fn core(r_c: f64, r_o: f64, rho_c: f64) -> Option<Core> {
     })
 }
 
+/// Euler steps per `alpha` that keep every isolated contact of the deck's law from growing
+/// (see [`crate::integrator::euler_substeps`]): the normal mode of a pebble pair and of a
+/// pebble on a wall (γ = C⊥/m*, ω² = h/m*, eq 3.7), and the tangential mode of each with the
+/// contact point's mobility 1/m + r²/I per pebble (γ = C∥ ⋯, ω² = h_s ⋯, eq 3.8 and 3.50).
+/// The sample decks of 001 §8 need 2: at alpha = 1e-4 s a pair's tangential dashpot alone gives
+/// γ·alpha = 3.95, past Euler's 2, and a run chatters until a caged pebble blows up.
+pub fn euler_substeps(model: &ContactModel, alpha: f64, mass: f64, inertia: f64, r: f64) -> u32 {
+    let (
+        Normal::Pebbles {
+            hooke,
+            vessel_hooke,
+            dash_pot,
+        },
+        Tangential::Pebbles(f),
+    ) = (&model.normal, &model.tangential)
+    else {
+        return 1;
+    };
+    let turn = 1.0 / mass + r * r / inertia;
+    let mut modes = vec![
+        (dash_pot * 2.0 / mass, hooke * 2.0 / mass),
+        (dash_pot / mass, vessel_hooke / mass),
+    ];
+    for (wall, mobility) in [(false, 2.0 * turn), (true, turn)] {
+        let h_s = f
+            .static_friction
+            .as_ref()
+            .map_or(0.0, |st| st.constants(wall).1);
+        modes.push((f.dash_pot * mobility, h_s * mobility));
+    }
+    modes
+        .into_iter()
+        .map(|(g, w2)| crate::integrator::euler_substeps(alpha, g, w2))
+        .max()
+        .unwrap_or(1)
+}
+
 /// `use_simple_integrator` / `integration_method m` (001 §3.3, §4.2); velocity Verlet without
 /// either. The later of the two wins.
 pub fn integrator(deck: &Deck) -> Result<Integrator> {

@@ -423,6 +423,21 @@ impl Deck {
         let v = vessel(self, r_o)?;
         let (model, mu_pp, mu_ps) = physics::contact_law(self)?;
         let integrator = physics::integrator(self)?;
+        let substeps = if integrator == crate::integrator::Integrator::Euler {
+            // eq 3.6
+            let inertia = 8.0 / 15.0
+                * std::f64::consts::PI
+                * (rho[0] * r_c.powi(5) + rho[1] * (r_o.powi(5) - r_c.powi(5)));
+            physics::euler_substeps(&model, alpha, mass, inertia, r_o)
+        } else {
+            1
+        };
+        if substeps > 1 {
+            notes.push(format!(
+                "{}: Euler (eq 3.17) is unstable at alpha = {alpha:e} s for this deck's dashpots and springs; each alpha is taken in {substeps} Euler steps (outputs still every alpha)",
+                self.at("alpha")
+            ));
+        }
         let tallies = physics::tallies(self, alpha)?;
         let core = physics::core(r_c, r_o, rho[0]);
         let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
@@ -646,6 +661,7 @@ impl Deck {
                 integrator,
                 // alpha = 1e-4 s is about t_c/6 for the samples' h = 1e6 N/m (001 §8).
                 dt_limit: DtLimit::ContactTime,
+                substeps,
                 ..SimulationSpec::new(runs * alpha, TimeStep::Fixed(alpha))
             },
             contact: model,
