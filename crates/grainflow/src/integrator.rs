@@ -74,6 +74,8 @@ pub struct IntegratorWork {
     past: Vec<[[DVec3; 3]; 3]>,
     /// Adams: steps of history the particles have (0 to 3).
     history: usize,
+    /// The increment of the state for the next stage or step.
+    dy: Vec<[DVec3; 3]>,
 }
 
 /// Adams–Bashforth coefficients of the k-step formula (k = 1…4), most recent rate first.
@@ -188,13 +190,23 @@ pub fn euler_substeps(dt: f64, gamma: f64, omega2: f64) -> u32 {
 
 /// Euler's method (001 eq 3.17): every variable advanced with its derivative at t_n.
 fn euler(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    let n = world.particles.len();
-    let dy: Vec<[DVec3; 3]> = (0..n)
-        .map(|k| derivative(world, k).map(|d| d * dt))
-        .collect();
-    let p = &world.particles;
-    let base: Vec<[DVec3; 3]> = (0..n).map(|k| [p.pos[k], p.vel[k], p.omega[k]]).collect();
-    set_state(world, physics, &base, &dy);
+    let periodic = &physics.periodic;
+    let p = &mut world.particles;
+    // x first, with the old v: the same arithmetic as y_n + dt f(y_n) of the other methods.
+    p.pos
+        .par_iter_mut()
+        .zip(p.vel.par_iter_mut())
+        .zip(p.force.par_iter().zip(p.inv_mass.par_iter()))
+        .with_min_len(MIN_LEN)
+        .for_each(|((x, v), (f, im))| {
+            *x = periodic.wrap(*x + *v * dt);
+            *v += *f * *im * dt;
+        });
+    p.omega
+        .par_iter_mut()
+        .zip(p.torque.par_iter().zip(p.inv_inertia.par_iter()))
+        .with_min_len(MIN_LEN)
+        .for_each(|(w, (t, ii))| *w += *t * *ii * dt);
     world.time += dt;
     // The contact law advances each slip by dt · ṡ after its force (eq 3.17 for s).
     soft::compute_forces(world, physics, dt)
@@ -224,7 +236,9 @@ fn runge_kutta(
         x[0] = s.slip;
         x[4] = DVec3::ZERO;
     });
-    let mut dy = vec![[DVec3::ZERO; 3]; n];
+    let mut dy = std::mem::take(&mut work.dy);
+    dy.clear();
+    dy.resize(n, [DVec3::ZERO; 3]);
     for stage in 0..4 {
         if stage > 0 {
             world.time = t0 + C[stage] * h;
@@ -255,6 +269,7 @@ fn runge_kutta(
         *d = s.map(|v| v * h);
     }
     set_state(world, physics, &work.base, &dy);
+    work.dy = dy;
     for_each_contact(world, |s| {
         let x = scratch(&mut s.scratch);
         s.slip = x[0] + h * x[4];
@@ -281,7 +296,9 @@ fn adams(
     // The history shifted: particles' past = [f_n, f_{n−1}, f_{n−2}], contacts' likewise.
     let steps = work.history + 1;
     let ab = AB[steps - 1];
-    let mut dy = vec![[DVec3::ZERO; 3]; n];
+    let mut dy = std::mem::take(&mut work.dy);
+    dy.clear();
+    dy.resize(n, [DVec3::ZERO; 3]);
     for (k, (dy, past)) in dy.iter_mut().zip(work.past.iter_mut()).enumerate() {
         let f_n = derivative(world, k);
         for a in 0..3 {
@@ -347,6 +364,7 @@ fn adams(
         }
         soft::compute_forces(world, physics, 0.0)
     };
+    work.dy = dy;
     for_each_contact(world, |s| s.age = s.age.saturating_add(1));
     work.history = (work.history + 1).min(3);
     stats
