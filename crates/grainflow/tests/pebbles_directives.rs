@@ -751,7 +751,8 @@ fn rows() -> Vec<Row> {
             "random_packing_method",
             "",
             "random_packing_method 500",
-            |_, b| {
+            |a, b| {
+                assert_eq!(pack(a).2, Packing::Loose { fraction: 0.10 });
                 assert_eq!(
                     pack(b).2,
                     Packing::Prime {
@@ -1152,9 +1153,23 @@ fn rows() -> Vec<Row> {
             "floor_location -8.0\ncone 0.5 1.0\nexit_chute 2.5 0.1\n\
              recirculate_params 2.0 0.05 0.3\noffset_inlet_holes",
             |a, b| {
-                // Drops move R/2 off the hole's axis (our reading, docs/pebbles-decks.md).
+                // Drops move R/2 off the hole's axis (our reading, docs/pebbles-decks.md), and
+                // so does the packing cone.
                 assert_eq!(recirculation(a).expect("r").drop_offset, [0.0, 0.0]);
                 assert_eq!(recirculation(b).expect("r").drop_offset, [0.5, 0.0]);
+                let cone_at = |lines: &str| {
+                    let r = translate(lines);
+                    let c = added(&translate(""), &r);
+                    match c[..] {
+                        [ShapeSpec::Cone { origin, .. }] => origin,
+                        _ => panic!("{c:?}"),
+                    }
+                };
+                assert_eq!(cone_at("cone_packing 0.3 1.5"), DVec3::ZERO);
+                assert_eq!(
+                    cone_at("cone_packing 0.3 1.5\noffset_inlet_holes"),
+                    DVec3::new(0.5, 0.0, 0.0)
+                );
             },
         ),
         row("exit_chute", CONE, CHUTE, |a, b| {
