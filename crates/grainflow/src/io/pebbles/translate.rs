@@ -524,7 +524,12 @@ impl Deck {
                     if divide <= 0.0 {
                         return Err(self.error(d.name, "divide must be > 0"));
                     }
-                    let spheres = save::read_vectors(&file)?
+                    let mut positions = save::read_vectors(&file)?;
+                    if self.has("sort_pebbles") {
+                        // 001 §4.2: once loaded, pebbles are sorted by height (ids follow).
+                        positions.sort_by(|a, b| a.z.total_cmp(&b.z));
+                    }
+                    let spheres = positions
                         .into_iter()
                         .map(|p| SphereSpec {
                             pos: p / divide,
@@ -607,8 +612,9 @@ impl Deck {
             }
             let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
             let area = 4.0 * v.half_xy[0] * v.half_xy[1];
-            // Room for the whole fill at 1 % volume fraction: far more than any method needs.
-            let top = fill_bottom + count as f64 * ball / (0.01 * area);
+            // Room for the whole fill at 1 % volume fraction: far more than any method needs;
+            // at least two pebbles tall, so that a deck of a few pebbles still fits.
+            let top = fill_bottom + (count as f64 * ball / (0.01 * area)).max(4.0 * r_o);
             ParticleSource::Pack {
                 material: "pebble".into(),
                 count,
