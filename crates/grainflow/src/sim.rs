@@ -177,21 +177,28 @@ impl Simulation {
                 "the scene makes no particles; at least one is needed",
             ));
         }
+        // The integrator's step is dt / substeps: the limits and "auto" apply to it.
+        let n = f64::from(scene.simulation.substeps.max(1));
         let dt = match scene.simulation.dt {
-            TimeStep::Auto(_) => contact_time * AUTO_FRACTION,
+            TimeStep::Auto(_) => n * contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
                 let fraction = scene.simulation.dt_limit.fraction();
-                if scene.simulation.method == Method::Soft && dt > contact_time * fraction {
+                if scene.simulation.method == Method::Soft && dt / n > contact_time * fraction {
+                    let per = if n > 1.0 {
+                        format!(" in {n} sub-steps of {:.3e} s", dt / n)
+                    } else {
+                        String::new()
+                    };
                     return Err(Error::scene(
                         "simulation.dt",
                         format!(
-                            "{dt:.3e} s is above {} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27; simulation.dt_limit = \"{}\"); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
+                            "{dt:.3e} s{per} is above {} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27; simulation.dt_limit = \"{}\"); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
                             scene.simulation.dt_limit.label(),
                             contact_time * fraction,
                             scene.simulation.dt_limit.name(),
-                            contact_time * fraction,
-                            contact_time * AUTO_FRACTION
+                            n * contact_time * fraction,
+                            n * contact_time * AUTO_FRACTION
                         ),
                     ));
                 }

@@ -72,6 +72,17 @@ fn dt_above_contact_time_limit_is_refused_with_numbers() {
     assert!(msg.contains(&format!("{t_c:.3e}")), "{msg}");
     // Exactly t_c/10 is allowed.
     assert!(build(&SCENE.replace("dt = \"auto\"", &format!("dt = {}", 0.1 * t_c))).is_ok());
+    // The limit is on the integrator's step: 0.2 t_c in two sub-steps of 0.1 t_c is allowed,
+    // 0.3 t_c in two of 0.15 t_c is not; "auto" gives substeps × t_c/15.
+    let sub =
+        |dt: &str, n: u32| SCENE.replace("dt = \"auto\"", &format!("dt = {dt}\nsubsteps = {n}"));
+    assert!(build(&sub(&format!("{}", 0.2 * t_c), 2)).is_ok());
+    let msg = build(&sub(&format!("{}", 0.3 * t_c), 2))
+        .expect_err("refused")
+        .to_string();
+    assert!(msg.contains("in 2 sub-steps of"), "{msg}");
+    let auto = build(&sub("\"auto\"", 3)).expect("builds");
+    assert!((auto.physics.dt / (3.0 * t_c / 15.0) - 1.0).abs() < 1e-12);
 }
 
 #[test]
