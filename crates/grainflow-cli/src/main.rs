@@ -497,17 +497,28 @@ fn check(arg: &str) -> Result<ExitCode> {
 fn step_lines(sim: &Simulation) -> Vec<String> {
     let dt = sim.physics.dt;
     match sim.scene.simulation.method {
-        Method::Soft => vec![
-            format!(
-                "  shortest contact t_c: {:.4e} s (002 eq 27)",
-                sim.physics.contact_time
-            ),
-            format!(
-                "  time step dt:         {:.4e} s (t_c / {:.1})",
-                dt,
-                sim.physics.contact_time / dt
-            ),
-        ],
+        Method::Soft => {
+            let mut lines = vec![
+                format!(
+                    "  shortest contact t_c: {:.4e} s (002 eq 27)",
+                    sim.physics.contact_time
+                ),
+                format!(
+                    "  time step dt:         {:.4e} s (t_c / {:.1})",
+                    dt,
+                    sim.physics.contact_time / dt
+                ),
+            ];
+            let n = sim.physics.substeps;
+            if n > 1 {
+                lines.push(format!(
+                    "  integrator step:      {:.4e} s (dt in {n} sub-steps, t_c / {:.1})",
+                    dt / f64::from(n),
+                    sim.physics.contact_time * f64::from(n) / dt
+                ));
+            }
+            lines
+        }
         Method::Hard => vec![format!(
             "  time step dt:         {dt:.4e} s (kick-drift-kick; collisions are instantaneous, no contact time)"
         )],
