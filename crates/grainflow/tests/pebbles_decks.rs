@@ -197,7 +197,7 @@ fn a_pebble_rests_on_the_floor_at_mg_over_the_vessel_hooke_with_its_core_shell_m
     // 001 eq 3.7 at rest: h_v l = m g, with m from eq 3.5 (pebble_radius, pebble_density) and
     // h_v = pebble_vessel_hooke (pebble_pebble_hooke plays no part against the floor). The
     // dashpot keeps forward Euler stable on the floor contact: |1 + λ alpha| < 1.
-    use grainflow::io::pebbles::translate::{pebble_mass, STANDARD_GRAVITY};
+    use grainflow::io::pebbles::translate::STANDARD_GRAVITY;
     for (hooke, core_density) in [(1.0e5, 2000.0), (2.0e5, 0.0)] {
         let deck = format!(
             "vessel_radius 0.0 0.1\npebble_radius 0.01 0.02\nnumber_of_pebbles 1\n\
@@ -214,7 +214,11 @@ fn a_pebble_rests_on_the_floor_at_mg_over_the_vessel_hooke_with_its_core_shell_m
             sim.step().expect("stable");
         }
         let overlap = 0.02 - sim.world.particles.pos[0].z;
-        let want = pebble_mass(0.01, 0.02, core_density, 1000.0) * STANDARD_GRAVITY / hooke;
+        // eq 3.5: m = 4/3 π [ρ_c r_c³ + ρ_o (r_o³ − r_c³)] with r_c = 0.01 m, r_o = 0.02 m.
+        let mass = 4.0 / 3.0
+            * std::f64::consts::PI
+            * (core_density * 0.01f64.powi(3) + 1000.0 * (0.02f64.powi(3) - 0.01f64.powi(3)));
+        let want = mass * STANDARD_GRAVITY / hooke;
         assert!(
             (overlap / want - 1.0).abs() < 1e-3,
             "h = {hooke}: overlap {overlap} vs m g / h = {want}"

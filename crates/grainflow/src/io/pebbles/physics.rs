@@ -159,22 +159,22 @@ pub fn euler_substeps(model: &ContactModel, alpha: f64, mass: f64, inertia: f64,
         return 1;
     };
     let turn = 1.0 / mass + r * r / inertia;
-    let mut modes = vec![
+    let h_s = |wall| {
+        f.static_friction
+            .as_ref()
+            .map_or(0.0, |st| st.constants(wall).1)
+    };
+    // (γ, ω²) of the normal and tangential modes, pair then wall.
+    [
         (dash_pot * 2.0 / mass, hooke * 2.0 / mass),
         (dash_pot / mass, vessel_hooke / mass),
-    ];
-    for (wall, mobility) in [(false, 2.0 * turn), (true, turn)] {
-        let h_s = f
-            .static_friction
-            .as_ref()
-            .map_or(0.0, |st| st.constants(wall).1);
-        modes.push((f.dash_pot * mobility, h_s * mobility));
-    }
-    modes
-        .into_iter()
-        .map(|(g, w2)| crate::integrator::euler_substeps(alpha, g, w2))
-        .max()
-        .unwrap_or(1)
+        (f.dash_pot * 2.0 * turn, h_s(false) * 2.0 * turn),
+        (f.dash_pot * turn, h_s(true) * turn),
+    ]
+    .into_iter()
+    .map(|(g, w2)| crate::integrator::euler_substeps(alpha, g, w2))
+    .max()
+    .unwrap_or(1)
 }
 
 /// `use_simple_integrator` / `integration_method m` (001 §3.3, §4.2); velocity Verlet without

@@ -19,6 +19,7 @@ use crate::drive::{Chute, Inlet, Recirculation};
 use crate::fill::prime::Packing;
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
+use crate::particles::{core_shell_mass_inertia, Core};
 use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
 use crate::timestep::DtLimit;
 use crate::walls::{Motion, ShapeSpec, Side, WallSpec};
@@ -291,11 +292,6 @@ fn unions(deck: &Deck) -> Vec<WallSpec> {
         .collect()
 }
 
-/// Mass of a core/shell pebble, m = 4/3 π [ρ_c r_c³ + ρ_o (r_o³ − r_c³)] (001 eq 3.5), kg.
-pub fn pebble_mass(r_c: f64, r_o: f64, rho_c: f64, rho_o: f64) -> f64 {
-    4.0 / 3.0 * std::f64::consts::PI * (rho_c * r_c.powi(3) + rho_o * (r_o.powi(3) - r_c.powi(3)))
-}
-
 /// Earthquake motion of the vessel (001 §4.6, chapter 7), or `Fixed`.
 fn earthquake(deck: &Deck, base: &Path) -> Result<Motion> {
     let enabled = deck.last("earthquake_enable");
@@ -396,7 +392,15 @@ impl Deck {
             ));
         }
         let rho = self.nums("pebble_density").unwrap_or_default();
-        let mass = pebble_mass(r_c, r_o, rho[0], rho[1]);
+        // eq 3.5–3.6 with the deck's core as given (also when it is empty or the whole pebble).
+        let (mass, inertia) = core_shell_mass_inertia(
+            r_o,
+            rho[1],
+            Some(Core {
+                radius: r_c,
+                density: rho[0],
+            }),
+        );
         if !(mass > 0.0 && rho[0] >= 0.0 && rho[1] >= 0.0) {
             return Err(self.error(
                 "pebble_density",
@@ -424,10 +428,6 @@ impl Deck {
         let (model, mu_pp, mu_ps) = physics::contact_law(self)?;
         let integrator = physics::integrator(self)?;
         let substeps = if integrator == crate::integrator::Integrator::Euler {
-            // eq 3.6
-            let inertia = 8.0 / 15.0
-                * std::f64::consts::PI
-                * (rho[0] * r_c.powi(5) + rho[1] * (r_o.powi(5) - r_c.powi(5)));
             physics::euler_substeps(&model, alpha, mass, inertia, r_o)
         } else {
             1
