@@ -384,6 +384,7 @@ impl Simulation {
             absorbed: w.wall_runtime.absorbed.clone(),
             doors: w.doors,
             tally: w.approx.tally.clone(),
+            collisions: w.collisions,
         }
     }
 
@@ -434,6 +435,7 @@ impl Simulation {
         w.wall_runtime.absorbed = ckpt.absorbed;
         w.doors = ckpt.doors;
         w.approx.tally = ckpt.tally;
+        w.collisions = ckpt.collisions;
         w.rebuild_neighbors(&sim.physics.periodic);
         let entries: Vec<_> = ckpt
             .pairs

@@ -100,6 +100,8 @@ fn approx_hard_resumes_from_a_checkpoint_bit_for_bit() {
     first.checkpoint().write(&path).expect("writes");
     let ckpt = Checkpoint::read(&path).expect("reads");
     assert_eq!(ckpt.tally, first.world.approx.tally);
+    assert_eq!(ckpt.collisions, first.world.collisions);
+    let (reread, ckpt_collisions) = (ckpt.clone(), ckpt.collisions);
     let mut resumed = Simulation::resume(
         couette_scene(0.78, 1e-3).expect("scene"),
         std::path::Path::new("."),
@@ -114,11 +116,28 @@ fn approx_hard_resumes_from_a_checkpoint_bit_for_bit() {
             .collect::<Vec<_>>()
     };
     assert!(straight.world.collisions > 0);
+    assert_eq!(straight.world.collisions, resumed.world.collisions);
     assert!(bits(&p.pos) == bits(&q.pos), "positions differ");
     assert!(bits(&p.vel) == bits(&q.vel), "velocities differ");
     assert!(bits(&p.omega) == bits(&q.omega), "spins differ");
     assert_eq!(straight.world.time.to_bits(), resumed.world.time.to_bits());
     assert!(straight.world.approx.tally == resumed.world.approx.tally);
     assert!(straight.world.approx.tally.collisions > 0);
+    // A format-4 file (the same bytes without the trailing collision count) reads the same
+    // state with no collisions so far.
+    let mut bytes = std::fs::read(&path).expect("bytes");
+    bytes.truncate(bytes.len() - 8);
+    bytes[14..18].copy_from_slice(&4u32.to_le_bytes());
+    let old = dir.join("format4.gfck");
+    std::fs::write(&old, &bytes).expect("writes");
+    let four = Checkpoint::read(&old).expect("reads format 4");
+    assert_eq!(four.collisions, 0);
+    assert_eq!(
+        Checkpoint {
+            collisions: ckpt_collisions,
+            ..four
+        },
+        reread
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

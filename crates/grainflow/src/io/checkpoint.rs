@@ -9,7 +9,8 @@
 //! Then grains held by walls, absorbed counts, recirculation doors (format 3) and, from format 4,
 //! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
 //! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
-//! collisions (u64). Format 3 files are read with empty tallies.
+//! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
+//! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -23,7 +24,7 @@ use crate::particles::{Mobility, Particles};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +51,8 @@ pub struct Checkpoint {
     pub doors: crate::drive::DoorState,
     /// Impulse tallies of `approx_hard` (format 4; empty when read from format 3).
     pub tally: crate::approx_hard::ImpulseTally,
+    /// Hard and approx_hard collisions so far (format 5; 0 when read from older formats).
+    pub collisions: u64,
 }
 
 struct Out<W: Write>(W);
@@ -200,6 +203,7 @@ impl Checkpoint {
                 o.f64(t.wall_normal[w])?;
             }
             o.u64(t.collisions)?;
+            o.u64(self.collisions)?;
             o.0.flush()?;
             std::fs::rename(&tmp, path)
         };
@@ -221,20 +225,19 @@ impl Checkpoint {
             return Err(bad("not a grainflow checkpoint (magic bytes differ)"));
         }
         let version = i.u32();
-        match version {
-            Some(3 | VERSION) => {}
+        let version = match version {
+            Some(v @ 3..=VERSION) => v,
             Some(v) => {
                 return Err(bad(&format!(
-                    "checkpoint format {v}; this grainflow reads format {VERSION}"
+                    "checkpoint format {v}; this grainflow reads formats 3 to {VERSION}"
                 )))
             }
             None => return Err(bad("truncated header")),
-        }
-        Self::body(&mut i, version == Some(VERSION))
-            .ok_or_else(|| bad("truncated or corrupt checkpoint"))
+        };
+        Self::body(&mut i, version).ok_or_else(|| bad("truncated or corrupt checkpoint"))
     }
 
-    fn body(i: &mut In, with_tally: bool) -> Option<Checkpoint> {
+    fn body(i: &mut In, version: u32) -> Option<Checkpoint> {
         let len = i.u64()? as usize;
         let scene = String::from_utf8(i.take(len)?.to_vec()).ok()?;
         let (time, step, dt) = (i.f64()?, i.u64()?, i.f64()?);
@@ -288,11 +291,12 @@ impl Checkpoint {
             first_discharge: i.f64()?,
             last_discharge: i.f64()?,
         };
-        let tally = if with_tally {
+        let tally = if version >= 4 {
             Self::tally(i)?
         } else {
             Default::default()
         };
+        let collisions = if version >= 5 { i.u64()? } else { 0 };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -305,6 +309,7 @@ impl Checkpoint {
             absorbed,
             doors,
             tally,
+            collisions,
         })
     }
 
