@@ -99,7 +99,7 @@ pub fn ring_collision_time(rho: DVec3, v: DVec3, normal: DVec3, r: f64, s: f64) 
     let axial = |x: DVec3| x - x.dot(normal) * normal;
     if axial(rho).length_squared() == 0.0 && axial(v).length_squared() == 0.0 {
         // On the axis, moving along it: every point of the circle is as near.
-        let any = super::super::walls::plate::any_perpendicular(normal) * r;
+        let any = crate::walls::plate::any_perpendicular(normal) * r;
         return pair_collision_time(rho - any, v, s);
     }
     let big = r + s;
@@ -142,7 +142,7 @@ pub fn ring_collision_time(rho: DVec3, v: DVec3, normal: DVec3, r: f64, s: f64) 
         1.0,
     ];
     let mut best: Option<f64> = None;
-    for z in super::quartic::polynomial_roots(&a) {
+    for z in super::quartic::quartic_roots(&a) {
         if z.im.abs() > 1e-6 * (1.0 + z.re.abs()) {
             continue;
         }

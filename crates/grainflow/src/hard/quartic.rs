@@ -134,36 +134,36 @@ fn laguerre(a: &[Complex], mut x: Complex) -> Complex {
         x = if iter % CYCLE != 0 {
             next
         } else {
-            x - dx.scale(BREAK[iter / CYCLE - 1])
+            // Past the last fraction (iterations 81–90) the cycle starts again.
+            x - dx.scale(BREAK[(iter / CYCLE - 1) % BREAK.len()])
         };
     }
     x
 }
 
-/// All roots of Σ a[k] x^k with real coefficients, a[0] the constant term and the leading
-/// coefficient non-zero (degree ≤ 4), each polished against the full polynomial.
-pub fn polynomial_roots(a: &[f64]) -> Vec<Complex> {
-    let m = a.len().saturating_sub(1);
-    let full: Vec<Complex> = a.iter().map(|&c| Complex::new(c, 0.0)).collect();
-    let mut work = full.clone();
-    let mut roots = Vec::with_capacity(m);
-    for deg in (1..=m).rev() {
+/// The four roots of the quartic Σ a[k] x^k with real coefficients, a[0] the constant term and
+/// a[4] non-zero, each polished against the full polynomial (no allocation: it runs for every
+/// ring and rim prediction).
+pub fn quartic_roots(a: &[f64; 5]) -> [Complex; 4] {
+    let full = a.map(|c| Complex::new(c, 0.0));
+    let mut work = full;
+    let mut roots = [Complex::default(); 4];
+    for deg in (1..=4).rev() {
         let mut x = laguerre(&work[..=deg], Complex::default());
         // A root with a negligible imaginary part is taken as real.
         if x.im.abs() <= 2.0 * f64::EPSILON * x.re.abs() {
             x.im = 0.0;
         }
-        roots.push(x);
-        // Synthetic division by (t − x).
+        roots[4 - deg] = x;
+        // Synthetic division by (t − x): the quotient is work[..deg].
         let mut b = work[deg];
         for j in (0..deg).rev() {
             let c = work[j];
             work[j] = b;
             b = x * b + c;
         }
-        work.truncate(deg);
     }
-    roots.into_iter().map(|x| laguerre(&full, x)).collect()
+    roots.map(|x| laguerre(&full, x))
 }
 
 #[cfg(test)]
@@ -171,7 +171,7 @@ mod tests {
     use super::*;
 
     /// Coefficients (constant first) of Π (t − r_k) for real roots r_k.
-    fn from_roots(roots: &[f64]) -> Vec<f64> {
+    fn from_roots(roots: &[f64; 4]) -> [f64; 5] {
         let mut c = vec![1.0];
         for &r in roots {
             let mut next = vec![0.0; c.len() + 1];
@@ -181,13 +181,13 @@ mod tests {
             }
             c = next;
         }
-        c
+        c.try_into().expect("four roots make a quartic")
     }
 
     #[test]
     fn four_real_roots_are_found() {
         let want = [-3.0, 0.5, 1.25, 7.0];
-        let mut got: Vec<f64> = polynomial_roots(&from_roots(&want))
+        let mut got: Vec<f64> = quartic_roots(&from_roots(&want))
             .iter()
             .map(|z| {
                 assert!(z.im.abs() < 1e-12, "{z:?}");
@@ -204,7 +204,7 @@ mod tests {
     fn complex_pairs_and_close_roots() {
         // (t² + 1)(t² − 2t + 5): roots ±i and 1 ± 2i.
         let a = [5.0, -2.0, 6.0, -2.0, 1.0];
-        let roots = polynomial_roots(&a);
+        let roots = quartic_roots(&a);
         for want in [(0.0, 1.0), (0.0, -1.0), (1.0, 2.0), (1.0, -2.0)] {
             assert!(
                 roots
@@ -215,7 +215,7 @@ mod tests {
         }
         // Two roots 1e-6 apart stay distinct.
         let want = [1.0, 1.0 + 1e-6, -2.0, 4.0];
-        let roots = polynomial_roots(&from_roots(&want));
+        let roots = quartic_roots(&from_roots(&want));
         for w in want {
             assert!(
                 roots.iter().any(|z| (z.re - w).abs() < 1e-9),

@@ -6,17 +6,11 @@
 //! cylinder (infinite inside/outside/shell, finite with end rims), ring (torus of tube radius
 //! = the sphere's), point, line, cone (radius = m z + b, inside), block, and unions of them.
 //!
-//! **Hard spheres later.** Each primitive's `contact` is the closest-point form of the same
-//! surface that 000 writes as a collision condition |ρ(t) − c(t)| = s. The hard-sphere method
-//! will add, per primitive file, `collision_time(pos, vel, r) -> Option<f64>` for a sphere in
-//! straight-line motion relative to the wall (velocity taken relative to [`Pose::velocity`]
-//! and in the frame of [`Pose::to_local`]): plane eq 9, cylinder eq 10–12, ring eq 13–24
-//! (quartic, Laguerre), disk and finite cylinder as the smallest positive time over their
-//! faces and rims, point and line as ring and cylinder of radius 0, block as six clipped
-//! planes plus edges and corners; [`Shape::collision_time`] then dispatches like
-//! [`Shape::contact`]. The validation `wall-contacts` checks each primitive's closest point
-//! against an independent minimisation, which is the check the collision times will reuse
-//! (distance at the predicted time equals the radius).
+//! **Hard spheres.** Each primitive's `contact` is the closest-point form of the surface that
+//! 000 writes as a collision condition |ρ(t) − c(t)| = s; [`Shape::hard_collision_time`] gives
+//! the time a sphere in straight-line motion relative to the wall reaches it (plane eq 9,
+//! cylinder eq 10–12, ring eq 13–24; the rest from these), checked by `validate hard-two-body`
+//! (docs/hard-spheres.md). Cones and solid blocks have no collision time and are refused.
 //!
 //! **Surfaces.** A wall is `normal` (the contact law), `sticky` (a grain that touches it is
 //! held rigidly and moves with it, 000 §2.2: rough drums) or `absorbing` (a grain that touches

@@ -63,11 +63,7 @@ impl Plate {
 
     /// Sphere contact with the nearest point of the rectangle.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        let v = self.normal.cross(self.u);
-        let d = pos - self.center;
-        let a = d.dot(self.u).clamp(-self.half[0], self.half[0]);
-        let b = d.dot(v).clamp(-self.half[1], self.half[1]);
-        touch(pos, r, self.center + a * self.u + b * v)
+        touch(pos, r, self.closest(pos))
     }
 }
 
