@@ -50,6 +50,22 @@ fn default_characteristic_velocity() -> f64 {
     1.0
 }
 
+impl ContactModel {
+    /// Hertz normal force (002 A6) with the tangential spring (002 §3.2) and nothing else, at
+    /// v_c = 1 m/s: the base the validation scenes change one slot of (hard-sphere scenes
+    /// need a model but do not use it).
+    pub fn hertz() -> Self {
+        ContactModel {
+            normal: Normal::Hertz,
+            tangential: Tangential::Spring,
+            rolling: Rolling::None,
+            twisting: Twisting::None,
+            cohesion: Cohesion::None,
+            characteristic_velocity: default_characteristic_velocity(),
+        }
+    }
+}
+
 /// History of one contact, kept while the bodies touch and dropped when they separate.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactState {
@@ -266,14 +282,7 @@ mod tests {
         // reach the middle of the overlap, r − δ/2, so the friction torques on both bodies are
         // equal, (r − δ/2) n × F_t, and with the force couple −(2r − δ) n × F_t they sum to zero
         // (angular momentum conserved); |F_t| ≤ μ_s F_n.
-        let m = ContactModel {
-            normal: Normal::Hertz,
-            tangential: Tangential::Spring,
-            rolling: Rolling::None,
-            twisting: Twisting::None,
-            cohesion: Cohesion::None,
-            characteristic_velocity: 1.0,
-        };
+        let m = ContactModel::hertz();
         let n = DVec3::new(1.0, 0.2, -0.1).normalize();
         let mut s = ContactState::default();
         let i = body(DVec3::new(0.3, 0.1, 0.0), DVec3::new(0.0, 2.0, 1.0));

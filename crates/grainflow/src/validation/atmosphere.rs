@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::hard_two_body::sphere;
 use super::Metric;
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::contact::ContactModel;
 use crate::fill::lattice::{lattice_spaced, LatticeKind};
 use crate::gravity::Gravity;
 use crate::material::Material;
@@ -119,14 +119,7 @@ impl Atmosphere {
                 method: Method::Hard,
                 ..SimulationSpec::new(self.duration, TimeStep::Fixed(self.dt))
             },
-            contact: ContactModel {
-                normal: Normal::Hertz,
-                tangential: Tangential::Spring,
-                rolling: Rolling::None,
-                twisting: Twisting::None,
-                cohesion: Cohesion::None,
-                characteristic_velocity: 1.0,
-            },
+            contact: ContactModel::hertz(),
             materials: (0..3).map(material).collect(),
             pairs: vec![],
             gravity: Gravity {

@@ -21,11 +21,13 @@
 use std::path::Path;
 
 use glam::DVec3;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use super::hard_two_body::sphere;
 use super::Metric;
 use crate::analysis::{drum_angle, mean_and_error, DrumFrame};
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::contact::ContactModel;
 use crate::fill::lattice::{lattice_spaced, LatticeKind};
 use crate::fill::layer::cylinder_layer;
 use crate::gravity::Gravity;
@@ -87,16 +89,8 @@ impl HardDrum {
         };
         let wall_radius = self.radius + 2.0 * s;
         let half = 0.5 * self.length;
-        let plane = |z: f64, n: f64| WallSpec {
-            material: "planes".into(),
-            shape: ShapeSpec::Plane {
-                point: Some(DVec3::new(0.0, 0.0, z)),
-                normal: Some(DVec3::new(0.0, 0.0, n)),
-                equation: None,
-                both: false,
-            },
-            surface: Surface::Normal,
-            motion: Motion::Fixed,
+        let plane = |z: f64, n: f64| {
+            WallSpec::plane("planes", DVec3::new(0.0, 0.0, z), DVec3::new(0.0, 0.0, n))
         };
         let glued: Vec<_> = cylinder_layer(DVec3::ZERO, DVec3::Z, wall_radius, self.length, s)
             .into_iter()
@@ -105,7 +99,7 @@ impl HardDrum {
         // Free grains a hair apart on an HCP lattice filling the drum's lower part: a band
         // from the bottom to a little above the axis fills it about half when settled.
         let inner = self.radius - 1.01 * s;
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(5);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
         let free: Vec<_> = lattice_spaced(
             LatticeKind::Hcp,
             DVec3::new(-inner - s, -inner - s, -half + 0.01 * s),
@@ -128,14 +122,7 @@ impl HardDrum {
                 slide_limit: self.slide_limit,
                 ..SimulationSpec::new(self.settle + self.turn, TimeStep::Fixed(self.dt))
             },
-            contact: ContactModel {
-                normal: Normal::Hertz,
-                tangential: Tangential::Spring,
-                rolling: Rolling::None,
-                twisting: Twisting::None,
-                cohesion: Cohesion::None,
-                characteristic_velocity: 1.0,
-            },
+            contact: ContactModel::hertz(),
             materials: vec![glass("glass"), glass("planes")],
             pairs: vec![PairOverride {
                 materials: ["glass".into(), "planes".into()],
@@ -290,7 +277,7 @@ pub fn hard_tumbler(full: bool) -> Result<Vec<Metric>> {
             27.5,
         ));
     }
-    let (first, last) = (&runs[0], &runs[runs.len() - 1]);
+    let (first, last) = (&runs[0], runs.last().expect("two runs"));
     out.push(Metric::at_least(
         CASE,
         model,

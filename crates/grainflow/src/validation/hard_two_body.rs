@@ -11,7 +11,7 @@ use std::path::Path;
 use glam::DVec3;
 
 use super::Metric;
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::contact::ContactModel;
 use crate::gravity::Gravity;
 use crate::material::Material;
 use crate::particles::Mobility;
@@ -38,14 +38,7 @@ pub(super) fn scene(
             method: Method::Hard,
             ..SimulationSpec::new(dt, TimeStep::Fixed(dt))
         },
-        contact: ContactModel {
-            normal: Normal::Hertz,
-            tangential: Tangential::Spring,
-            rolling: Rolling::None,
-            twisting: Twisting::None,
-            cohesion: Cohesion::None,
-            characteristic_velocity: 1.0,
-        },
+        contact: ContactModel::hertz(),
         materials: vec![Material {
             name: "m".into(),
             density: Some(1.0),

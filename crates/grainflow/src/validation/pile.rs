@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use super::{glass_beads, Metric};
 use crate::analysis::{pile_angle, DrumFrame};
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::contact::{ContactModel, Rolling};
 use crate::fill::lattice::LatticeKind;
 use crate::gravity::Gravity;
 use crate::material::PairOverride;
@@ -133,12 +133,8 @@ impl PileBox {
                 ..SimulationSpec::new(self.duration, TimeStep::Auto(Auto::Auto))
             },
             contact: ContactModel {
-                normal: Normal::Hertz,
-                tangential: Tangential::Spring,
                 rolling: Rolling::Constant,
-                twisting: Twisting::None,
-                cohesion: Cohesion::None,
-                characteristic_velocity: 1.0,
+                ..ContactModel::hertz()
             },
             materials: vec![glass("glass", 0.97, 0.16), glass("box", 0.82, 0.45)],
             pairs: vec![PairOverride {

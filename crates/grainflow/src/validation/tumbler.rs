@@ -33,7 +33,7 @@ use rayon::prelude::*;
 
 use super::{glass_beads, Metric};
 use crate::analysis::{drum_angle, mean_and_error, omega_for_froude, DrumFrame};
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::contact::{ContactModel, Rolling};
 use crate::fill::lattice::LatticeKind;
 use crate::gravity::Gravity;
 use crate::material::PairOverride;
@@ -125,12 +125,9 @@ impl Drum {
                 )
             },
             contact: ContactModel {
-                normal: Normal::Hertz,
-                tangential: Tangential::Spring,
                 rolling: Rolling::Constant,
-                twisting: Twisting::None,
-                cohesion: Cohesion::None,
                 characteristic_velocity: self.characteristic_velocity,
+                ..ContactModel::hertz()
             },
             materials: vec![
                 glass("glass", 0.97, 0.16),

@@ -25,7 +25,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::Metric;
 use crate::contact::normal::hertz_stiffness;
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use crate::contact::{ContactModel, Tangential};
 use crate::gravity::Gravity;
 use crate::material::{effective_modulus, Material};
 use crate::particles::Mobility;
@@ -462,16 +462,12 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             ..SimulationSpec::new(1.0, TimeStep::Fixed(1e-5))
         },
         contact: ContactModel {
-            normal: Normal::Hertz,
             tangential: if mu > 0.0 {
                 Tangential::Spring
             } else {
                 Tangential::None
             },
-            rolling: Rolling::None,
-            twisting: Twisting::None,
-            cohesion: Cohesion::None,
-            characteristic_velocity: 1.0,
+            ..ContactModel::hertz()
         },
         materials: vec![body(e, mu)],
         pairs: vec![],
