@@ -86,10 +86,7 @@ fn near_pairs(
                     continue;
                 }
                 for (m, shape) in wall.shape.members().iter().enumerate() {
-                    if shape
-                        .contact(poses[w].to_local(pos[i]), radius[i] + margin)
-                        .is_some()
-                    {
+                    if shape.may_touch(poses[w].to_local(pos[i]), radius[i] + margin) {
                         out.push(Near::Wall(i as u32, w as u32, m as u32));
                     }
                 }

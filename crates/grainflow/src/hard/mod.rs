@@ -143,14 +143,15 @@ pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     }
     for (k, w) in scene.walls.iter().enumerate() {
         let shape = w.shape.build();
-        if shape
-            .members()
-            .iter()
-            .any(|s| matches!(s, Shape::Cone(_) | Shape::Block(_)))
-        {
+        if shape.members().iter().any(|s| {
+            matches!(
+                s,
+                Shape::Cone(_) | Shape::Block(_) | Shape::Indented(_) | Shape::Hopper(_)
+            )
+        }) {
             p.push(Error::scene(
                 format!("walls[{k}].type"),
-                "method = \"hard\" predicts collisions with planes, plates, disks, cylinders, rings, points and lines (and blocks with side = \"inside\", which are planes); not cones or solid blocks",
+                "method = \"hard\" predicts collisions with planes, plates, disks, cylinders, rings, points and lines (and blocks with side = \"inside\", which are planes); not cones, solid blocks, indented cylinders or hoppers",
             ));
         }
         if let WallMotion::Rotate { center, axis, .. } = &w.motion {

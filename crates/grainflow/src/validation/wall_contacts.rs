@@ -12,7 +12,8 @@
 //! 2. **Resting.** A sphere of 002 Table 1 (r = 0.5 m, m = 1 kg, E = 0.5 MPa, ν = 0.3, Hertz,
 //!    e = 0.2) is released touching each face with gravity 9.81 m/s² pressing it into the face;
 //!    at rest its overlap is the Hertz static overlap δ = (m g / k_n)^{2/3}, k_n = 4/3 Ē √r
-//!    (002 eq A6, walls have infinite radius), to 1e-6 relative.
+//!    (002 eq A6, walls have infinite radius), to 1e-6 relative; on an indented cylinder (001
+//!    §4.7.2) it rests on the mantle, on a pocket's floor and on the rim of the pocket's mouth.
 //! 3. **Moving wall.** The same sphere at rest on a floor sliding at V = 0.1 m/s (μ = 0.3, no
 //!    rolling friction) is dragged until it rolls without slipping: v = 2/7 V (impulse balance
 //!    m v = J, (2/5) m r ω = J r, v + ω r = V), to 1e-3 relative.
@@ -31,7 +32,10 @@ use crate::material::{effective_modulus, Material};
 use crate::particles::Mobility;
 use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
 use crate::sim::Simulation;
-use crate::walls::{plate::any_perpendicular, Motion, Shape, ShapeSpec, Side, Surface, WallSpec};
+use crate::walls::indent::Row;
+use crate::walls::{
+    plate::any_perpendicular, Indentation, Motion, Shape, ShapeSpec, Side, Surface, WallSpec,
+};
 use crate::Result;
 
 const CASE: &str = "wall-contacts";
@@ -630,7 +634,50 @@ fn resting_faces() -> Vec<(&'static str, WallSpec, DVec3, DVec3)> {
             DVec3::new(0.0, 0.0, -2.0),
             z,
         ),
+        (
+            "indented-mantle",
+            indented(),
+            DVec3::new(3.0, 0.0, 0.0),
+            -DVec3::X,
+        ),
+        (
+            "indented-pocket-floor",
+            indented(),
+            DVec3::new(4.0, 0.0, 1.0),
+            z,
+        ),
+        (
+            // The mouth's lower edge, pressed on along the bisector of the mantle and the
+            // pocket's floor.
+            "indented-rim",
+            indented(),
+            DVec3::new(3.0, 0.0, 1.0),
+            DVec3::new(-1.0, 0.0, 1.0).normalize(),
+        ),
     ]
+}
+
+/// A cylinder of radius 3 m about z with one pocket (001 §4.7.2): x ∈ [2, 5], |y| ≤ 1.5,
+/// z ∈ [1, 3].
+fn indented() -> WallSpec {
+    wall(ShapeSpec::IndentedCylinder {
+        radius: 3.0,
+        indentations: vec![Indentation {
+            pattern: vec![
+                [1.0, 0.0, 0.0, -2.0],
+                [-1.0, 0.0, 0.0, 5.0],
+                [0.0, 1.0, 0.0, 1.5],
+                [0.0, -1.0, 0.0, 1.5],
+                [0.0, 0.0, 1.0, 0.0],
+                [0.0, 0.0, -1.0, 2.0],
+            ],
+            min_max: [1.0, 10.0],
+            rows: vec![Row {
+                min: 1.0,
+                angles: vec![0.0],
+            }],
+        }],
+    })
 }
 
 /// Runs the case (the same in quick and full form).

@@ -55,18 +55,26 @@ impl Cone {
         Some((self.origin + z_c * self.axis + r_c * (q / pr), inside))
     }
 
+    /// Axial coordinate z_c of the foot of `pos` on the cone's generator line (eq 3.27);
+    /// `None` on the axis.
+    pub fn foot_z(&self, pos: DVec3) -> Option<f64> {
+        let d = pos - self.origin;
+        let z = d.dot(self.axis);
+        let pr = (d - z * self.axis).length();
+        let m = self.slope;
+        (pr > 0.0).then(|| (m * (pr - self.radius0) + z) / (m * m + 1.0))
+    }
+
     /// Sphere contact, grains inside the cone.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        if let Some([lo, hi]) = self.range {
-            let d = pos - self.origin;
-            let z = d.dot(self.axis);
-            let q = d - z * self.axis;
-            let pr = q.length();
-            let m = self.slope;
-            let z_c = (m * (pr - self.radius0) + z) / (m * m + 1.0);
-            if !(lo..=hi).contains(&z_c) && pr > 0.0 {
+        if let (Some([lo, hi]), Some(z_c)) = (self.range, self.foot_z(pos)) {
+            if !(lo..=hi).contains(&z_c) {
+                let d = pos - self.origin;
+                let q = d - d.dot(self.axis) * self.axis;
                 let z_e = z_c.clamp(lo, hi);
-                let edge = self.origin + z_e * self.axis + (m * z_e + self.radius0) * (q / pr);
+                let edge = self.origin
+                    + z_e * self.axis
+                    + (self.slope * z_e + self.radius0) * q.normalize();
                 return super::touch(pos, r, edge);
             }
         }

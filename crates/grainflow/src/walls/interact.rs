@@ -86,7 +86,7 @@ pub fn near_still_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64
                     continue;
                 }
                 for (m, shape) in wall.shape.members().iter().enumerate() {
-                    if shape.contact(x, r + skin).is_some() {
+                    if shape.may_touch(x, r + skin) {
                         row.push(key(w, m));
                     }
                 }

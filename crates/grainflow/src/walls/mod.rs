@@ -4,13 +4,16 @@
 //! Primitives are variants of [`Shape`], one file each (seed 000 §2.2; 001 §3.4, §4.7–4.8):
 //! plane (half-space or sheet, also a x + b y + c z + d = 0), plate, disk (faces and rim),
 //! cylinder (infinite inside/outside/shell, finite with end rims), ring (torus of tube radius
-//! = the sphere's), point, line, cone (radius = m z + b, inside), block, and unions of them.
+//! = the sphere's), point, line, cone (radius = m z + b, inside), block, a cylinder with
+//! indentations (001 §4.7.2) and a floor over several outlet cones (001 §4.8), each a union of
+//! its parts, and unions of them.
 //!
 //! **Hard spheres.** Each primitive's `contact` is the closest-point form of the surface that
 //! 000 writes as a collision condition |ρ(t) − c(t)| = s; [`Shape::hard_collision_time`] gives
 //! the time a sphere in straight-line motion relative to the wall reaches it (plane eq 9,
 //! cylinder eq 10–12, ring eq 13–24; the rest from these), checked by `validate hard-two-body`
-//! (docs/hard-spheres.md). Cones and solid blocks have no collision time and are refused.
+//! (docs/hard-spheres.md). Cones, solid blocks, indented cylinders and hoppers have no
+//! collision time and are refused.
 //!
 //! **Surfaces.** A wall is `normal` (the contact law), `sticky` (a grain that touches it is
 //! held rigidly and moves with it, 000 §2.2: rough drums) or `absorbing` (a grain that touches
@@ -22,6 +25,8 @@ pub mod block;
 pub mod cone;
 pub mod cylinder;
 pub mod disk;
+pub mod hopper;
+pub mod indent;
 pub mod interact;
 pub mod line;
 pub mod motion;
@@ -40,6 +45,8 @@ pub use block::Block;
 pub use cone::Cone;
 pub use cylinder::{Cylinder, Side};
 pub use disk::Disk;
+pub use hopper::{Hopper, HopperPart};
+pub use indent::{Indentation, IndentedPart};
 pub use line::Line;
 pub use motion::{Motion, Pose};
 pub use plane::Plane;
@@ -72,6 +79,10 @@ pub enum Shape {
     Cone(Cone),
     /// Solid box.
     Block(Block),
+    /// Part of a cylinder with indentations (mantle, pocket face or rim).
+    Indented(IndentedPart),
+    /// Part of a floor over outlet cones (floor, cone or rim).
+    Hopper(HopperPart),
     /// Several primitives forming one vessel part; each touches a grain on its own.
     Union(Vec<Shape>),
 }
@@ -118,7 +129,22 @@ impl Shape {
             Shape::Line(s) => s.contact(pos, r),
             Shape::Cone(s) => s.contact(pos, r),
             Shape::Block(s) => s.contact(pos, r),
+            Shape::Indented(s) => s.contact(pos, r),
+            Shape::Hopper(s) => s.contact(pos, r),
             Shape::Union(m) => m.iter().find_map(|s| s.contact(pos, r)),
+        }
+    }
+
+    /// Whether a sphere at `pos` of radius `reach` may touch the shape: for lists of the walls
+    /// near each grain, built with `reach` = radius + skin and trusted while no grain moves half
+    /// the skin. A primitive's contact does (its distance changes no faster than the centre
+    /// moves); the parts of indented cylinders and hoppers, whose contacts switch on where
+    /// their regions meet, answer with a bound.
+    pub fn may_touch(&self, pos: DVec3, reach: f64) -> bool {
+        match self {
+            Shape::Indented(p) => p.may_touch(pos, reach),
+            Shape::Hopper(p) => p.may_touch(pos, reach),
+            other => other.contact(pos, reach).is_some(),
         }
     }
 
@@ -140,7 +166,7 @@ impl Shape {
             Shape::Cone(s) => parallel(s.axis) && on_axis(s.origin),
             Shape::Line(s) => parallel(s.axis) && on_axis(s.point),
             Shape::Point(s) => on_axis(s.pos),
-            Shape::Plate(_) | Shape::Block(_) => false,
+            Shape::Plate(_) | Shape::Block(_) | Shape::Indented(_) | Shape::Hopper(_) => false,
             Shape::Union(m) => m.iter().all(|s| s.symmetric_about(center, axis)),
         }
     }
@@ -150,7 +176,8 @@ impl Shape {
     /// primitive (000 §2.2: eq 9 plane, eq 10–12 cylinders, eq 13–24 ring; disk, plate and
     /// finite cylinder the earliest of their faces and rims). t ≤ 0: already touching and
     /// approaching (000 §2.3). `None` for a union (ask its members) and for shapes the
-    /// hard-sphere method does not predict (cone, block; refused by the scene check).
+    /// hard-sphere method does not predict (cone, block, indented cylinder, hopper; refused by
+    /// the scene check).
     pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
         match self {
             Shape::Plane(w) => w.collision_time(pos, vel, s),
@@ -160,7 +187,11 @@ impl Shape {
             Shape::Ring(w) => w.collision_time(pos, vel, s),
             Shape::Point(w) => w.collision_time(pos, vel, s),
             Shape::Line(w) => w.collision_time(pos, vel, s),
-            Shape::Cone(_) | Shape::Block(_) | Shape::Union(_) => None,
+            Shape::Cone(_)
+            | Shape::Block(_)
+            | Shape::Indented(_)
+            | Shape::Hopper(_)
+            | Shape::Union(_) => None,
         }
     }
 
@@ -194,7 +225,11 @@ impl Shape {
             Shape::Ring(w) => w.away(pos),
             Shape::Point(w) => away(pos, w.pos, DVec3::Z),
             Shape::Line(w) => away(pos, w.closest(pos), plate::any_perpendicular(w.axis)),
-            Shape::Cone(_) | Shape::Block(_) | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
+            Shape::Cone(_)
+            | Shape::Block(_)
+            | Shape::Indented(_)
+            | Shape::Hopper(_)
+            | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
         }
     }
 
@@ -298,6 +333,39 @@ impl Shape {
                 ];
                 (v, faces)
             }
+            Shape::Indented(part) => match part.part {
+                indent::Part::Mantle => Shape::Cylinder(Cylinder {
+                    origin: DVec3::ZERO,
+                    axis: DVec3::Z,
+                    radius: part.wall.radius,
+                    side: Side::Inside,
+                    length: None,
+                })
+                .mesh(extent),
+                indent::Part::Face { pocket, plane } => {
+                    let v = part.wall.face_polygon(pocket, plane);
+                    let poly = if v.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![(0..v.len()).collect()]
+                    };
+                    (v, poly)
+                }
+                indent::Part::Rim { .. } => (Vec::new(), Vec::new()),
+            },
+            Shape::Hopper(part) => match part.part {
+                hopper::Part::Floor => {
+                    let h = part.hopper.height;
+                    Shape::Disk(Disk {
+                        center: DVec3::new(0.0, 0.0, h),
+                        normal: DVec3::Z,
+                        radius: extent,
+                    })
+                    .mesh(extent)
+                }
+                hopper::Part::Cone(k) => Shape::Cone(part.hopper.cones[k].clone()).mesh(extent),
+                hopper::Part::Rim(_) => (Vec::new(), Vec::new()),
+            },
             Shape::Union(members) => {
                 let mut verts = Vec::new();
                 let mut polys = Vec::new();

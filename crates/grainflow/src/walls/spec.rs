@@ -2,7 +2,8 @@
 //!
 //! ```toml
 //! [[walls]]
-//! type = "cylinder"          # plane, plate, disk, cylinder, ring, point, line, cone, block, union
+//! type = "cylinder"          # plane, plate, disk, cylinder, ring, point, line, cone, block,
+//!                            # indented_cylinder, hopper, union
 //! material = "steel"
 //! origin = [0, 0, 0]
 //! axis = [0, 0, 1]
@@ -15,9 +16,10 @@
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use super::indent::{self, Indented};
 use super::{
-    Block, Cone, Cylinder, Disk, Line, Motion, Plane, Plate, Point, Ring, Shape, Side, Surface,
-    Wall, MAX_UNION_MEMBERS,
+    Block, Cone, Cylinder, Disk, Hopper, Indentation, Line, Motion, Plane, Plate, Point, Ring,
+    Shape, Side, Surface, Wall, MAX_UNION_MEMBERS,
 };
 use crate::scene::{finite, nonzero, positive};
 use crate::Error;
@@ -141,6 +143,29 @@ pub enum ShapeSpec {
         /// outside (a solid) or inside (a vat).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         side: Option<Side>,
+    },
+    /// Cylinder of `radius` about the z axis, grains inside, with pockets cut into its wall
+    /// (001 §4.7.2): each indentation's pattern placed at its rows' heights and angles.
+    IndentedCylinder {
+        /// Radius (m).
+        radius: f64,
+        /// The indentation blocks.
+        indentations: Vec<Indentation>,
+    },
+    /// Floor at `height` with circular holes of `radius` at `centers`, each the top of an
+    /// outlet cone of `slope` (radius change per unit height) along +z cut at `bottom` (001
+    /// §4.8 `cone` with `number_of_cones`); grains above the floor and in the cones.
+    Hopper {
+        /// Height of the floor (m).
+        height: f64,
+        /// Centres (x, y) of the holes (m).
+        centers: Vec<[f64; 2]>,
+        /// Radius of the holes (m).
+        radius: f64,
+        /// Slope m of the cones (−).
+        slope: f64,
+        /// Height where the cones are cut (m).
+        bottom: f64,
     },
     /// Several primitives forming one vessel part, with one material, surface and motion.
     Union {
@@ -434,6 +459,56 @@ impl ShapeSpec {
                     ));
                 }
             }
+            ShapeSpec::IndentedCylinder {
+                radius,
+                indentations,
+            } => indentation_problems(*radius, indentations, at, p),
+            ShapeSpec::Hopper {
+                height,
+                centers,
+                radius,
+                slope,
+                bottom,
+            } => {
+                positive(p, f("radius"), *radius);
+                positive(p, f("slope"), *slope);
+                if !(height.is_finite() && bottom.is_finite() && bottom < height) {
+                    p.push(Error::scene(
+                        f("bottom"),
+                        format!("must lie below height ({height}), got {bottom}"),
+                    ));
+                } else if radius - slope * (height - bottom) < 0.0 {
+                    p.push(Error::scene(
+                        f("bottom"),
+                        format!("lies below the cones' apex at {}", height - radius / slope),
+                    ));
+                }
+                if centers.is_empty() || 2 * centers.len() + 1 > MAX_UNION_MEMBERS {
+                    p.push(Error::scene(
+                        f("centers"),
+                        format!(
+                            "needs 1 to {} holes, got {}",
+                            MAX_UNION_MEMBERS / 2 - 1,
+                            centers.len()
+                        ),
+                    ));
+                }
+                for (a, c) in centers.iter().enumerate() {
+                    if !(c[0].is_finite() && c[1].is_finite()) {
+                        p.push(Error::scene(format!("{at}.centers[{a}]"), "must be finite"));
+                    }
+                    for (b, d) in centers.iter().enumerate().skip(a + 1) {
+                        if (c[0] - d[0]).hypot(c[1] - d[1]) < 2.0 * radius * (1.0 - 1e-12) {
+                            p.push(Error::scene(
+                                format!("{at}.centers[{b}]"),
+                                format!(
+                                    "its hole overlaps hole {a}'s (centres closer than two radii)"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
             ShapeSpec::Union { members } => {
                 if members.is_empty() || members.len() > MAX_UNION_MEMBERS / 6 {
                     p.push(Error::scene(
@@ -446,10 +521,15 @@ impl ShapeSpec {
                     ));
                 }
                 for (n, m) in members.iter().enumerate() {
-                    if matches!(m, ShapeSpec::Union { .. }) {
+                    if matches!(
+                        m,
+                        ShapeSpec::Union { .. }
+                            | ShapeSpec::IndentedCylinder { .. }
+                            | ShapeSpec::Hopper { .. }
+                    ) {
                         p.push(Error::scene(
                             format!("{at}.members[{n}]"),
-                            "a union cannot contain a union; list its members instead",
+                            "a union cannot contain a union, an indented cylinder or a hopper; list a union's members instead, give the others their own wall",
                         ));
                     }
                     m.problems(&format!("{at}.members[{n}]"), p);
@@ -557,6 +637,44 @@ impl ShapeSpec {
                     Shape::Block(block)
                 }
             }
+            ShapeSpec::IndentedCylinder {
+                radius,
+                indentations,
+            } => Shape::Union(
+                Indented::new(
+                    *radius,
+                    indent::distinct(indentations.iter().flat_map(Indentation::pockets).collect()),
+                )
+                .parts()
+                .into_iter()
+                .map(Shape::Indented)
+                .collect(),
+            ),
+            ShapeSpec::Hopper {
+                height,
+                centers,
+                radius,
+                slope,
+                bottom,
+            } => Shape::Union(
+                Hopper {
+                    height: *height,
+                    cones: centers
+                        .iter()
+                        .map(|c| Cone {
+                            origin: DVec3::new(c[0], c[1], *height),
+                            axis: DVec3::Z,
+                            slope: *slope,
+                            radius0: *radius,
+                            range: Some([bottom - height, 0.0]),
+                        })
+                        .collect(),
+                }
+                .parts()
+                .into_iter()
+                .map(Shape::Hopper)
+                .collect(),
+            ),
             ShapeSpec::Union { members } => Shape::Union(
                 members
                     .iter()
@@ -564,6 +682,100 @@ impl ShapeSpec {
                     .collect(),
             ),
         }
+    }
+}
+
+/// Problems of an indented cylinder at `at`: its numbers, then each pocket closed, non-empty
+/// and reaching past the cylinder, then the number of parts.
+fn indentation_problems(radius: f64, blocks: &[Indentation], at: &str, p: &mut Vec<Error>) {
+    positive(p, format!("{at}.radius"), radius);
+    if blocks.is_empty() {
+        p.push(Error::scene(
+            format!("{at}.indentations"),
+            "needs at least one indentation",
+        ));
+    }
+    let before = p.len();
+    for (n, b) in blocks.iter().enumerate() {
+        let f = |name: &str| format!("{at}.indentations[{n}].{name}");
+        if b.pattern.is_empty() {
+            p.push(Error::scene(f("pattern"), "needs at least one plane"));
+        }
+        for (j, &[a, bb, c, d]) in b.pattern.iter().enumerate() {
+            nonzero(p, f(&format!("pattern[{j}]")), DVec3::new(a, bb, c));
+            if !d.is_finite() {
+                p.push(Error::scene(
+                    f(&format!("pattern[{j}]")),
+                    format!("d must be finite, got {d}"),
+                ));
+            }
+        }
+        let [lo, hi] = b.min_max;
+        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+            p.push(Error::scene(
+                f("min_max"),
+                format!("must be [minimum, maximum] with minimum < maximum, got [{lo}, {hi}]"),
+            ));
+        }
+        if b.rows.is_empty() {
+            p.push(Error::scene(f("rows"), "needs at least one row"));
+        }
+        let mut below = lo;
+        for (i, row) in b.rows.iter().enumerate() {
+            if !(row.min >= below && row.min < hi) {
+                p.push(Error::scene(
+                    f(&format!("rows[{i}].min")),
+                    format!(
+                        "must lie in [{below}, {hi}) (rows go up, inside min_max), got {}",
+                        row.min
+                    ),
+                ));
+            }
+            below = row.min.max(below);
+            if row.angles.is_empty() || !row.angles.iter().all(|a| a.is_finite()) {
+                p.push(Error::scene(
+                    f(&format!("rows[{i}].angles")),
+                    format!("needs at least one finite angle, got {:?}", row.angles),
+                ));
+            }
+        }
+    }
+    if p.len() > before || !radius.is_finite() {
+        return;
+    }
+    let mut parts = 1;
+    for (n, b) in blocks.iter().enumerate() {
+        let pockets = b.pockets();
+        let placed = b
+            .rows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| row.angles.iter().map(move |a| (i, a)));
+        for ((i, angle), pocket) in placed.zip(&pockets) {
+            parts += 2 * pocket.len();
+            let problem = if !indent::bounded(pocket) {
+                "the pattern's planes do not close the pocket (it would be open to infinity)"
+            } else {
+                let v = indent::vertices(pocket);
+                if v.is_empty() {
+                    "the pattern's planes leave no room between them in this row"
+                } else if v.iter().all(|x| x.truncate().length() <= radius) {
+                    "the pocket lies inside the cylinder: it cuts nothing out of the wall"
+                } else {
+                    continue;
+                }
+            };
+            p.push(Error::scene(
+                format!("{at}.indentations[{n}].rows[{i}].angles"),
+                format!("pocket at {angle}°: {problem}"),
+            ));
+        }
+    }
+    if parts > MAX_UNION_MEMBERS {
+        p.push(Error::scene(
+            format!("{at}.indentations"),
+            format!("the pockets make {parts} wall parts (the mantle, and a face and a rim per plane of each pocket, with the row's two band planes); at most {MAX_UNION_MEMBERS}"),
+        ));
     }
 }
 
