@@ -22,14 +22,7 @@ fn recirculated() -> Simulation {
             ("recirculate_params", "recirculate_params 1.6 0.05 0.3"),
         ],
     );
-    let run = Deck::parse(&text, "pack_and_recirc.inp")
-        .and_then(|d| d.translate(Path::new("."), &[]))
-        .expect("translates");
-    let mut sim = Simulation::new(run.scene, Path::new(".")).expect("builds");
-    for _ in 0..sim.total_steps() {
-        sim.step().expect("stable");
-    }
-    sim
+    run_deck(&text)
 }
 
 #[test]
@@ -247,4 +240,76 @@ fn euler_decks_take_each_alpha_in_as_many_steps_as_keep_a_contact_from_growing()
     let half = translate(&shorten(PACK_AND_RECIRC, &[("alpha", "alpha 0.00005")]));
     assert_eq!(half.scene.simulation.substeps, 1);
     assert!(half.notes.iter().all(|n| !n.contains("Euler steps")));
+}
+
+const CONES: &str = include_str!("../../../scenes/pebbles/cones.inp");
+const INDENTED: &str = include_str!("../../../scenes/pebbles/indented.inp");
+
+/// Translates and runs a deck (files relative to the working directory) to its end.
+fn run_deck(text: &str) -> Simulation {
+    let run = Deck::parse(text, "t.inp")
+        .and_then(|d| d.translate(Path::new("."), &[]))
+        .expect("translates");
+    let mut sim = Simulation::new(run.scene, Path::new(".")).expect("builds");
+    for _ in 0..sim.total_steps() {
+        sim.step().expect("stable");
+    }
+    sim
+}
+
+#[test]
+fn three_outlet_cones_discharge_in_turn_and_keep_every_pebble() {
+    // cones.inp shortened: pebbles fall through the base's three holes and cones to the doors;
+    // the doors open in turn (chute k for the k-th discharge, 001 chapter 6), so three or more
+    // discharges mean every cone passed pebbles. Every pebble stays in the vessel (R = 0.3 m),
+    // above the doors.
+    let sim = run_deck(&shorten(
+        CONES,
+        &[
+            ("number_of_pebbles", "number_of_pebbles 150"),
+            ("runs", "runs 8000"),
+            ("recirculate_params", "recirculate_params 1.0 0.05 0.3"),
+        ],
+    ));
+    let p = &sim.world.particles;
+    let d = sim.world.doors;
+    assert_eq!(p.len(), 150);
+    assert!(d.discharged >= 3, "{d:?}");
+    let passes: u64 = p.passes.iter().map(|&n| u64::from(n)).sum();
+    assert_eq!(passes, d.discharged);
+    let door = sim.scene.recirculation.as_ref().expect("r").chutes[0].door;
+    for (k, x) in p.pos.iter().enumerate() {
+        assert!(
+            x.truncate().length() < 0.3 && x.z > door,
+            "pebble {k} at {x:?}"
+        );
+    }
+}
+
+#[test]
+fn pebbles_settle_in_an_indented_vessel_without_leaving_it() {
+    // indented.inp shortened: a bed 0.65 m deep settles against a wall with slots 0.1 m wide
+    // through it (x ∈ [−0.25, 0.25] turned to 0° for z ∈ [0.4, 0.9]; to 90°, −45° and 180° for
+    // z ∈ [1.0, 1.5]). Every pebble stays in the cylinder or a slot (to an overlap of 1 mm).
+    let sim = run_deck(&shorten(
+        INDENTED,
+        &[
+            ("number_of_pebbles", "number_of_pebbles 800"),
+            ("runs", "runs 3000"),
+        ],
+    ));
+    let p = &sim.world.particles;
+    assert_eq!(p.len(), 800);
+    let slots = [(0.0f64, 0.4), (90.0, 1.0), (-45.0, 1.0), (180.0, 1.0)];
+    for (k, x) in p.pos.iter().enumerate() {
+        let inside = x.truncate().length() < 0.15 + 1e-3
+            || slots.iter().any(|&(a, z0)| {
+                let (s, c) = a.to_radians().sin_cos();
+                let (u, w) = (c * x.x + s * x.y, -s * x.x + c * x.y);
+                u.abs() < 0.25
+                    && w.abs() < 0.05 + 1e-3
+                    && (z0 - 1e-3..z0 + 0.5 + 1e-3).contains(&x.z)
+            });
+        assert!(inside && x.z > 0.0, "pebble {k} at {x:?}");
+    }
 }

@@ -320,16 +320,48 @@ pub(super) fn rows() -> Vec<Row> {
                 assert!(e[2] * 7.0 + e[3] > 0.0);
             },
         ),
-        refused("start_indentation"),
-        refused("end_indentation"),
-        refused("start_pattern"),
-        refused("end_pattern"),
-        refused("min_max"),
-        refused("start_row"),
-        refused("end_row"),
-        refused("row_min"),
-        refused("angle"),
-        refused("angles"),
+        // 4.7.2
+        indented("start_indentation"),
+        indented("end_indentation"),
+        indented("start_pattern"),
+        indented("end_pattern"),
+        indented("start_row"),
+        indented("end_row"),
+        row("min_max", "", INDENTATION, |_, b| {
+                // The last row reaches the maximum: cut at 1.2 its pocket (1.0 to 1.5) ends
+                // at 1.2.
+                let low = translate(&INDENTATION.replace("min_max 0.4 2.0", "min_max 0.4 1.2"));
+                let above = DVec3::new(0.0, 0.2, 1.3);
+                assert!(walled(&low, above) && !walled(b, above));
+                assert!(!walled(&low, DVec3::new(0.0, 0.2, 1.1)));
+        }),
+        row("row_min", "", INDENTATION, |_, b| {
+                // Row 2's pattern (0.5 tall) starts at its row_min.
+                let high = translate(&INDENTATION.replace("row_min 1.0", "row_min 1.5"));
+                assert!(walled(&high, POCKET_90) && !walled(b, POCKET_90));
+                assert!(!walled(&high, DVec3::new(0.0, 0.2, 1.7)));
+        }),
+        row(
+            "angle",
+            "",
+            INDENTATION,
+            |_, b| {
+                let without = translate(&INDENTATION.replace("angle 90.0\n", ""));
+                assert!(walled(&without, POCKET_90) && !walled(b, POCKET_90));
+                assert!(!walled(&without, POCKET_0));
+            },
+        ),
+        row(
+            "angles",
+            "",
+            INDENTATION,
+            |_, b| {
+                let without = translate(&INDENTATION.replace("angles 2 -45.0 180.0\n", ""));
+                for p in [POCKET_180, POCKET_M45] {
+                    assert!(walled(&without, p) && !walled(b, p));
+                }
+            },
+        ),
         // 4.8
         row("vessel_radius", "", "vessel_radius 0.2 0.5", |a, b| {
             let cylinders = |r: &Run| {
@@ -403,12 +435,64 @@ pub(super) fn rows() -> Vec<Row> {
             assert_eq!(pack(b).5, [[-0.5, 0.0], [0.5, 1.0]]);
             assert_eq!(pack(b).3.z, -0.5);
         }),
-        Row {
-            name: "number_of_cones",
-            without: "number_of_cones 1",
-            with: "floor_location -8.0\ncone 0.5 1.0\nnumber_of_cones 2",
-            effect: Effect::Refused("number_of_cones"),
-        },
+        row(
+            "number_of_cones",
+            RECIRC,
+            "floor_location -8.0\ncone 0.5 1.0\nexit_chute 2.5 0.1\n\
+             recirculate_params 2.0 0.05 0.3\nnumber_of_cones 3",
+            |a, b| {
+                // Three cones on the circle midway across the vessel (radius 0.5), at 0°, 120°
+                // and 240°, as wide as keeps them apart: 0.5 sin 60°; a floor at the cones' top.
+                let r_top = 0.5 * (PI / 3.0).sin();
+                let centers: Vec<[f64; 2]> = (0..3)
+                    .map(|k| {
+                        let t = 2.0 * PI * k as f64 / 3.0;
+                        [0.5 * t.cos(), 0.5 * t.sin()]
+                    })
+                    .collect();
+                let hopper = shapes(b)
+                    .into_iter()
+                    .find(|s| matches!(s, ShapeSpec::Hopper { .. }))
+                    .expect("a hopper");
+                let ShapeSpec::Hopper {
+                    height,
+                    centers: c,
+                    radius,
+                    slope,
+                    bottom,
+                } = hopper
+                else {
+                    unreachable!()
+                };
+                assert_eq!((height, radius, slope), (0.5, r_top, 1.0));
+                for (x, y) in c.iter().zip(&centers) {
+                    assert!((x[0] - y[0]).abs() < 1e-15 && (x[1] - y[1]).abs() < 1e-15);
+                }
+                // Each is cut at the exit hole (0.25) and has its chute and door.
+                assert!((bottom - (0.5 - (r_top - 0.25))).abs() < 1e-15);
+                let chutes = recirculation(b).expect("r").chutes;
+                assert_eq!(chutes.len(), 3);
+                assert!(chutes.iter().all(|ch| ch.radius == 0.25 && ch.door == bottom - 0.1));
+                assert_eq!(recirculation(a).expect("r").chutes.len(), 1);
+                // Just below the floor, between the holes, is now solid (a pebble there touches
+                // the floor); the cones' insides are open; the fill starts at the floor.
+                let centre = DVec3::new(0.05, 0.0, 0.495);
+                assert!(!walled(a, centre) && walled(b, centre));
+                assert!(!walled(b, DVec3::new(0.5, 0.0, 0.45)));
+                assert_eq!(pack(b).3.z, 0.5);
+                // With offset_inlet_holes the drops are turned half-way to the next hole.
+                let turned = translate(&format!(
+                    "{RECIRC}\nnumber_of_cones 3\noffset_inlet_holes"
+                ));
+                let inlets = recirculation(&turned).expect("r").inlets;
+                assert_eq!(inlets.len(), 3);
+                for (k, i) in inlets.iter().enumerate() {
+                    let t = PI / 3.0 + 2.0 * PI * k as f64 / 3.0;
+                    let want = DVec3::new(0.5 * t.cos(), 0.5 * t.sin(), 2.0);
+                    assert!((i.pos - want).length() < 1e-15 && i.vel == DVec3::ZERO);
+                }
+            },
+        ),
         row(
             "offset_inlet_holes",
             RECIRC,

@@ -7,8 +7,9 @@
 //! column for an annulus) or a `rectangular_vat`, a floor plane at `floor_location`, and
 //! optionally an outlet cone `radius = m z + b` with radius R at `location`, cut where it
 //! reaches the exit chute's hole (radius `hole_size` × pebble radius), a chute tube
-//! `hole_depth` long below it, and a flat door closing the chute. Unions of the geometry
-//! section are solids the pebbles stay outside of.
+//! `hole_depth` long below it, and a flat door closing the chute. Indentations are pockets cut
+//! into the vessel_radius wall ([`crate::walls::indent`]). Unions of the geometry section are
+//! solids the pebbles stay outside of.
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,8 @@ use crate::material::{Material, PairOverride};
 use crate::particles::{core_shell_mass_inertia, Core};
 use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
 use crate::timestep::DtLimit;
-use crate::walls::{Motion, ShapeSpec, Side, WallSpec};
+use crate::walls::indent::Row as IndentRow;
+use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
 use crate::{Error, Result};
 
 /// Standard gravity (m/s²), pointing down −z (PEBBLES' vessels stand along z).
@@ -67,6 +69,8 @@ struct Vessel {
     half_xy: [f64; 2],
     bottom: f64,
     chutes: Vec<Chute>,
+    /// Centres (x, y) of the outlet holes in the base: one at the axis unless number_of_cones > 1.
+    holes: Vec<[f64; 2]>,
 }
 
 fn wall(shape: ShapeSpec) -> WallSpec {
@@ -135,12 +139,18 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
         }
         [xw, yw]
     } else {
-        walls.push(wall(ShapeSpec::Cylinder {
-            origin: DVec3::ZERO,
-            axis: DVec3::Z,
-            radius: ro,
-            side: Side::Inside,
-            length: None,
+        walls.push(wall(match indentations(deck, ro)? {
+            Some(indentations) => ShapeSpec::IndentedCylinder {
+                radius: ro,
+                indentations,
+            },
+            None => ShapeSpec::Cylinder {
+                origin: DVec3::ZERO,
+                axis: DVec3::Z,
+                radius: ro,
+                side: Side::Inside,
+                length: None,
+            },
         }));
         if ri > 0.0 {
             walls.push(wall(ShapeSpec::Cylinder {
@@ -154,20 +164,39 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
         profile.push([floor, ro]);
         [ro, ro]
     };
-    let n_cones = deck.nums("number_of_cones").map_or(1.0, |v| v[0]);
-    if n_cones > 1.0 {
-        return Err(deck.error(
-            "number_of_cones",
-            "more than one outlet cone is read but not built yet; grainflow builds one central cone",
-        ));
+    let n_cones = deck.nums("number_of_cones").map_or(1, |v| v[0] as usize);
+    if n_cones == 0 {
+        return Err(deck.error("number_of_cones", "must be at least 1"));
     }
     let mut bottom = floor;
     let mut chutes = Vec::new();
+    let mut holes = vec![[0.0, 0.0]];
     let hole = exit_hole(deck);
     match deck.nums("cone").filter(|_| deck.has("cone")) {
         Some(c) => {
             let (loc, m) = (c[0], c[1]);
-            let r_top = half_xy[0];
+            // One cone has the vessel's radius at `location`. Several sit on the circle midway
+            // across the vessel (or the annulus), as wide as keeps them from overlapping each
+            // other and the walls, under a floor at `location` (001 §4.8 leaves the layout
+            // open; docs/pebbles-decks.md).
+            let r_top = if n_cones == 1 {
+                half_xy[0]
+            } else {
+                if deck.has("rectangular_vat") {
+                    return Err(deck.error(
+                        "number_of_cones",
+                        "more than one cone needs the cylindrical vessel (vessel_radius), not a rectangular_vat",
+                    ));
+                }
+                let ring = 0.5 * (ri + ro);
+                holes = (0..n_cones)
+                    .map(|k| {
+                        let a = std::f64::consts::TAU * k as f64 / n_cones as f64;
+                        [ring * a.cos(), ring * a.sin()]
+                    })
+                    .collect();
+                (0.5 * (ro - ri)).min(ring * (std::f64::consts::PI / n_cones as f64).sin())
+            };
             if m <= 0.0 {
                 return Err(deck.error(
                     "cone",
@@ -188,41 +217,60 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
                 }
                 None => (-b / m, 0.0),
             };
-            walls.push(wall(ShapeSpec::Cone {
-                origin: DVec3::ZERO,
-                axis: DVec3::Z,
-                slope: m,
-                radius0: b,
-                range: Some([z_end, loc]),
-            }));
-            profile = vec![[z_end, r_end], [loc, r_top]];
-            bottom = z_end;
+            if n_cones == 1 {
+                walls.push(wall(ShapeSpec::Cone {
+                    origin: DVec3::ZERO,
+                    axis: DVec3::Z,
+                    slope: m,
+                    radius0: b,
+                    range: Some([z_end, loc]),
+                }));
+                profile = vec![[z_end, r_end], [loc, r_top]];
+                bottom = z_end;
+            } else {
+                walls.push(wall(ShapeSpec::Hopper {
+                    height: loc,
+                    centers: holes.clone(),
+                    radius: r_top,
+                    slope: m,
+                    bottom: z_end,
+                }));
+                // The fill stays above the floor; the cones fill as the pebbles settle.
+                profile = vec![[loc, ro]];
+                bottom = loc;
+            }
             if let Some((_, depth, name)) = hole {
                 if depth < 0.0 {
                     return Err(deck.error(name, format!("hole_depth must be ≥ 0, got {depth}")));
                 }
                 let door = z_end - depth;
-                if depth > 0.0 {
-                    walls.push(wall(ShapeSpec::Cylinder {
-                        origin: DVec3::new(0.0, 0.0, z_end - 0.5 * depth),
-                        axis: DVec3::Z,
-                        radius: r_end,
-                        side: Side::Inside,
-                        length: Some(depth),
+                for &[x, y] in &holes {
+                    if depth > 0.0 {
+                        walls.push(wall(ShapeSpec::Cylinder {
+                            origin: DVec3::new(x, y, z_end - 0.5 * depth),
+                            axis: DVec3::Z,
+                            radius: r_end,
+                            side: Side::Inside,
+                            length: Some(depth),
+                        }));
+                    }
+                    walls.push(wall(ShapeSpec::Disk {
+                        center: DVec3::new(x, y, door),
+                        normal: DVec3::Z,
+                        radius: r_end + r_peb,
                     }));
-                    profile.insert(0, [door, r_end]);
+                    chutes.push(Chute {
+                        center: [x, y],
+                        radius: r_end,
+                        door,
+                    });
                 }
-                walls.push(wall(ShapeSpec::Disk {
-                    center: DVec3::new(0.0, 0.0, door),
-                    normal: DVec3::Z,
-                    radius: r_end + r_peb,
-                }));
-                bottom = door;
-                chutes.push(Chute {
-                    center: [0.0, 0.0],
-                    radius: r_end,
-                    door,
-                });
+                if n_cones == 1 {
+                    if depth > 0.0 {
+                        profile.insert(0, [door, r_end]);
+                    }
+                    bottom = door;
+                }
             }
         }
         None => {
@@ -242,7 +290,56 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
         half_xy,
         bottom: bottom.max(floor),
         chutes,
+        holes,
     })
+}
+
+/// The indentation blocks of the geometry section, checked as the wall they cut into the
+/// vessel_radius cylinder of radius `ro` (001 §4.7.2); `None` when there are none.
+fn indentations(deck: &Deck, ro: f64) -> Result<Option<Vec<Indentation>>> {
+    let Some(first) = deck.geometry.indentations.first() else {
+        return Ok(None);
+    };
+    let at = |line: usize, message: String| Error::Parse {
+        path: format!("{}:{line}", deck.origin),
+        message: format!("start_indentation: {message}"),
+    };
+    if deck.has("rectangular_vat") {
+        return Err(at(
+            first.line,
+            "indentations are cut into the vessel_radius wall only (001 §4.7.2), not a rectangular_vat".into(),
+        ));
+    }
+    let mut blocks = Vec::new();
+    for i in &deck.geometry.indentations {
+        let min_max = i
+            .min_max
+            .ok_or_else(|| at(i.line, "needs min_max and at least one row".into()))?;
+        let block = Indentation {
+            pattern: i.pattern.clone(),
+            min_max,
+            rows: i
+                .rows
+                .iter()
+                .map(|r| IndentRow {
+                    min: r.min,
+                    angles: r.angles.clone(),
+                })
+                .collect(),
+        };
+        let mut problems = Vec::new();
+        ShapeSpec::IndentedCylinder {
+            radius: ro,
+            indentations: vec![block.clone()],
+        }
+        .problems("", &mut problems);
+        if let Some(Error::Scene { field, reason }) = problems.first() {
+            let field = field.strip_prefix(".indentations[0].").unwrap_or(field);
+            return Err(at(i.line, format!("{field}: {reason}")));
+        }
+        blocks.push(block);
+    }
+    Ok(Some(blocks))
 }
 
 /// The unions of the geometry section as walls; pebbles stay outside each solid.
@@ -494,10 +591,22 @@ impl Deck {
                 vel: i.vel,
             })
             .collect();
-        let offset = if self.has("offset_inlet_holes") {
-            [0.5 * v.half_xy[0], 0.0]
-        } else {
-            [0.0, 0.0]
+        // Drop points without inlets, and packing cones: over each outlet hole, or
+        // (offset_inlet_holes) beside it: half the vessel radius off a single central hole,
+        // half-way round to the next of several.
+        let offset = self.has("offset_inlet_holes");
+        let turn = std::f64::consts::PI / v.holes.len() as f64;
+        let spots: Vec<[f64; 2]> = match (v.holes.len(), offset) {
+            (1, true) => vec![[0.5 * v.half_xy[0], 0.0]],
+            (_, true) => v
+                .holes
+                .iter()
+                .map(|&[x, y]| {
+                    let (s, c) = turn.sin_cos();
+                    [c * x - s * y, s * x + c * y]
+                })
+                .collect(),
+            _ => v.holes.clone(),
         };
         let cone_packing = ["cone_packing", "cone_packing_chute"]
             .iter()
@@ -570,7 +679,7 @@ impl Deck {
                     ));
                 }
                 let spots: Vec<[f64; 2]> = if inlets.is_empty() {
-                    vec![offset]
+                    spots.clone()
                 } else {
                     inlets.iter().map(|i| [i.pos.x, i.pos.y]).collect()
                 };
@@ -629,20 +738,12 @@ impl Deck {
         for w in walls.iter_mut() {
             w.motion = motion.clone();
         }
-        let recirculation = self.recirculation(&v.chutes, inlets, offset)?;
+        let recirculation = self.recirculation(&v.chutes, inlets, &spots)?;
         if self.has("ppf_filename") {
             notes.push(format!(
                 "{}: ppf_filename: ignored, as by the single-processor pebbles9 (001 §4.2)",
                 self.at("ppf_filename")
             ));
-        }
-        if !self.geometry.indentations.is_empty() {
-            return Err(Error::Parse {
-                path: format!("{}:{}", self.origin, self.geometry.indentations[0].line),
-                message:
-                    "start_indentation: indentation patterns are read but not built as walls yet"
-                        .into(),
-            });
         }
         let dump_positions = match ["dump_positions", "dump_positions_mult"]
             .iter()
@@ -710,7 +811,7 @@ impl Deck {
         &self,
         chutes: &[Chute],
         inlets: Vec<Inlet>,
-        offset: [f64; 2],
+        spots: &[[f64; 2]],
     ) -> Result<Option<Recirculation>> {
         let Some(d) = ["recirculate_params", "recirculate"]
             .iter()
@@ -729,13 +830,31 @@ impl Deck {
                 "door_closed_time and first_door_open_time must be ≥ 0",
             ));
         }
+        // One hole: pebbles drop over it, shifted to the spot. Several holes with spots beside
+        // them: the spots are inlets at the recirculation height, taken in turn as the chutes.
+        let (inlets, drop_offset) = match spots {
+            [one] => (
+                inlets,
+                [one[0] - chutes[0].center[0], one[1] - chutes[0].center[1]],
+            ),
+            many if inlets.is_empty() && many.iter().zip(chutes).any(|(s, c)| *s != c.center) => (
+                many.iter()
+                    .map(|&[x, y]| Inlet {
+                        pos: DVec3::new(x, y, v[0]),
+                        vel: DVec3::ZERO,
+                    })
+                    .collect(),
+                [0.0, 0.0],
+            ),
+            _ => (inlets, [0.0, 0.0]),
+        };
         Ok(Some(Recirculation {
             height: v[0],
             door_closed_time: v[1],
             first_door_open_time: v[2],
             chutes: chutes.to_vec(),
             inlets,
-            drop_offset: offset,
+            drop_offset,
         }))
     }
 }
