@@ -297,8 +297,9 @@ impl NeighborList {
         self.builds += 1;
     }
 
-    /// History for the new rows: the old state of every pair listed before, default otherwise.
-    fn carry_history(&self, n: usize, start: &[usize], partner: &[u32]) -> Vec<ContactState> {
+    /// History for the new rows: the old state of every pair listed before (moved out, the old
+    /// rows are replaced next), default otherwise.
+    fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) -> Vec<ContactState> {
         let mut state = vec![ContactState::default(); partner.len()];
         if self.start.len() != n + 1 {
             return state;
@@ -311,7 +312,7 @@ impl NeighborList {
                     o += 1;
                 }
                 if o < old.end && self.partner[o] == partner[s] {
-                    state[s] = self.state[o].clone();
+                    state[s] = std::mem::take(&mut self.state[o]);
                 }
             }
         }

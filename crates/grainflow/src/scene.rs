@@ -524,6 +524,12 @@ impl Scene {
             positive(&mut p, "simulation.skin", skin);
         }
         p.extend(s.approx_hard.problems());
+        if s.method != Method::ApproxHard && s.approx_hard != Default::default() {
+            p.push(Error::scene(
+                "simulation.approx_hard",
+                "sets options of the approximate hard-sphere method; it needs method = \"approx_hard\"",
+            ));
+        }
         crate::planar::problems(self, &mut p);
         if let Some([lo, hi]) = s.domain {
             box_corners(&mut p, "simulation.domain", lo, hi);

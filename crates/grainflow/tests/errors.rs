@@ -180,6 +180,21 @@ fn zero_substeps_are_refused_by_name() {
 }
 
 #[test]
+fn approx_hard_options_without_the_method_are_refused() {
+    // Options of a method the scene does not use would be silently ignored.
+    let e = build(&SCENE.replace(
+        "dt = \"auto\"",
+        "dt = \"auto\"\n[simulation.approx_hard]\npasses = 3",
+    ))
+    .expect_err("refused")
+    .to_string();
+    assert!(
+        e.contains("simulation.approx_hard: sets options of the approximate hard-sphere method"),
+        "{e}"
+    );
+}
+
+#[test]
 fn substeps_split_the_step_and_keep_its_count_and_time() {
     // Two grains in head-on contact: one step of dt in two sub-steps reaches the same time as
     // two steps of dt/2 and counts one step; velocity Verlet's two halves are the same

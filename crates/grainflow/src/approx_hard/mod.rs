@@ -339,7 +339,8 @@ fn ensure_list(world: &mut World, physics: &Physics, dt: f64) {
     }
 }
 
-/// When a particle–wall pair meets within the step: the gap g (m) between the grain's surface
+/// When a particle–wall pair meets within the step (004 §II: a grain meets a boundary as it
+/// would an infinitely massive grain): the gap g (m) between the grain's surface
 /// and the wall, the unit normal from the grain's centre towards the wall, the wall's surface
 /// velocity at the contact point, and the closing speed v_n > 0 with g ≤ v_n dt. Found with
 /// the wall's closest point for a sphere inflated by the largest distance it can close.
@@ -378,42 +379,38 @@ fn gather(world: &World, physics: &Physics, dt: f64, out: &mut Vec<Pending>) {
             .into_par_iter()
             .with_min_len(crate::soft::MIN_LEN)
             .flat_map_iter(|i| {
-                let mut here = Vec::new();
-                for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-                    let j = j as usize;
-                    if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
-                        continue;
-                    }
-                    let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
-                    let s = p.radius[i] + p.radius[j];
-                    if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], s) {
-                        if t <= dt {
-                            here.push(Pending {
+                let pairs = nl.partner[nl.start[i]..nl.start[i + 1]]
+                    .iter()
+                    .filter_map(move |&j| {
+                        let j = j as usize;
+                        if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
+                            return None;
+                        }
+                        let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
+                        let s = p.radius[i] + p.radius[j];
+                        pair_collision_time(rho, p.vel[j] - p.vel[i], s)
+                            .filter(|&t| t <= dt)
+                            .map(|t| Pending {
                                 t,
                                 i,
                                 target: Target::Particle(j),
-                            });
-                        }
-                    }
-                }
-                let held = attached.get(i).is_some_and(Option::is_some);
-                if p.inv_mass[i] > 0.0 && !held {
-                    for (w, wall) in walls.iter().enumerate() {
-                        if wall.surface != crate::walls::Surface::Normal {
-                            continue;
-                        }
-                        for m in 0..wall.shape.members().len() {
-                            if let Some((gap, _, _, v_n)) = wall_meeting(world, i, w, m, dt) {
-                                here.push(Pending {
-                                    t: gap / v_n,
-                                    i,
-                                    target: Target::Wall(w, m),
-                                });
-                            }
-                        }
-                    }
-                }
-                here
+                            })
+                    });
+                let free = p.inv_mass[i] > 0.0 && !attached.get(i).is_some_and(Option::is_some);
+                let hits = walls
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, wall)| free && wall.surface == crate::walls::Surface::Normal)
+                    .flat_map(move |(w, wall)| {
+                        (0..wall.shape.members().len()).filter_map(move |m| {
+                            wall_meeting(world, i, w, m, dt).map(|(gap, _, _, v_n)| Pending {
+                                t: gap / v_n,
+                                i,
+                                target: Target::Wall(w, m),
+                            })
+                        })
+                    });
+                pairs.chain(hits)
             }),
     );
 }

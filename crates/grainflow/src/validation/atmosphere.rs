@@ -12,10 +12,10 @@
 //! of each snapshot's heights against C_m(z)/C_m(z_max), C_m = 1 − e^{−z/h_m}, gives a formal
 //! probability per mass (000: 0.77 ± 0.27, 0.40 ± 0.33, 0.72 ± 0.16).
 //!
-//! * **Quick** (test suite): a ball of about 300 grains, dt = 1e-7, long enough to settle;
+//! * **Quick** (test suite): a ball of about 380 grains, dt = 1e-7, long enough to settle;
 //!   energy to 1e-4; mean heights within 10 % of k_BT/(m g); K–S probabilities above 1e-3 (a
 //!   height distribution that is not exponential gives far less).
-//! * **Full**: 000's ball of about 1000 grains (991 in 000) with dt = 1e-8; mean heights within
+//! * **Full**: a ball like 000's, 965 grains (991 in 000) with dt = 1e-8; mean heights within
 //!   000's error bars (± 0.06, 0.045, 0.007 about its 1.89, 0.628, 0.185) of k_BT/(m g). Our
 //!   ball's energy gives k_BT/(m g) = 1.82, 0.606, 0.182 where 000's gave 1.88, 0.626, 0.188:
 //!   the comparison is with our own equipartition value, 000's numbers are printed beside it.
