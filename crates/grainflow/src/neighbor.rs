@@ -91,9 +91,9 @@ impl Grid {
     }
 }
 
-/// The particles of each cell: a dense array of cells when the occupied box holds few enough
-/// cells (the usual case), else the particles sorted by cell key and found by binary search
-/// (so a grain far from the others costs nothing).
+/// The particles of each cell, in ascending order: a dense array of cells when the occupied box
+/// holds few enough cells (the usual case), else the particles sorted by cell key and found by
+/// binary search (so a grain far from the others costs nothing).
 enum Cells {
     /// Cells `origin + (x, y, z)` for x < dims[0] …, members in `members[start[c]..start[c + 1]]`.
     Dense {
@@ -234,25 +234,41 @@ impl NeighborList {
         let period = periodic.lengths();
         let keys: Vec<[i64; 3]> = pos.iter().map(|&p| grid.cell_of(p)).collect();
         let cells = Cells::new(&keys);
+        let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
         let skin = self.skin;
         let rows: Vec<Vec<u32>> = (0..n)
             .into_par_iter()
             .map(|i| {
                 let c = keys[i];
                 let mut row = Vec::new();
-                for dx in -1..=1 {
-                    for dy in -1..=1 {
-                        for dz in -1..=1 {
-                            for &j in cells.members(grid.neighbor(c, [dx, dy, dz])) {
-                                let j = j as usize;
-                                if j > i {
-                                    let cut = radius[i] + radius[j] + skin;
-                                    let d = Periodic::minimum_image(pos[j] - pos[i], period);
-                                    if d.length_squared() < cut * cut {
-                                        row.push(j as u32);
-                                    }
-                                }
-                            }
+                let mut stencil: [[i64; 3]; 27] = std::array::from_fn(|k| {
+                    grid.neighbor(
+                        c,
+                        [k as i64 % 3 - 1, k as i64 / 3 % 3 - 1, k as i64 / 9 - 1],
+                    )
+                });
+                let mut count = 27;
+                if wraps_onto_itself {
+                    // Fewer than three cells along a periodic axis: a cell comes round twice.
+                    stencil.sort_unstable();
+                    count = 1;
+                    for k in 1..27 {
+                        if stencil[k] != stencil[count - 1] {
+                            stencil[count] = stencil[k];
+                            count += 1;
+                        }
+                    }
+                }
+                for &cell in &stencil[..count] {
+                    // Members are in ascending order: skip to those above i.
+                    let members = cells.members(cell);
+                    let above = members.partition_point(|&j| j as usize <= i);
+                    for &j in &members[above..] {
+                        let j = j as usize;
+                        let cut = radius[i] + radius[j] + skin;
+                        let d = Periodic::minimum_image(pos[j] - pos[i], period);
+                        if d.length_squared() < cut * cut {
+                            row.push(j as u32);
                         }
                     }
                 }
@@ -390,6 +406,40 @@ mod tests {
         // Wrapping a grain through the face is not a move.
         let wrapped = vec![DVec3::new(10.2, 0.0, 0.0), pos[1], pos[2]];
         assert!(!list.needs_rebuild(&wrapped, periodic.lengths()));
+    }
+
+    #[test]
+    fn a_box_of_one_or_two_cells_lists_each_pair_once() {
+        // Cut-off 1.0 in periodic boxes of side 2.5 (two cells per axis) and 1.5 (one): the
+        // stencil's ±1 cells are the same cell, which must not list a pair twice.
+        for side in [2.5, 1.5] {
+            let pos = vec![
+                DVec3::splat(0.1),
+                DVec3::new(0.6, 0.1, 0.1),
+                DVec3::splat(1.2),
+            ];
+            let radius = vec![0.4; 3];
+            let periodic = Periodic {
+                x: Some([0.0, side]),
+                y: Some([0.0, side]),
+                z: Some([0.0, side]),
+            };
+            let mut list = NeighborList::new(0.2);
+            list.build(&pos, &radius, &periodic);
+            let mut pairs = Vec::new();
+            for i in 0..3 {
+                for &j in &list.partner[list.start[i]..list.start[i + 1]] {
+                    pairs.push((i, j as usize));
+                }
+            }
+            let brute: Vec<(usize, usize)> = (0..3)
+                .flat_map(|i| (i + 1..3).map(move |j| (i, j)))
+                .filter(|&(i, j)| {
+                    Periodic::minimum_image(pos[j] - pos[i], periodic.lengths()).length() < 1.0
+                })
+                .collect();
+            assert_eq!(pairs, brute, "side {side}");
+        }
     }
 
     #[test]
