@@ -78,12 +78,15 @@ impl Grid {
         })
     }
 
-    /// The cell `c + d`, wrapped along periodic axes.
+    /// The cell `c + d` for a cell `c` of the grid and |d| ≤ 1 per axis, wrapped along periodic
+    /// axes (by a compare, not a division: this runs 27 times per particle and build).
     fn neighbor(&self, c: [i64; 3], d: [i64; 3]) -> [i64; 3] {
         std::array::from_fn(|k| {
-            let x = c[k] + d[k];
-            if self.n[k] > 0 {
-                x.rem_euclid(self.n[k])
+            let (x, n) = (c[k] + d[k], self.n[k]);
+            if n > 0 && x < 0 {
+                x + n
+            } else if n > 0 && x >= n {
+                x - n
             } else {
                 x
             }

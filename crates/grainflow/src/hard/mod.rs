@@ -267,8 +267,8 @@ fn advance(world: &mut World, ds: &mut DriftState, periodic: &Periodic, k: usize
     ds.t_last[k] = t;
 }
 
-/// The earliest collision of particle i after drift time `now` (and before `end`), against its
-/// listed neighbours and the walls.
+/// The earliest event of particle `i` from drift time `now` to `end`: its listed partners
+/// (forward rows, then reverse rows; the first of equal times wins) and every wall member.
 fn predict(
     world: &World,
     physics: &Physics,
@@ -282,13 +282,6 @@ fn predict(
     let period = physics.periodic.lengths();
     let xi = p.pos[i] + p.vel[i] * (now - ds.t_last[i]);
     let mut best: Option<(f64, Target)> = None;
-    let mut consider = |t: f64, target: Target| {
-        // t ≤ 0 relative to now is an overlap to repair at once (000 §2.3).
-        let at = now + t.max(0.0);
-        if at <= end && best.is_none_or(|(b, _)| at < b) {
-            best = Some((at, target));
-        }
-    };
     let forward = nl.partner[nl.start[i]..nl.start[i + 1]]
         .iter()
         .map(|&j| j as usize);
@@ -302,22 +295,51 @@ fn predict(
         let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
         let rho = Periodic::minimum_image(xj - xi, period);
         if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]) {
-            consider(t, Target::Particle(j));
+            // t ≤ 0 relative to now is an overlap to repair at once (000 §2.3).
+            let at = now + t.max(0.0);
+            if at <= end && best.is_none_or(|(b, _)| at < b) {
+                best = Some((at, Target::Particle(j)));
+            }
         }
     }
-    if p.inv_mass[i] > 0.0 {
-        for ((w, wall), wd) in world.walls.iter().enumerate().zip(&ds.walls) {
-            // In the wall's scene placement, relative to its motion.
-            let local = xi - (wd.offset + wd.vel * now);
-            let rel = p.vel[i] - wd.vel;
-            for (m, shape) in wall.shape.members().iter().enumerate() {
-                if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i]) {
-                    consider(t, Target::Wall(w, m));
+    wall_events(world, ds, i, xi, now, end, &mut best);
+    best.map(|(t, target)| event(ds, i, t, target))
+}
+
+/// Lowers `best` to particle `i`'s earliest wall contact at or before `end`, if earlier (a tie
+/// keeps `best`): the grain at `xi` at drift time `now`, each wall along its drift path.
+fn wall_events(
+    world: &World,
+    ds: &DriftState,
+    i: usize,
+    xi: DVec3,
+    now: f64,
+    end: f64,
+    best: &mut Option<(f64, Target)>,
+) {
+    let p = &world.particles;
+    if p.inv_mass[i] == 0.0 {
+        return;
+    }
+    for ((w, wall), wd) in world.walls.iter().enumerate().zip(&ds.walls) {
+        // In the wall's scene placement, relative to its motion.
+        let local = xi - (wd.offset + wd.vel * now);
+        let rel = p.vel[i] - wd.vel;
+        for (m, shape) in wall.shape.members().iter().enumerate() {
+            if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i]) {
+                let at = now + t.max(0.0);
+                if at <= end && best.is_none_or(|(b, _)| at < b) {
+                    *best = Some((at, Target::Wall(w, m)));
                 }
             }
         }
     }
-    best.map(|(t, target)| Event {
+}
+
+/// The event of particle `i` with `target` at drift time `t`, stamped with the bodies'
+/// collision counts.
+fn event(ds: &DriftState, i: usize, t: f64, target: Target) -> Event {
+    Event {
         t,
         i,
         target,
@@ -326,7 +348,54 @@ fn predict(
             Target::Particle(j) => ds.count[j],
             Target::Wall(..) => 0,
         },
-    })
+    }
+}
+
+/// Every particle's first event of the drift: what [`predict`] gives each from drift time 0,
+/// with each listed pair's contact time computed once for both bodies (the time is the same
+/// from either side: ρ and v change sign together). Ties go to the partner [`predict`] meets
+/// first: forward rows before reverse rows, lower index first; walls after partners.
+fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) {
+    let p = &world.particles;
+    let nl = &world.neighbors;
+    let period = physics.periodic.lengths();
+    let n = p.len();
+    let mut best: Vec<Option<(f64, Target)>> = vec![None; n];
+    // Order of partner j in particle k's rows: (in a reverse row, j).
+    let offer = |best: &mut Option<(f64, Target)>, k: usize, at: f64, j: usize| {
+        let earlier = match *best {
+            Some((b, Target::Particle(o))) => at < b || (at == b && (j < k, j) < (o < k, o)),
+            Some((b, Target::Wall(..))) => at < b,
+            None => true,
+        };
+        if earlier {
+            *best = Some((at, Target::Particle(j)));
+        }
+    };
+    for i in 0..n {
+        for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
+            let j = j as usize;
+            if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
+                continue;
+            }
+            let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
+            if let Some(t) =
+                pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j])
+            {
+                let at = t.max(0.0);
+                if at <= dt {
+                    offer(&mut best[i], i, at, j);
+                    offer(&mut best[j], j, at, i);
+                }
+            }
+        }
+    }
+    for (i, b) in best.iter_mut().enumerate() {
+        wall_events(world, ds, i, p.pos[i], 0.0, dt, b);
+        if let Some((t, target)) = *b {
+            ds.heap.push(event(ds, i, t, target));
+        }
+    }
 }
 
 /// The drift of one step: collisions in time order, then every particle advanced to `dt`.
@@ -341,11 +410,7 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     ds.gone.resize(n, false);
     ds.heap.clear();
     ds.log.clear();
-    for i in 0..n {
-        if let Some(e) = predict(world, physics, &ds, i, 0.0, dt) {
-            ds.heap.push(e);
-        }
-    }
+    first_events(world, physics, &mut ds, dt);
     let mut stats = CollisionStats::default();
     let periodic = physics.periodic;
     let limit = COLLAPSE_PER_GRAIN * n as u64 + COLLAPSE_FLOOR;
