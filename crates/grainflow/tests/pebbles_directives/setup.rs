@@ -381,6 +381,15 @@ pub(super) fn rows() -> Vec<Row> {
             assert_eq!((pack(a).5, pack(a).6), (vec![[0.0, 1.0]], 0.0));
         }),
         row("rectangular_vat", "", "rectangular_vat 0.3 0.4", |_, b| {
+            // The manual has indentations on the vessel_radius wall only: a vat refuses them.
+            let vat = translate(&format!("rectangular_vat 0.3 0.4\n{INDENTATION}"));
+            let e = err(&vat);
+            assert!(
+                e.starts_with(
+                    "t.inp:4: start_indentation: indentations are cut into the vessel_radius wall only"
+                ),
+                "{e}"
+            );
             let planes: Vec<(DVec3, DVec3)> = shapes(b)
                 .into_iter()
                 .filter_map(|s| match s {

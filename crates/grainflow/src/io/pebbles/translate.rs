@@ -116,6 +116,8 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
     let floor = deck.num("floor_location");
     let mut walls = vec![wall(plane(DVec3::new(0.0, 0.0, floor), DVec3::Z))];
     let mut profile = Vec::new();
+    // Checked before the vat's branch, which refuses them.
+    let indented = indentations(deck, ro)?;
     let half_xy = if let Some(v) = deck
         .nums("rectangular_vat")
         .filter(|_| deck.has("rectangular_vat"))
@@ -139,7 +141,7 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
         }
         [xw, yw]
     } else {
-        walls.push(wall(match indentations(deck, ro)? {
+        walls.push(wall(match indented {
             Some(indentations) => ShapeSpec::IndentedCylinder {
                 radius: ro,
                 indentations,
