@@ -489,6 +489,9 @@ pub(super) fn rows() -> Vec<Row> {
                 assert!(!walled(a, centre) && walled(b, centre));
                 assert!(!walled(b, DVec3::new(0.5, 0.0, 0.45)));
                 assert_eq!(pack(b).3.z, 0.5);
+                // Without a cone there is nothing to repeat.
+                let e = err(&translate("number_of_cones 3"));
+                assert!(e.starts_with("t.inp:1: number_of_cones: needs a cone"), "{e}");
                 // With offset_inlet_holes the drops are turned half-way to the next hole.
                 let turned = translate(&format!(
                     "{RECIRC}\nnumber_of_cones 3\noffset_inlet_holes"

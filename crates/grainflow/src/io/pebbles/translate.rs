@@ -276,6 +276,12 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
             }
         }
         None => {
+            if n_cones > 1 {
+                return Err(deck.error(
+                    "number_of_cones",
+                    "needs a cone: its location and slope make each outlet cone (001 §4.8)",
+                ));
+            }
             if let Some((_, _, name)) = hole {
                 return Err(deck.error(
                     name,
