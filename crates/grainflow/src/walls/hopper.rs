@@ -7,7 +7,10 @@
 //! * each **cone** where the foot on its generator lies below the floor (eq 3.27, z_c at most
 //!   the floor's height; below the cone's cut the cut edge touches, as for [`Cone`]);
 //! * each hole's **rim**, the convex edge where the floor meets a cone: where the centre's
-//!   foot on the floor lies in that hole and its foot on the cone lies above the floor.
+//!   foot on the floor lies in that hole and its foot on the cone lies above the floor;
+//! * each cone's **chute tube** of length `tube` below its cut (001 §4.8 `hole_depth`): its
+//!   inner face at the heights of the tube. The cone's cut edge, the lip where cone and tube
+//!   meet, touches only above the tube's top, so the lip is counted once.
 
 use std::sync::Arc;
 
@@ -16,13 +19,15 @@ use glam::{DVec2, DVec3};
 use super::{Cone, Touch};
 
 /// Floor at height `height` with one hole per cone; each cone has axis +z and is cut to
-/// [bottom, `height`], where its radius is the hole's.
+/// [bottom, `height`], where its radius is the hole's; a tube `tube` long below each cut.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hopper {
     /// Height of the floor (m).
     pub height: f64,
     /// The outlet cones.
     pub cones: Vec<Cone>,
+    /// Length of the chute tube below each cone (m), 0 for none.
+    pub tube: f64,
 }
 
 /// Which part of a [`Hopper`] a member is.
@@ -34,6 +39,8 @@ pub enum Part {
     Cone(usize),
     /// Rim of hole `k`.
     Rim(usize),
+    /// Chute tube below cone `k`.
+    Tube(usize),
 }
 
 /// One part of a hopper: a union member.
@@ -46,11 +53,16 @@ pub struct HopperPart {
 }
 
 impl Hopper {
-    /// The members: the floor, then each cone and its rim.
+    /// The members: the floor, then each cone, its rim and its tube (if any).
     pub fn parts(self) -> Vec<HopperPart> {
         let hopper = Arc::new(self);
+        let tubes = hopper.tube > 0.0;
         std::iter::once(Part::Floor)
-            .chain((0..hopper.cones.len()).flat_map(|k| [Part::Cone(k), Part::Rim(k)]))
+            .chain((0..hopper.cones.len()).flat_map(|k| {
+                [Part::Cone(k), Part::Rim(k)]
+                    .into_iter()
+                    .chain(tubes.then_some(Part::Tube(k)))
+            }))
             .map(|part| HopperPart {
                 hopper: hopper.clone(),
                 part,
@@ -63,6 +75,13 @@ impl Hopper {
         let c = &self.cones[k];
         let z = self.height - c.origin.z;
         (c.origin.truncate(), c.slope * z + c.radius0)
+    }
+
+    /// Height (m) where cone `k` is cut, and its radius there (m): the top of its tube.
+    pub fn cut(&self, k: usize) -> (f64, f64) {
+        let c = &self.cones[k];
+        let lo = c.range.map_or(0.0, |r| r[0]);
+        (c.origin.z + lo, c.slope * lo + c.radius0)
     }
 
     fn in_hole(&self, k: usize, xy: DVec2) -> bool {
@@ -98,7 +117,31 @@ impl Hopper {
         if !inside && foot.distance(pos) >= r {
             return None;
         }
+        // Below the cut and beside the tube, the tube's face is the nearer part.
+        let below_cut = c
+            .foot_z(pos)
+            .is_some_and(|z| z < c.range.map_or(f64::NEG_INFINITY, |r| r[0]));
+        if self.tube > 0.0 && below_cut && pos.z < self.cut(k).0 {
+            return None;
+        }
         c.contact(pos, r)
+    }
+
+    /// Inner face of tube `k` at the tube's heights, for a centre inside it or less than `r`
+    /// behind it.
+    fn tube(&self, k: usize, pos: DVec3, r: f64) -> Option<Touch> {
+        let (top, radius) = self.cut(k);
+        // Below the top only: at the top's height the lip touches (see `cone`).
+        if pos.z >= top || pos.z < top - self.tube {
+            return None;
+        }
+        let d = pos.truncate() - self.hole(k).0;
+        let rho = d.length();
+        let overlap = rho + r - radius;
+        (rho > 0.0 && overlap > 0.0 && rho - radius < r).then(|| Touch {
+            normal: (d / rho).extend(0.0),
+            overlap,
+        })
     }
 
     fn rim(&self, k: usize, pos: DVec3, r: f64) -> Option<Touch> {
@@ -129,6 +172,12 @@ impl HopperPart {
                     && pos.z < h.height + reach
                     && pos.truncate().distance(centre) < radius + reach
             }
+            Part::Tube(k) => {
+                let (top, radius) = h.cut(k);
+                pos.z > top - h.tube - reach
+                    && pos.z < top + reach
+                    && pos.truncate().distance(h.hole(k).0) < radius + reach
+            }
         }
     }
 
@@ -139,6 +188,7 @@ impl HopperPart {
             Part::Floor => h.floor(pos, r),
             Part::Cone(k) => h.cone(k, pos, r),
             Part::Rim(k) => h.rim(k, pos, r),
+            Part::Tube(k) => h.tube(k, pos, r),
         }
     }
 }
@@ -148,7 +198,7 @@ mod tests {
     use super::*;
 
     /// Two 45° cones (slope 1) under a floor at z = 1: holes of radius 0.5 centred at
-    /// x = ±0.6, cones cut at z = 0.6 (radius 0.1 there).
+    /// x = ±0.6, cones cut at z = 0.6 (radius 0.1 there), tubes from 0.6 down to 0.3.
     fn hopper() -> Vec<HopperPart> {
         let cone = |x: f64| Cone {
             origin: DVec3::new(x, 0.0, 0.0),
@@ -160,6 +210,7 @@ mod tests {
         Hopper {
             height: 1.0,
             cones: vec![cone(-0.6), cone(0.6)],
+            tube: 0.3,
         }
         .parts()
     }
@@ -200,6 +251,18 @@ mod tests {
         assert_eq!(t[0].0, Part::Rim(1));
         let rim = DVec3::new(0.1, 0.0, 1.0);
         assert!((t[0].1.overlap - (0.1 - pos.distance(rim))).abs() < 1e-12);
+        // In tube 1 (radius 0.1 about x = 0.6), 0.02 from its wall: the tube alone. Just above
+        // its top, beside the wall, the lip circle (x = 0.7, z = 0.6).
+        let t = touches(&parts, DVec3::new(0.68, 0.0, 0.45), 0.05);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].0, Part::Tube(1));
+        assert!((t[0].1.overlap - 0.03).abs() < 1e-12);
+        let pos = DVec3::new(0.68, 0.0, 0.61);
+        let t = touches(&parts, pos, 0.05);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].0, Part::Cone(1));
+        let lip = DVec3::new(0.7, 0.0, 0.6);
+        assert!((t[0].1.overlap - (0.05 - pos.distance(lip))).abs() < 1e-12);
     }
 
     #[test]
@@ -212,6 +275,9 @@ mod tests {
             (DVec3::new(0.0, 0.0, 1.08), DVec3::new(0.6, 0.0, 0.9)),
             (DVec3::new(0.0, 0.3, 1.05), DVec3::new(0.45, 0.0, 0.9)),
             (DVec3::new(1.2, 0.1, 1.09), DVec3::new(0.8, 0.0, 0.8)),
+            // Down the cone, over the lip and into the tube.
+            (DVec3::new(0.62, 0.02, 0.8), DVec3::new(0.63, 0.0, 0.4)),
+            (DVec3::new(0.75, 0.0, 0.75), DVec3::new(0.63, 0.01, 0.45)),
         ] {
             let steps = 100_000;
             let step = from.distance(to) / steps as f64;

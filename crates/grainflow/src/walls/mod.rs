@@ -81,7 +81,7 @@ pub enum Shape {
     Block(Block),
     /// Part of a cylinder with indentations (mantle, pocket face or rim).
     Indented(IndentedPart),
-    /// Part of a floor over outlet cones (floor, cone or rim).
+    /// Part of a floor over outlet cones (floor, cone, rim or chute tube).
     Hopper(HopperPart),
     /// Several primitives forming one vessel part; each touches a grain on its own.
     Union(Vec<Shape>),
@@ -365,6 +365,18 @@ impl Shape {
                 }
                 hopper::Part::Cone(k) => Shape::Cone(part.hopper.cones[k].clone()).mesh(extent),
                 hopper::Part::Rim(_) => (Vec::new(), Vec::new()),
+                hopper::Part::Tube(k) => {
+                    let h = &part.hopper;
+                    let (top, radius) = h.cut(k);
+                    Shape::Cylinder(Cylinder {
+                        origin: h.hole(k).0.extend(top - 0.5 * h.tube),
+                        axis: DVec3::Z,
+                        radius,
+                        side: Side::Inside,
+                        length: Some(h.tube),
+                    })
+                    .mesh(extent)
+                }
             },
             Shape::Union(members) => {
                 let mut verts = Vec::new();

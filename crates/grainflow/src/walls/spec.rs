@@ -166,6 +166,9 @@ pub enum ShapeSpec {
         slope: f64,
         /// Height where the cones are cut (m).
         bottom: f64,
+        /// Length of a chute tube below each cone (m); none when 0.
+        #[serde(default)]
+        tube: f64,
     },
     /// Several primitives forming one vessel part, with one material, surface and motion.
     Union {
@@ -469,8 +472,17 @@ impl ShapeSpec {
                 radius,
                 slope,
                 bottom,
+                tube,
             } => {
                 positive(p, f("radius"), *radius);
+                if !(tube.is_finite() && *tube >= 0.0) {
+                    p.push(Error::scene(f("tube"), format!("must be ≥ 0, got {tube}")));
+                } else if *tube > 0.0 && radius - slope * (height - bottom) <= 0.0 {
+                    p.push(Error::scene(
+                        f("tube"),
+                        "needs the cones cut above their apex (a tube of radius 0)",
+                    ));
+                }
                 positive(p, f("slope"), *slope);
                 if !(height.is_finite() && bottom.is_finite() && bottom < height) {
                     p.push(Error::scene(
@@ -656,6 +668,7 @@ impl ShapeSpec {
                 radius,
                 slope,
                 bottom,
+                tube,
             } => Shape::Union(
                 Hopper {
                     height: *height,
@@ -669,6 +682,7 @@ impl ShapeSpec {
                             range: Some([bottom - height, 0.0]),
                         })
                         .collect(),
+                    tube: *tube,
                 }
                 .parts()
                 .into_iter()

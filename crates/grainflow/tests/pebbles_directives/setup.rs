@@ -469,6 +469,7 @@ pub(super) fn rows() -> Vec<Row> {
                     radius,
                     slope,
                     bottom,
+                    tube,
                 } = hopper
                 else {
                     unreachable!()
@@ -477,8 +478,18 @@ pub(super) fn rows() -> Vec<Row> {
                 for (x, y) in c.iter().zip(&centers) {
                     assert!((x[0] - y[0]).abs() < 1e-15 && (x[1] - y[1]).abs() < 1e-15);
                 }
-                // Each is cut at the exit hole (0.25) and has its chute and door.
+                // Each is cut at the exit hole (0.25) and has its chute tube (the hopper's own)
+                // and door.
                 assert!((bottom - (0.5 - (r_top - 0.25))).abs() < 1e-15);
+                assert_eq!(tube, 0.1);
+                let doors = shapes(b)
+                    .iter()
+                    .filter(|s| matches!(s, ShapeSpec::Disk { .. }))
+                    .count();
+                assert_eq!(doors, 3);
+                assert!(!shapes(b)
+                    .iter()
+                    .any(|s| matches!(s, ShapeSpec::Cylinder { length: Some(_), .. })));
                 let chutes = recirculation(b).expect("r").chutes;
                 assert_eq!(chutes.len(), 3);
                 assert!(chutes.iter().all(|ch| ch.radius == 0.25 && ch.door == bottom - 0.1));

@@ -230,12 +230,14 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
                 profile = vec![[z_end, r_end], [loc, r_top]];
                 bottom = z_end;
             } else {
+                // The chute tubes are the hopper's own, so that each lip is counted once.
                 walls.push(wall(ShapeSpec::Hopper {
                     height: loc,
                     centers: holes.clone(),
                     radius: r_top,
                     slope: m,
                     bottom: z_end,
+                    tube: hole.map_or(0.0, |h| h.1.max(0.0)),
                 }));
                 // The fill stays above the floor; the cones fill as the pebbles settle.
                 profile = vec![[loc, ro]];
@@ -247,7 +249,7 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
                 }
                 let door = z_end - depth;
                 for &[x, y] in &holes {
-                    if depth > 0.0 {
+                    if depth > 0.0 && n_cones == 1 {
                         walls.push(wall(ShapeSpec::Cylinder {
                             origin: DVec3::new(x, y, z_end - 0.5 * depth),
                             axis: DVec3::Z,
