@@ -29,12 +29,8 @@ fn recirculated() -> Simulation {
 fn recirculation_conserves_pebbles_and_counts_passes_then_the_save_loads_into_the_earthquake_deck()
 {
     let sim = recirculated();
-    let p = &sim.world.particles;
+    assert_recirculated(&sim, 150);
     let d = sim.world.doors;
-    assert_eq!(p.len(), 150);
-    assert!(d.discharged >= 3, "{d:?}");
-    let passes: u64 = p.passes.iter().map(|&n| u64::from(n)).sum();
-    assert_eq!(passes, d.discharged);
     // Doors open at most once per door_closed_time after first_door_open_time.
     assert!(
         d.first_discharge >= 0.3 && d.discharge_rate() <= 1.0 / 0.05 + 1e-9,
@@ -245,6 +241,17 @@ fn euler_decks_take_each_alpha_in_as_many_steps_as_keep_a_contact_from_growing()
 const CONES: &str = include_str!("../../../scenes/pebbles/cones.inp");
 const INDENTED: &str = include_str!("../../../scenes/pebbles/indented.inp");
 
+/// A recirculating run kept its `count` pebbles and discharged at least three, each adding one
+/// pass to the pebble that left.
+fn assert_recirculated(sim: &Simulation, count: usize) {
+    let p = &sim.world.particles;
+    let d = sim.world.doors;
+    assert_eq!(p.len(), count);
+    assert!(d.discharged >= 3, "{d:?}");
+    let passes: u64 = p.passes.iter().map(|&n| u64::from(n)).sum();
+    assert_eq!(passes, d.discharged);
+}
+
 /// Translates and runs a deck (files relative to the working directory) to its end.
 fn run_deck(text: &str) -> Simulation {
     let run = Deck::parse(text, "t.inp")
@@ -271,12 +278,8 @@ fn three_outlet_cones_discharge_in_turn_and_keep_every_pebble() {
             ("recirculate_params", "recirculate_params 1.0 0.05 0.3"),
         ],
     ));
+    assert_recirculated(&sim, 150);
     let p = &sim.world.particles;
-    let d = sim.world.doors;
-    assert_eq!(p.len(), 150);
-    assert!(d.discharged >= 3, "{d:?}");
-    let passes: u64 = p.passes.iter().map(|&n| u64::from(n)).sum();
-    assert_eq!(passes, d.discharged);
     let door = sim.scene.recirculation.as_ref().expect("r").chutes[0].door;
     for (k, x) in p.pos.iter().enumerate() {
         assert!(

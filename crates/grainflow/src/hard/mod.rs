@@ -125,6 +125,8 @@ pub struct DriftState {
     end_pose: Vec<Pose>,
     /// Grains absorbed during the drift, removed at its end.
     gone: Vec<bool>,
+    /// Each particle's earliest event while [`first_events`] gathers them.
+    first: Vec<Option<(f64, Target)>>,
     /// The collisions of the last step, when the scene asks for a log.
     pub log: Vec<CollisionRecord>,
 }
@@ -359,9 +361,11 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
     let p = &world.particles;
     let nl = &world.neighbors;
     let period = physics.periodic.lengths();
-    let n = p.len();
-    let mut best: Vec<Option<(f64, Target)>> = vec![None; n];
-    // Order of partner j in particle k's rows: (in a reverse row, j).
+    let mut best = std::mem::take(&mut ds.first);
+    best.clear();
+    best.resize(p.len(), None);
+    // Ties: partner j comes before partner o in particle k's rows when (j < k, j) < (o < k, o)
+    // — forward rows (partners above k) first, each row in ascending order.
     let offer = |best: &mut Option<(f64, Target)>, k: usize, at: f64, j: usize| {
         let earlier = match *best {
             Some((b, Target::Particle(o))) => at < b || (at == b && (j < k, j) < (o < k, o)),
@@ -372,7 +376,7 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
             *best = Some((at, Target::Particle(j)));
         }
     };
-    for i in 0..n {
+    for i in 0..p.len() {
         for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
             let j = j as usize;
             if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
@@ -396,6 +400,7 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
             ds.heap.push(event(ds, i, t, target));
         }
     }
+    ds.first = best;
 }
 
 /// The drift of one step: collisions in time order, then every particle advanced to `dt`.

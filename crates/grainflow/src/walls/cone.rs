@@ -36,15 +36,12 @@ pub struct Cone {
 impl Cone {
     /// The nearest point of the cone's surface to `pos` and whether `pos` is inside.
     pub fn closest(&self, pos: DVec3) -> Option<(DVec3, bool)> {
+        let mut z_c = self.foot_z(pos)?;
         let d = pos - self.origin;
         let z = d.dot(self.axis);
         let q = d - z * self.axis;
         let pr = q.length();
-        if pr == 0.0 {
-            return None;
-        }
         let (m, b) = (self.slope, self.radius0);
-        let mut z_c = (m * (pr - b) + z) / (m * m + 1.0);
         let mut r_c = m * z_c + b;
         if r_c < 0.0 {
             // Past the apex the nearest point of the (one-nappe) cone is the apex.

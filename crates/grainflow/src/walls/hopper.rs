@@ -110,7 +110,8 @@ impl Hopper {
     /// behind its surface (a centre in another cone is far outside this one).
     fn cone(&self, k: usize, pos: DVec3, r: f64) -> Option<Touch> {
         let c = &self.cones[k];
-        if self.above_cone(k, pos) {
+        let z_c = c.foot_z(pos)?;
+        if z_c > self.height - c.origin.z {
             return None;
         }
         let (foot, inside) = c.closest(pos)?;
@@ -118,9 +119,7 @@ impl Hopper {
             return None;
         }
         // Below the cut and beside the tube, the tube's face is the nearer part.
-        let below_cut = c
-            .foot_z(pos)
-            .is_some_and(|z| z < c.range.map_or(f64::NEG_INFINITY, |r| r[0]));
+        let below_cut = c.range.is_some_and(|[lo, _]| z_c < lo);
         if self.tube > 0.0 && below_cut && pos.z < self.cut(k).0 {
             return None;
         }

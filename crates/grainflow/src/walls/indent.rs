@@ -43,7 +43,7 @@ pub struct Indentation {
 }
 
 /// One row of an indentation: its lower height and the angles of its pockets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Row {
     /// Lower height of the row, the pattern's z = 0 (m).

@@ -78,14 +78,9 @@ pub struct Inlet {
     pub vel: DVec3,
 }
 
-/// One row of an indentation block: its lower height (the pattern's zero) and its angles (°).
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Row {
-    /// Lower height of the row (m).
-    pub min: f64,
-    /// Angles about the vessel axis at which the pattern is placed (degrees).
-    pub angles: Vec<f64>,
-}
+/// One row of an indentation block: its lower height (the pattern's zero) and its angles (°),
+/// as the wall takes it.
+pub use crate::walls::indent::Row;
 
 /// An indentation block (001 §4.7.2): a pattern (intersection of planes) replicated in rows.
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -23,7 +23,6 @@ use crate::material::{Material, PairOverride};
 use crate::particles::{core_shell_mass_inertia, Core};
 use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
 use crate::timestep::DtLimit;
-use crate::walls::indent::Row as IndentRow;
 use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
 use crate::{Error, Result};
 
@@ -328,14 +327,7 @@ fn indentations(deck: &Deck, ro: f64) -> Result<Option<Vec<Indentation>>> {
         let block = Indentation {
             pattern: i.pattern.clone(),
             min_max,
-            rows: i
-                .rows
-                .iter()
-                .map(|r| IndentRow {
-                    min: r.min,
-                    angles: r.angles.clone(),
-                })
-                .collect(),
+            rows: i.rows.clone(),
         };
         let mut problems = Vec::new();
         ShapeSpec::IndentedCylinder {
