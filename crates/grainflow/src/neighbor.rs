@@ -6,6 +6,8 @@
 //! At a rebuild the history of every pair still listed is carried over by merging the old and
 //! new sorted rows, so history survives rebuilds; it is reset when a pair separates.
 //! Cells are found by sorting integer cell keys, so a grain far from the others costs nothing.
+//! The build scans each pair of neighbouring cells once (a cell with itself and with the 13
+//! neighbours after it), reading positions copied in cell order.
 
 use glam::DVec3;
 use rayon::prelude::*;
@@ -152,26 +154,65 @@ impl Cells {
         }
     }
 
-    /// The particles in cell `c`.
-    fn members(&self, c: [i64; 3]) -> &[u32] {
+    /// The particles of every cell, cell after cell (each cell's in ascending order).
+    fn ids(&self) -> &[u32] {
+        match self {
+            Cells::Dense { members, .. } | Cells::Sparse { members, .. } => members,
+        }
+    }
+
+    /// Where the particles of cell `c` are in [`Cells::ids`].
+    fn range(&self, c: [i64; 3]) -> std::ops::Range<usize> {
         match self {
             Cells::Dense {
                 origin,
                 dims,
                 start,
-                members,
+                ..
             } => {
                 let r: [i64; 3] = std::array::from_fn(|a| c[a] - origin[a]);
                 if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
-                    return &[];
+                    return 0..0;
                 }
                 let cell = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
-                &members[start[cell] as usize..start[cell + 1] as usize]
+                start[cell] as usize..start[cell + 1] as usize
             }
-            Cells::Sparse { keys, members } => {
+            Cells::Sparse { keys, .. } => {
                 let lo = keys.partition_point(|k| *k < c);
-                let hi = lo + keys[lo..].partition_point(|k| *k == c);
-                &members[lo..hi]
+                lo..lo + keys[lo..].partition_point(|k| *k == c)
+            }
+        }
+    }
+
+    /// Every occupied cell with the range of its particles in [`Cells::ids`], in key order.
+    fn occupied(&self) -> Vec<([i64; 3], std::ops::Range<usize>)> {
+        match self {
+            Cells::Dense {
+                origin,
+                dims,
+                start,
+                ..
+            } => (0..start.len() - 1)
+                .filter(|&c| start[c] < start[c + 1])
+                .map(|c| {
+                    let c3 = c as i64;
+                    let key = [
+                        origin[0] + c3 % dims[0],
+                        origin[1] + c3 / dims[0] % dims[1],
+                        origin[2] + c3 / (dims[0] * dims[1]),
+                    ];
+                    (key, start[c] as usize..start[c + 1] as usize)
+                })
+                .collect(),
+            Cells::Sparse { keys, .. } => {
+                let mut out = Vec::new();
+                let mut lo = 0;
+                while lo < keys.len() {
+                    let hi = lo + keys[lo..].partition_point(|k| *k == keys[lo]);
+                    out.push((keys[lo], lo..hi));
+                    lo = hi;
+                }
+                out
             }
         }
     }
@@ -239,52 +280,83 @@ impl NeighborList {
         let cells = Cells::new(&keys);
         let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
         let skin = self.skin;
-        let rows: Vec<Vec<u32>> = (0..n)
-            .into_par_iter()
-            .map(|i| {
-                let c = keys[i];
-                let mut row = Vec::new();
-                let mut stencil: [[i64; 3]; 27] = std::array::from_fn(|k| {
-                    grid.neighbor(
-                        c,
-                        [k as i64 % 3 - 1, k as i64 / 3 % 3 - 1, k as i64 / 9 - 1],
-                    )
-                });
-                let mut count = 27;
+        // Cell by cell: each grain's pairs with the grains of its own and neighbouring cells
+        // within the cut-off, as (i, j > i). Positions and radii are copied in cell order so
+        // that a cell's grains are read contiguously.
+        let ids = cells.ids();
+        let (cpos, crad): (Vec<DVec3>, Vec<f64>) = ids
+            .iter()
+            .map(|&k| (pos[k as usize], radius[k as usize]))
+            .unzip();
+        let within = |a: usize, b: usize, out: &mut Vec<(u32, u32)>| {
+            let cut = crad[a] + crad[b] + skin;
+            let d = Periodic::minimum_image(cpos[b] - cpos[a], period);
+            if d.length_squared() < cut * cut {
+                let (i, j) = (ids[a], ids[b]);
+                out.push((i.min(j), i.max(j)));
+            }
+        };
+        // Stencil cell k: offset (k mod 3, ⌊k/3⌋ mod 3, ⌊k/9⌋) − 1, the cell itself at k = 13.
+        let offset = |k: usize| [k as i64 % 3 - 1, k as i64 / 3 % 3 - 1, k as i64 / 9 - 1];
+        let occupied = cells.occupied();
+        let pairs: Vec<(u32, u32)> = occupied
+            .par_iter()
+            .with_min_len(64)
+            .fold(Vec::new, |mut out, (c, own)| {
                 if wraps_onto_itself {
-                    // Fewer than three cells along a periodic axis: a cell comes round twice.
+                    // Fewer than three cells along a periodic axis: a cell comes round twice,
+                    // so every distinct neighbour is scanned and j > i keeps each pair once.
+                    let mut stencil: Vec<[i64; 3]> =
+                        (0..27).map(|k| grid.neighbor(*c, offset(k))).collect();
                     stencil.sort_unstable();
-                    count = 1;
-                    for k in 1..27 {
-                        if stencil[k] != stencil[count - 1] {
-                            stencil[count] = stencil[k];
-                            count += 1;
+                    stencil.dedup();
+                    for cell in stencil {
+                        let other = cells.range(cell);
+                        for a in own.clone() {
+                            for b in other.clone().filter(|&b| ids[b] > ids[a]) {
+                                within(a, b, &mut out);
+                            }
+                        }
+                    }
+                } else {
+                    // Each pair of cells once: the cell with itself, and with the 13 neighbours
+                    // after it in stencil order (the other 13 scan this one).
+                    for a in own.clone() {
+                        for b in a + 1..own.end {
+                            within(a, b, &mut out);
+                        }
+                    }
+                    for k in 14..27 {
+                        let other = cells.range(grid.neighbor(*c, offset(k)));
+                        for a in own.clone() {
+                            for b in other.clone() {
+                                within(a, b, &mut out);
+                            }
                         }
                     }
                 }
-                for &cell in &stencil[..count] {
-                    // Members are in ascending order: skip to those above i.
-                    let members = cells.members(cell);
-                    let above = members.partition_point(|&j| j as usize <= i);
-                    for &j in &members[above..] {
-                        let j = j as usize;
-                        let cut = radius[i] + radius[j] + skin;
-                        let d = Periodic::minimum_image(pos[j] - pos[i], period);
-                        if d.length_squared() < cut * cut {
-                            row.push(j as u32);
-                        }
-                    }
-                }
-                row.sort_unstable();
-                row
+                out
             })
-            .collect();
-        let mut start = Vec::with_capacity(n + 1);
-        start.push(0);
-        let mut partner = Vec::with_capacity(rows.iter().map(Vec::len).sum());
-        for row in &rows {
-            partner.extend_from_slice(row);
-            start.push(partner.len());
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            });
+        // Rows by counting sort on i, each row then sorted by j.
+        let mut start = vec![0usize; n + 1];
+        for &(i, _) in &pairs {
+            start[i as usize + 1] += 1;
+        }
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut partner = vec![0u32; pairs.len()];
+        for &(i, j) in &pairs {
+            partner[fill[i as usize]] = j;
+            fill[i as usize] += 1;
+        }
+        for i in 0..n {
+            partner[start[i]..start[i + 1]].sort_unstable();
         }
         let state = self.carry_history(n, &start, &partner);
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
