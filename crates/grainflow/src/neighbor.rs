@@ -306,11 +306,13 @@ impl NeighborList {
                 if wraps_onto_itself {
                     // Fewer than three cells along a periodic axis: a cell comes round twice,
                     // so every distinct neighbour is scanned and j > i keeps each pair once.
-                    let mut stencil: Vec<[i64; 3]> =
-                        (0..27).map(|k| grid.neighbor(*c, offset(k))).collect();
+                    let mut stencil: [[i64; 3]; 27] =
+                        std::array::from_fn(|k| grid.neighbor(*c, offset(k)));
                     stencil.sort_unstable();
-                    stencil.dedup();
-                    for cell in stencil {
+                    for (k, &cell) in stencil.iter().enumerate() {
+                        if k > 0 && stencil[k - 1] == cell {
+                            continue;
+                        }
                         let other = cells.range(cell);
                         for a in own.clone() {
                             for b in other.clone().filter(|&b| ids[b] > ids[a]) {

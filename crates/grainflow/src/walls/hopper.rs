@@ -221,47 +221,50 @@ mod tests {
             .collect()
     }
 
+    /// The one part touching a sphere of radius `r` at `pos`, and its overlap (m).
+    fn only(parts: &[HopperPart], pos: DVec3, r: f64) -> (Part, f64) {
+        let t = touches(parts, pos, r);
+        assert_eq!(t.len(), 1, "parts touching at {pos}");
+        (t[0].0, t[0].1.overlap)
+    }
+
     #[test]
     fn floor_between_holes_cone_inside_rim_at_the_edge() {
         let parts = hopper();
         // Between the holes (|x| < 0.1) a grain rests on the floor.
-        let t = touches(&parts, DVec3::new(0.0, 0.0, 1.05), 0.1);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].0, Part::Floor);
-        assert!((t[0].1.overlap - 0.05).abs() < 1e-15);
+        let (part, overlap) = only(&parts, DVec3::new(0.0, 0.0, 1.05), 0.1);
+        assert_eq!(part, Part::Floor);
+        assert!((overlap - 0.05).abs() < 1e-15);
         // Over a hole's centre nothing touches; inside the cone, the cone does: at (0.6 + 0.3,
         // 0, 0.85) the cone's radius is 0.35, the centre 0.05 from it horizontally, 0.05/√2
         // along the normal.
         assert!(touches(&parts, DVec3::new(0.6, 0.0, 1.05), 0.1).is_empty());
-        let t = touches(&parts, DVec3::new(0.9, 0.0, 0.85), 0.1);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].0, Part::Cone(1));
+        let (part, overlap) = only(&parts, DVec3::new(0.9, 0.0, 0.85), 0.1);
+        assert_eq!(part, Part::Cone(1));
         let s = std::f64::consts::FRAC_1_SQRT_2;
-        assert!((t[0].1.overlap - (0.1 - 0.05 * s)).abs() < 1e-12);
+        assert!((overlap - (0.1 - 0.05 * s)).abs() < 1e-12);
         // Just inside hole 1's rim and above the floor, the foot on the cone's generator at
         // z_c = (0.45 + 0.5 + 1.08)/2 > 1: the rim circle (x = 0.1 at y = 0). Lower, at
         // z = 1.03, z_c = 0.99 and the cone is nearer than the rim.
-        let low = touches(&parts, DVec3::new(0.15, 0.0, 1.03), 0.1);
-        assert_eq!(low.len(), 1);
-        assert_eq!(low[0].0, Part::Cone(1));
+        assert_eq!(
+            only(&parts, DVec3::new(0.15, 0.0, 1.03), 0.1).0,
+            Part::Cone(1)
+        );
         let pos = DVec3::new(0.15, 0.0, 1.08);
-        let t = touches(&parts, pos, 0.1);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].0, Part::Rim(1));
+        let (part, overlap) = only(&parts, pos, 0.1);
+        assert_eq!(part, Part::Rim(1));
         let rim = DVec3::new(0.1, 0.0, 1.0);
-        assert!((t[0].1.overlap - (0.1 - pos.distance(rim))).abs() < 1e-12);
+        assert!((overlap - (0.1 - pos.distance(rim))).abs() < 1e-12);
         // In tube 1 (radius 0.1 about x = 0.6), 0.02 from its wall: the tube alone. Just above
         // its top, beside the wall, the lip circle (x = 0.7, z = 0.6).
-        let t = touches(&parts, DVec3::new(0.68, 0.0, 0.45), 0.05);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].0, Part::Tube(1));
-        assert!((t[0].1.overlap - 0.03).abs() < 1e-12);
+        let (part, overlap) = only(&parts, DVec3::new(0.68, 0.0, 0.45), 0.05);
+        assert_eq!(part, Part::Tube(1));
+        assert!((overlap - 0.03).abs() < 1e-12);
         let pos = DVec3::new(0.68, 0.0, 0.61);
-        let t = touches(&parts, pos, 0.05);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].0, Part::Cone(1));
+        let (part, overlap) = only(&parts, pos, 0.05);
+        assert_eq!(part, Part::Cone(1));
         let lip = DVec3::new(0.7, 0.0, 0.6);
-        assert!((t[0].1.overlap - (0.05 - pos.distance(lip))).abs() < 1e-12);
+        assert!((overlap - (0.05 - pos.distance(lip))).abs() < 1e-12);
     }
 
     #[test]
