@@ -82,8 +82,10 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
     let n = sim.world.particles.len();
     let e0 = sim.energies();
     let start = Instant::now();
+    let mut max_overlap: f64 = 0.0;
     for _ in 0..steps {
         sim.step()?;
+        max_overlap = max_overlap.max(sim.stats.max_overlap_ratio);
     }
     let wall = start.elapsed().as_secs_f64();
     let threads = rayon::current_num_threads();
@@ -102,6 +104,7 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
         "collisions": sim.world.collisions,
         "collisions_per_wall_s": sim.world.collisions as f64 / wall,
         "collisions_per_particle_per_time": 2.0 * sim.world.collisions as f64 / (n as f64 * t_sim),
+        "max_overlap_ratio": max_overlap,
         "relative_energy_change": (e.translational + e.rotational) / (e0.translational + e0.rotational) - 1.0,
     });
     let mut report = json!({

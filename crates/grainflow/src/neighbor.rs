@@ -67,13 +67,14 @@ impl Grid {
         g
     }
 
-    /// Integer cell coordinates of a position.
+    /// Integer cell coordinates of a position, wrapped into the box along periodic axes
+    /// (round-off at the upper face stays in the last cell).
     fn cell_of(&self, p: DVec3) -> [i64; 3] {
         let p = p.to_array();
         std::array::from_fn(|k| {
             let c = ((p[k] - self.lo[k]) / self.h[k]).floor() as i64;
             if self.n[k] > 0 {
-                c.rem_euclid(self.n[k])
+                c.clamp(0, self.n[k] - 1)
             } else {
                 c
             }
@@ -81,18 +82,22 @@ impl Grid {
     }
 
     /// The cell `c + d` for a cell `c` of the grid and |d| ≤ 1 per axis, wrapped along periodic
-    /// axes (by a compare, not a division: this runs 27 times per particle and build).
-    fn neighbor(&self, c: [i64; 3], d: [i64; 3]) -> [i64; 3] {
-        std::array::from_fn(|k| {
+    /// axes, and the shift (m) that brings its grains to their image beside `c`.
+    fn neighbor(&self, c: [i64; 3], d: [i64; 3], period: DVec3) -> ([i64; 3], DVec3) {
+        let mut shift = DVec3::ZERO;
+        let cell = std::array::from_fn(|k| {
             let (x, n) = (c[k] + d[k], self.n[k]);
             if n > 0 && x < 0 {
+                shift[k] = -period[k];
                 x + n
             } else if n > 0 && x >= n {
+                shift[k] = period[k];
                 x - n
             } else {
                 x
             }
-        })
+        });
+        (cell, shift)
     }
 }
 
@@ -184,6 +189,28 @@ impl Cells {
         }
     }
 
+    /// Where the particles of the `len` cells from `c` along x are in [`Cells::ids`], when they
+    /// are one stretch there (dense cells); `None` for sparse ones.
+    fn row(&self, c: [i64; 3], len: i64) -> Option<std::ops::Range<usize>> {
+        match self {
+            Cells::Dense {
+                origin,
+                dims,
+                start,
+                ..
+            } => {
+                let r: [i64; 3] = std::array::from_fn(|a| c[a] - origin[a]);
+                let (lo, hi) = (r[0].max(0), (r[0] + len).min(dims[0]));
+                if r[1] < 0 || r[1] >= dims[1] || r[2] < 0 || r[2] >= dims[2] || lo >= hi {
+                    return Some(0..0);
+                }
+                let base = (r[2] * dims[1] + r[1]) * dims[0];
+                Some(start[(base + lo) as usize] as usize..start[(base + hi) as usize] as usize)
+            }
+            Cells::Sparse { .. } => None,
+        }
+    }
+
     /// Every occupied cell with the range of its particles in [`Cells::ids`], in key order.
     fn occupied(&self) -> Vec<([i64; 3], std::ops::Range<usize>)> {
         match self {
@@ -216,6 +243,70 @@ impl Cells {
             }
         }
     }
+}
+
+/// The 13 stencil cells after a cell (its half stencil) as runs along x: (dx of the first,
+/// dy, dz, number of cells).
+const HALF_STENCIL_RUNS: [(i64, i64, i64, i64); 5] = [
+    (1, 0, 0, 1),
+    (-1, 1, 0, 3),
+    (-1, -1, 1, 3),
+    (-1, 0, 1, 3),
+    (-1, 1, 1, 3),
+];
+
+/// The grains of one cell, in cell order: positions (wrapped into the box), radii and indices.
+struct Run<'a> {
+    pos: &'a [DVec3],
+    rad: &'a [f64],
+    ids: &'a [u32],
+}
+
+impl Run<'_> {
+    /// Pushes (i, j > i) for every two grains of this cell closer than r_i + r_j + skin.
+    fn pairs_within(&self, skin: f64, out: &mut Vec<(u32, u32)>) {
+        for a in 0..self.pos.len() {
+            for b in a + 1..self.pos.len() {
+                let cut = self.rad[a] + self.rad[b] + skin;
+                if (self.pos[b] - self.pos[a]).length_squared() < cut * cut {
+                    out.push(ordered(self.ids[a], self.ids[b]));
+                }
+            }
+        }
+    }
+
+    /// Pushes (i, j > i) for every grain of this cell and grain of `other`, moved by `shift`,
+    /// closer than r_i + r_j + skin.
+    fn pairs_with(&self, other: &Run, shift: DVec3, skin: f64, out: &mut Vec<(u32, u32)>) {
+        for ((&pa, &ra), &ia) in self.pos.iter().zip(self.rad).zip(self.ids) {
+            let rel = shift - pa;
+            for ((&pb, &rb), &ib) in other.pos.iter().zip(other.rad).zip(other.ids) {
+                let cut = ra + rb + skin;
+                if (pb + rel).length_squared() < cut * cut {
+                    out.push(ordered(ia, ib));
+                }
+            }
+        }
+    }
+
+    /// As [`Run::pairs_with`] by minimum image, keeping only j > i (for a cell that may meet
+    /// itself or another twice round a short periodic axis).
+    fn pairs_by_image(&self, other: &Run, period: DVec3, skin: f64, out: &mut Vec<(u32, u32)>) {
+        for ((&pa, &ra), &ia) in self.pos.iter().zip(self.rad).zip(self.ids) {
+            for ((&pb, &rb), &ib) in other.pos.iter().zip(other.rad).zip(other.ids) {
+                let cut = ra + rb + skin;
+                if ib > ia && Periodic::minimum_image(pb - pa, period).length_squared() < cut * cut
+                {
+                    out.push((ia, ib));
+                }
+            }
+        }
+    }
+}
+
+/// A pair as (lower index, higher index).
+fn ordered(i: u32, j: u32) -> (u32, u32) {
+    (i.min(j), i.max(j))
 }
 
 impl NeighborList {
@@ -252,6 +343,34 @@ impl NeighborList {
         self.moved_more_than(pos, period, half)
     }
 
+    /// True unless every pair that can touch while each grain k moves straight at `vel[k]` for
+    /// `time` (s) is listed: some grain would get half the skin or more from where it was at the
+    /// build, |Δx_k| + |v_k| t ≥ skin/2, or the count changed. (An unlisted pair was farther
+    /// apart than its contact distance plus the skin, so it cannot touch before one of its
+    /// grains has gone half the skin.)
+    pub fn needs_rebuild_for(
+        &self,
+        pos: &[DVec3],
+        vel: &[DVec3],
+        time: f64,
+        period: DVec3,
+    ) -> bool {
+        if pos.len() != self.ref_pos.len() || self.start.len() != pos.len() + 1 {
+            return true;
+        }
+        (0..pos.len())
+            .into_par_iter()
+            .with_min_len(crate::soft::MIN_LEN)
+            .any(|k| !self.keeps(k, pos[k], vel[k], time, period))
+    }
+
+    /// True when grain `k`, at `pos` and moving at `vel` for `time` (s) more, stays within half
+    /// the skin of where it was at the build.
+    pub fn keeps(&self, k: usize, pos: DVec3, vel: DVec3, time: f64, period: DVec3) -> bool {
+        let moved = Periodic::minimum_image(pos - self.ref_pos[k], period).length();
+        moved + vel.length() * time < 0.5 * self.skin
+    }
+
     /// True when a particle moved more than half the skin since the build, or the count changed.
     /// `period` holds the periodic lengths (0 on open axes), so wrapping is not a move.
     pub fn needs_rebuild(&self, pos: &[DVec3], period: DVec3) -> bool {
@@ -276,26 +395,22 @@ impl NeighborList {
         let r_max = radius.iter().copied().fold(0.0, f64::max);
         let grid = Grid::new((2.0 * r_max + self.skin).max(f64::MIN_POSITIVE), periodic);
         let period = periodic.lengths();
-        let keys: Vec<[i64; 3]> = pos.iter().map(|&p| grid.cell_of(p)).collect();
+        let wrapped: Vec<DVec3> = pos.iter().map(|&p| periodic.wrap(p)).collect();
+        let keys: Vec<[i64; 3]> = wrapped.iter().map(|&p| grid.cell_of(p)).collect();
         let cells = Cells::new(&keys);
         let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
-        let skin = self.skin;
-        // Cell by cell: each grain's pairs with the grains of its own and neighbouring cells
-        // within the cut-off, as (i, j > i). Positions and radii are copied in cell order so
-        // that a cell's grains are read contiguously.
+        // Positions and radii copied in cell order, so that a cell's grains are read together.
         let ids = cells.ids();
         let (cpos, crad): (Vec<DVec3>, Vec<f64>) = ids
             .iter()
-            .map(|&k| (pos[k as usize], radius[k as usize]))
+            .map(|&k| (wrapped[k as usize], radius[k as usize]))
             .unzip();
-        let within = |a: usize, b: usize, out: &mut Vec<(u32, u32)>| {
-            let cut = crad[a] + crad[b] + skin;
-            let d = Periodic::minimum_image(cpos[b] - cpos[a], period);
-            if d.length_squared() < cut * cut {
-                let (i, j) = (ids[a], ids[b]);
-                out.push((i.min(j), i.max(j)));
-            }
+        let run = |r: std::ops::Range<usize>| Run {
+            pos: &cpos[r.clone()],
+            rad: &crad[r.clone()],
+            ids: &ids[r],
         };
+        let skin = self.skin;
         // Stencil cell k: offset (k mod 3, ⌊k/3⌋ mod 3, ⌊k/9⌋) − 1, the cell itself at k = 13.
         let offset = |k: usize| [k as i64 % 3 - 1, k as i64 / 3 % 3 - 1, k as i64 / 9 - 1];
         let occupied = cells.occupied();
@@ -303,36 +418,38 @@ impl NeighborList {
             .par_iter()
             .with_min_len(64)
             .fold(Vec::new, |mut out, (c, own)| {
+                let own = run(own.clone());
                 if wraps_onto_itself {
                     // Fewer than three cells along a periodic axis: a cell comes round twice,
-                    // so every distinct neighbour is scanned and j > i keeps each pair once.
+                    // so every distinct neighbour is scanned by minimum image, and j > i keeps
+                    // each pair once.
                     let mut stencil: [[i64; 3]; 27] =
-                        std::array::from_fn(|k| grid.neighbor(*c, offset(k)));
+                        std::array::from_fn(|k| grid.neighbor(*c, offset(k), period).0);
                     stencil.sort_unstable();
                     for (k, &cell) in stencil.iter().enumerate() {
                         if k > 0 && stencil[k - 1] == cell {
                             continue;
                         }
-                        let other = cells.range(cell);
-                        for a in own.clone() {
-                            for b in other.clone().filter(|&b| ids[b] > ids[a]) {
-                                within(a, b, &mut out);
-                            }
-                        }
+                        own.pairs_by_image(&run(cells.range(cell)), period, skin, &mut out);
                     }
                 } else {
                     // Each pair of cells once: the cell with itself, and with the 13 neighbours
-                    // after it in stencil order (the other 13 scan this one).
-                    for a in own.clone() {
-                        for b in a + 1..own.end {
-                            within(a, b, &mut out);
-                        }
-                    }
-                    for k in 14..27 {
-                        let other = cells.range(grid.neighbor(*c, offset(k)));
-                        for a in own.clone() {
-                            for b in other.clone() {
-                                within(a, b, &mut out);
+                    // after it in stencil order (the other 13 scan this one), their grains
+                    // shifted to the image beside it.
+                    // The 13 are five runs along x; a run not crossing a periodic x face is
+                    // one stretch of the cell-ordered grains.
+                    own.pairs_within(skin, &mut out);
+                    for (dx, dy, dz, len) in HALF_STENCIL_RUNS {
+                        let (first, shift) = grid.neighbor(*c, [0, dy, dz], period);
+                        let x0 = c[0] + dx;
+                        let crosses = grid.n[0] > 0 && (x0 < 0 || x0 + len > grid.n[0]);
+                        match cells.row([x0, first[1], first[2]], len) {
+                            Some(r) if !crosses => own.pairs_with(&run(r), shift, skin, &mut out),
+                            _ => {
+                                for d in 0..len {
+                                    let (cell, shift) = grid.neighbor(*c, [dx + d, dy, dz], period);
+                                    own.pairs_with(&run(cells.range(cell)), shift, skin, &mut out);
+                                }
                             }
                         }
                     }
@@ -462,6 +579,47 @@ mod tests {
         seen.sort_unstable();
         assert_eq!(seen, (0..540).collect::<Vec<u32>>());
         assert_eq!(list.owner(list.start[7]), 7);
+    }
+
+    #[test]
+    fn random_grains_in_periodic_and_open_boxes_list_the_brute_force_pairs() {
+        // 600 grains of radii 0.05–0.15 in a 2 × 2.5 × 3 box, skin 0.1 (cut-off ≤ 0.4, so 5–7
+        // cells per axis): the cells' runs along x cross the periodic faces. Every pair closer
+        // than r_i + r_j + skin by minimum image is listed, and no other, for each choice of
+        // periodic axes.
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let side = [2.0, 2.5, 3.0];
+        let pos: Vec<DVec3> = (0..600)
+            .map(|_| DVec3::from_array(side.map(|l| rng.random_range(0.0..l))))
+            .collect();
+        let radius: Vec<f64> = (0..600).map(|_| rng.random_range(0.05..0.15)).collect();
+        for axes in [[true; 3], [true, false, true], [false; 3]] {
+            let interval = |k: usize| axes[k].then_some([0.0, side[k]]);
+            let periodic = Periodic {
+                x: interval(0),
+                y: interval(1),
+                z: interval(2),
+            };
+            let mut list = NeighborList::new(0.1);
+            list.build(&pos, &radius, &periodic);
+            let mut pairs = Vec::new();
+            for i in 0..pos.len() {
+                for &j in &list.partner[list.start[i]..list.start[i + 1]] {
+                    pairs.push((i, j as usize));
+                }
+            }
+            let period = periodic.lengths();
+            let brute: Vec<(usize, usize)> = (0..pos.len())
+                .flat_map(|i| (i + 1..pos.len()).map(move |j| (i, j)))
+                .filter(|&(i, j)| {
+                    let d = Periodic::minimum_image(pos[j] - pos[i], period).length();
+                    d < radius[i] + radius[j] + 0.1
+                })
+                .collect();
+            assert!(brute.len() > 1000, "{}", brute.len());
+            assert_eq!(pairs, brute, "periodic axes {axes:?}");
+        }
     }
 
     #[test]

@@ -175,25 +175,21 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     prepare(world, &physics.periodic);
     plan_walls(world, dt);
     kick(world, physics, 0.5 * dt);
-    let v_max = world
-        .particles
-        .vel
-        .iter()
-        .map(|v| v.length())
-        .fold(0.0, f64::max);
-    // Two bodies at v_max close at 2 v_max; collisions can speed a body up, hence the margin.
-    let travel = 4.0 * v_max * dt;
-    let period = physics.periodic.lengths();
-    if travel > 0.5 * world.neighbors.skin || travel < 0.2 * world.neighbors.skin {
-        // The list must hold every pair that can meet within the step: widen the skin. Two
-        // travels rebuild it about every third step in `bench hard-gas`, the fastest there:
-        // one travel rebuilds it at every step, three list 2.3 times the pairs.
-        world.neighbors.skin = 2.0 * travel;
+    let v_max = fastest(&world.particles.vel);
+    // The skin is a fixed number of the longest drifts of a step; within it the list holds every
+    // pair that can meet while the grains move straight. A collision that speeds a grain past
+    // that rebuilds the list in the drift ([`drift`]).
+    let reach = v_max * dt;
+    let skin = world.neighbors.skin;
+    if reach * SKIN_REACHES < 0.5 * skin || reach * SKIN_REACHES > 2.0 * skin {
+        world.neighbors.skin = SKIN_REACHES * reach;
         world.rebuild_neighbors(&physics.periodic);
-    } else if world
-        .neighbors
-        .needs_rebuild_within(&world.particles.pos, period, travel)
-    {
+    } else if world.neighbors.needs_rebuild_for(
+        &world.particles.pos,
+        &world.particles.vel,
+        dt,
+        physics.periodic.lengths(),
+    ) {
         world.rebuild_neighbors(&physics.periodic);
     }
     let stats = drift(world, physics, dt)?;
@@ -203,6 +199,15 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     kick(world, physics, 0.5 * dt);
     Ok(stats)
 }
+
+/// The largest speed of `vel` (m/s).
+fn fastest(vel: &[DVec3]) -> f64 {
+    vel.iter().map(|v| v.length()).fold(0.0, f64::max)
+}
+
+/// The neighbour skin in units of the longest drift of a step, v_max dt: the fastest in
+/// `bench hard-gas` (measured: a longer skin lists more pairs, a shorter one rebuilds oftener).
+const SKIN_REACHES: f64 = 4.0;
 
 /// The walls' straight paths over the step, and the velocities of held grains: the secant
 /// from where they are to where their wall puts them at the end of the step. Grains fixed by
@@ -473,13 +478,22 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
             }
             Target::Wall(..) => None,
         };
-        for k in std::iter::once(i).chain(partner) {
-            if ds.gone[k] {
-                continue;
+        let bodies = std::iter::once(i).chain(partner).filter(|&k| !ds.gone[k]);
+        let p = &world.particles;
+        let period = periodic.lengths();
+        if bodies.clone().all(|k| {
+            world
+                .neighbors
+                .keeps(k, p.pos[k], p.vel[k], dt - e.t, period)
+        }) {
+            for k in bodies {
+                if let Some(next) = predict(world, physics, &ds, k, e.t, dt) {
+                    ds.heap.push(next);
+                }
             }
-            if let Some(next) = predict(world, physics, &ds, k, e.t, dt) {
-                ds.heap.push(next);
-            }
+        } else {
+            // The collision sped a grain up past what the list covers: list anew from here.
+            rebuild_in_drift(world, physics, &mut ds, e.t, dt);
         }
     }
     for k in 0..n {
@@ -501,6 +515,28 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
         remove_particles(world, &keep, &periodic);
     }
     Ok(stats)
+}
+
+/// Rebuilds the neighbour list at drift time `now` (every grain advanced to it, the skin
+/// widened to the new fastest grain) and predicts every grain's next event afresh.
+fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, now: f64, dt: f64) {
+    let periodic = physics.periodic;
+    for k in 0..world.particles.len() {
+        advance(world, ds, &periodic, k, now);
+    }
+    let nl = &mut world.neighbors;
+    nl.skin = nl
+        .skin
+        .max(SKIN_REACHES * fastest(&world.particles.vel) * dt);
+    world.rebuild_neighbors(&periodic);
+    ds.heap.clear();
+    for k in 0..world.particles.len() {
+        if !ds.gone[k] {
+            if let Some(next) = predict(world, physics, ds, k, now, dt) {
+                ds.heap.push(next);
+            }
+        }
+    }
 }
 
 /// Collisions in one step past which a run is stopped as inelastic collapse: far above the few
