@@ -125,6 +125,8 @@ pub struct DriftState {
     end_pose: Vec<Pose>,
     /// Grains absorbed during the drift, removed at its end.
     gone: Vec<bool>,
+    /// Each particle's last collision partner in this drift.
+    last: Vec<Option<Target>>,
     /// Each particle's earliest event while [`first_events`] gathers them.
     first: Vec<Option<(f64, Target)>>,
     /// The collisions of the last step, when the scene asks for a log.
@@ -298,7 +300,7 @@ fn predict(
         .iter()
         .map(|&j| j as usize);
     for j in forward.chain(backward) {
-        if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || ds.gone[j] {
+        if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || ds.gone[j] || just_met(ds, i, j) {
             continue;
         }
         let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
@@ -313,6 +315,16 @@ fn predict(
     }
     wall_events(world, ds, i, xi, now, end, &mut best);
     best.map(|(t, target)| event(ds, i, t, target))
+}
+
+/// True when particles i and j last collided with each other: moving straight, they cannot
+/// meet again until one of them collides with something else. A grazing collision whose
+/// normal speed is lost in round-off would otherwise leave them "approaching" at contact and
+/// be met again at the same instant without end (pkdgrav skips the previous partner likewise).
+/// A wall can be met again (a concave one, after a crossing), so there only an immediate
+/// repeat (t ≤ 0) is skipped.
+fn just_met(ds: &DriftState, i: usize, j: usize) -> bool {
+    ds.last[i] == Some(Target::Particle(j)) && ds.last[j] == Some(Target::Particle(i))
 }
 
 /// Lowers `best` to particle `i`'s earliest wall contact at or before `end`, if earlier (a tie
@@ -336,6 +348,9 @@ fn wall_events(
         let rel = p.vel[i] - wd.vel;
         for (m, shape) in wall.shape.members().iter().enumerate() {
             if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i]) {
+                if t <= 0.0 && ds.last[i] == Some(Target::Wall(w, m)) {
+                    continue; // round-off of the bounce just resolved (see `just_met`)
+                }
                 let at = now + t.max(0.0);
                 if at <= end && best.is_none_or(|(b, _)| at < b) {
                     *best = Some((at, Target::Wall(w, m)));
@@ -420,6 +435,8 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     ds.count.resize(n, 0);
     ds.gone.clear();
     ds.gone.resize(n, false);
+    ds.last.clear();
+    ds.last.resize(n, None);
     ds.heap.clear();
     ds.log.clear();
     first_events(world, physics, &mut ds, dt);
@@ -471,9 +488,11 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
                 ),
             });
         }
+        ds.last[i] = Some(e.target);
         let partner = match e.target {
             Target::Particle(j) => {
                 ds.count[j] += 1;
+                ds.last[j] = Some(Target::Particle(i));
                 Some(j)
             }
             Target::Wall(..) => None,
