@@ -23,6 +23,7 @@ use std::path::Path;
 use glam::DVec3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use super::hard_two_body::sphere;
 use super::Metric;
@@ -259,8 +260,9 @@ pub fn hard_tumbler(full: bool) -> Result<Vec<Metric>> {
     } else {
         ("quick", vec![0.01, 0.3], quick_hard_drum)
     };
+    // The drums are independent: one per core.
     let runs = froudes
-        .iter()
+        .par_iter()
         .map(|&fr| run_hard_drum(&make(fr)))
         .collect::<Result<Vec<_>>>()?;
     let mut out = Vec::new();
