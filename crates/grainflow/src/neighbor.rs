@@ -477,7 +477,7 @@ impl NeighborList {
         for i in 0..n {
             partner[start[i]..start[i + 1]].sort_unstable();
         }
-        let state = self.carry_history(n, &start, &partner);
+        self.carry_history(n, &start, &partner);
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
         let mut rev_start = vec![0usize; n + 1];
         for &j in &partner {
@@ -499,7 +499,6 @@ impl NeighborList {
         }
         self.start = start;
         self.partner = partner;
-        self.state = state;
         self.rev_start = rev_start;
         self.rev_slot = rev_slot;
         self.rev_owner = rev_owner;
@@ -507,26 +506,38 @@ impl NeighborList {
         self.builds += 1;
     }
 
-    /// History for the new rows: the old state of every pair listed before (moved out, the old
-    /// rows are replaced next), default otherwise.
-    fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) -> Vec<ContactState> {
-        let mut state = vec![ContactState::default(); partner.len()];
-        if self.start.len() != n + 1 {
-            return state;
-        }
-        for i in 0..n {
-            let old = self.start[i]..self.start[i + 1];
-            let mut o = old.start;
-            for s in start[i]..start[i + 1] {
-                while o < old.end && self.partner[o] < partner[s] {
-                    o += 1;
-                }
-                if o < old.end && self.partner[o] == partner[s] {
-                    state[s] = std::mem::take(&mut self.state[o]);
+    /// History for the new rows, in place: the old state of every pair listed before that has
+    /// one (not the default) moves to its new slot, every other slot is default. No second
+    /// buffer: the states kept are packed at the front in (i, j) order, then each is swapped
+    /// to its slot from the last to the first. The k-th kept pair has at least k pairs before
+    /// it in the new rows, so its slot is at or after k and still default when it arrives.
+    fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) {
+        let blank = ContactState::default();
+        let mut slots: Vec<usize> = Vec::new();
+        if self.start.len() == n + 1 {
+            for i in 0..n {
+                for o in self.start[i]..self.start[i + 1] {
+                    if self.state[o] == blank {
+                        continue;
+                    }
+                    let row = start[i]..start[i + 1];
+                    // A pair no longer listed loses its history.
+                    if let Ok(k) = partner[row.clone()].binary_search(&self.partner[o]) {
+                        self.state.swap(slots.len(), o);
+                        slots.push(row.start + k);
+                    } else {
+                        self.state[o] = ContactState::default();
+                    }
                 }
             }
+        } else {
+            self.state.clear();
         }
-        state
+        self.state.truncate(slots.len());
+        self.state.resize(partner.len(), ContactState::default());
+        for (k, &slot) in slots.iter().enumerate().rev() {
+            self.state.swap(k, slot);
+        }
     }
 
     /// Replaces the history with `entries` of (i, j, state); pairs not listed are ignored
@@ -620,6 +631,64 @@ mod tests {
             assert!(brute.len() > 1000, "{}", brute.len());
             assert_eq!(pairs, brute, "periodic axes {axes:?}");
         }
+    }
+
+    #[test]
+    fn history_moves_to_the_new_slot_of_its_pair_when_pairs_come_and_go() {
+        // 400 grains in a periodic box; every third listed pair gets a history naming it.
+        // After the grains move (pairs appear and vanish), each pair still listed has its own
+        // history in its new slot, pairs gone have none, new pairs start blank.
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let periodic = Periodic {
+            x: Some([0.0, 2.0]),
+            y: Some([0.0, 2.0]),
+            z: Some([0.0, 2.0]),
+        };
+        let mut pos: Vec<DVec3> = (0..400)
+            .map(|_| {
+                DVec3::new(
+                    rng.random_range(0.0..2.0),
+                    rng.random_range(0.0..2.0),
+                    rng.random_range(0.0..2.0),
+                )
+            })
+            .collect();
+        let radius = vec![0.1; 400];
+        let mut list = NeighborList::new(0.1);
+        list.build(&pos, &radius, &periodic);
+        let tag = |i: usize, j: u32| DVec3::new(i as f64, j as f64, 1.0);
+        let mut tagged = Vec::new();
+        for i in 0..pos.len() {
+            for s in list.start[i]..list.start[i + 1] {
+                if s % 3 == 0 {
+                    list.state[s].slip = tag(i, list.partner[s]);
+                    tagged.push((i, list.partner[s]));
+                }
+            }
+        }
+        for p in &mut pos {
+            *p = periodic.wrap(*p + DVec3::new(rng.random_range(-0.1..0.1), 0.05, 0.0));
+        }
+        list.build(&pos, &radius, &periodic);
+        let (mut kept, mut blank) = (0, 0);
+        for i in 0..pos.len() {
+            for s in list.start[i]..list.start[i + 1] {
+                let j = list.partner[s];
+                if tagged.contains(&(i, j)) {
+                    assert_eq!(list.state[s].slip, tag(i, j));
+                    kept += 1;
+                } else {
+                    assert_eq!(list.state[s], ContactState::default());
+                    blank += 1;
+                }
+            }
+        }
+        assert!(
+            kept > 50 && blank > 50 && kept < tagged.len(),
+            "{kept} {blank} {}",
+            tagged.len()
+        );
     }
 
     #[test]
