@@ -44,7 +44,7 @@ pub fn rotate_into_tangent_plane(slip: DVec3, n: DVec3) -> DVec3 {
 /// `slip` is δ_t (m), updated in place; `n` the unit normal; `v_t` the tangential velocity of
 /// i relative to j at the contact (m/s); `kt`, `gt` the stiffness k_t δ^s (N/m) and damping
 /// g_t δ^q (N s/m) at this overlap; `f_max` = μ_s |F_n + F_c| (N); `dt` the step (s).
-#[inline]
+#[inline(always)]
 pub fn tangential_spring(
     slip: &mut DVec3,
     n: DVec3,
