@@ -48,9 +48,6 @@ pub struct World {
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
     /// slots not touching), gathered per particle in a fixed order.
     pub reaction: Vec<(DVec3, DVec3)>,
-    /// Per slot, whether its pair touched at the last evaluation: the gather reads only
-    /// those reactions (the others are zero, and random reads of them cost a fifth of a step).
-    pub in_contact: Vec<bool>,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
     /// Simulated time (s).
@@ -93,8 +90,6 @@ impl World {
         );
         self.reaction.clear();
         self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
-        self.in_contact.clear();
-        self.in_contact.resize(nl.len(), false);
     }
 }
 
@@ -260,7 +255,6 @@ impl Simulation {
             neighbors: NeighborList::new(skin),
             wall_state: vec![Vec::new(); n],
             reaction: Vec::new(),
-            in_contact: Vec::new(),
             wall_runtime: WallRuntime::default(),
             time: scene.simulation.start_time,
             step: 0,

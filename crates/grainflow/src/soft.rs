@@ -170,9 +170,8 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
     world.own.resize(n, (DVec3::ZERO, DVec3::ZERO));
     // Split the buffers at row boundaries into tasks of CHUNK particles each.
     let mut tasks = Vec::with_capacity(n / CHUNK + 1);
-    let (mut outs, mut hits, mut states, mut own) = (
+    let (mut outs, mut states, mut own) = (
         world.reaction.as_mut_slice(),
-        world.in_contact.as_mut_slice(),
         state.as_mut_slice(),
         world.own.as_mut_slice(),
     );
@@ -181,13 +180,11 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         let len = start[b] - start[a];
         let (o, rest) = std::mem::take(&mut outs).split_at_mut(len);
         outs = rest;
-        let (h, rest) = std::mem::take(&mut hits).split_at_mut(len);
-        hits = rest;
         let (s, rest) = std::mem::take(&mut states).split_at_mut(len);
         states = rest;
         let (f, rest) = std::mem::take(&mut own).split_at_mut(b - a);
         own = rest;
-        tasks.push((a, o, h, s, f));
+        tasks.push((a, o, s, f));
     }
     let (start, partner) = (&*start, &*partner);
     // Slices of one length n, so that an index checked against n needs no further checks.
@@ -203,7 +200,7 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
     };
     tasks
         .into_par_iter()
-        .map(|(a, outs, hits, states, own)| {
+        .map(|(a, outs, states, own)| {
             let mut stats = ContactStats::default();
             let base = start[a];
             for (di, own) in own.iter_mut().enumerate() {
@@ -213,14 +210,12 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                 let (mut f_i, mut t_i) = (DVec3::ZERO, DVec3::ZERO);
                 let row = start[i] - base..start[i + 1] - base;
                 let pairs = partner[start[i]..start[i + 1]].iter();
-                for (((out, hit), state), &j) in outs[row.clone()]
+                for ((out, state), &j) in outs[row.clone()]
                     .iter_mut()
-                    .zip(&mut hits[row.clone()])
                     .zip(&mut states[row])
                     .zip(pairs)
                 {
                     let j = j as usize;
-                    *hit = false;
                     if j >= n {
                         continue;
                     }
@@ -247,7 +242,6 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                     f_i += c.force_i;
                     t_i += c.torque_i;
                     *out = (-c.force_i, c.torque_j);
-                    *hit = true;
                     stats.contacts += 1;
                     let r_min = r_i.min(radius[j]);
                     if overlap > stats.max_overlap_ratio * r_min {
@@ -270,7 +264,7 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
     let (pos, radius, mass, inv_mass, material) =
         (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
     let nl = &world.neighbors;
-    let (reaction, in_contact, own) = (&world.reaction, &world.in_contact, &world.own);
+    let (reaction, own) = (&world.reaction, &world.own);
     let body_acc = &world.body_acc;
     let walls = crate::walls::interact::WallForces::new(
         &world.walls,
@@ -290,14 +284,12 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
             for (o, ((f, t), wall_state)) in ft.iter_mut().zip(wall_states.iter_mut()).enumerate() {
                 let k = c * CHUNK + o;
                 let (mut fk, mut tk) = own[k];
-                // Only slots in contact: the others hold exact zeros, and a sum that starts at
-                // +0 is never −0, so leaving them out changes no bit.
+                // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
+                // so adding them changes no bit.
                 for &s in &nl.rev_slot[nl.rev_start[k]..nl.rev_start[k + 1]] {
-                    if in_contact[s as usize] {
-                        let (f, t) = reaction[s as usize];
-                        fk += f;
-                        tk += t;
-                    }
+                    let (f, t) = reaction[s as usize];
+                    fk += f;
+                    tk += t;
                 }
                 let (fw, tw, wall_stats) = walls.on(
                     k,
