@@ -169,19 +169,7 @@ impl Cells {
     /// Where the particles of cell `c` are in [`Cells::ids`].
     fn range(&self, c: [i64; 3]) -> std::ops::Range<usize> {
         match self {
-            Cells::Dense {
-                origin,
-                dims,
-                start,
-                ..
-            } => {
-                let r: [i64; 3] = std::array::from_fn(|a| c[a] - origin[a]);
-                if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
-                    return 0..0;
-                }
-                let cell = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
-                start[cell] as usize..start[cell + 1] as usize
-            }
+            Cells::Dense { .. } => self.row(c, 1).unwrap_or_default(),
             Cells::Sparse { keys, .. } => {
                 let lo = keys.partition_point(|k| *k < c);
                 lo..lo + keys[lo..].partition_point(|k| *k == c)

@@ -29,6 +29,12 @@ macro_rules! material_m {
     };
 }
 
+/// The simulation of scene `text`, named `name` in messages.
+fn simulation(text: &str, name: &str) -> grainflow::sim::Simulation {
+    let scene = grainflow::scene::Scene::from_toml(text, name).expect("parses");
+    grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds")
+}
+
 #[test]
 fn hard_two_body() {
     // Pairs and a plane, 16 walls with six metrics, a sticky wall with four, an absorbing one
@@ -181,9 +187,7 @@ max = [0.55, 0.55, 0.97]
 velocity_dispersion = 1.0
 "#
     );
-    let scene = grainflow::scene::Scene::from_toml(text, "vessel").expect("parses");
-    let mut sim =
-        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let mut sim = simulation(text, "vessel");
     let energy = |s: &grainflow::sim::Simulation| {
         let e = s.energies();
         e.translational + e.rotational
@@ -240,9 +244,7 @@ spheres = [
 ]
 "#
     );
-    let scene = grainflow::scene::Scene::from_toml(text, "overlap").expect("parses");
-    let mut sim =
-        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let mut sim = simulation(text, "overlap");
     sim.step().expect("steps");
     let p = &sim.world.particles;
     let at = |id: u64| p.index_of(id).expect("present");
@@ -284,9 +286,7 @@ series_interval = 0.1
 collision_log = true
 "#
     );
-    let scene = grainflow::scene::Scene::from_toml(text, "log").expect("parses");
-    let mut sim =
-        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let mut sim = simulation(text, "log");
     let mut out = grainflow::io::Outputs::new(&dir, &sim).expect("opens");
     sim.run_until(0.5, |s| out.observe(s)).expect("runs");
     out.finish(&sim).expect("finishes");
@@ -371,9 +371,7 @@ spheres = [
 collision_log = true
 "#
     );
-    let scene = grainflow::scene::Scene::from_toml(text, "relist").expect("parses");
-    let mut sim =
-        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let mut sim = simulation(text, "relist");
     sim.step().expect("steps");
     let builds = sim.world.neighbors.builds;
     let meeting = sim
@@ -430,9 +428,7 @@ spheres = [
 ]
 "#
     );
-    let scene = grainflow::scene::Scene::from_toml(text, "graze").expect("parses");
-    let mut sim =
-        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let mut sim = simulation(text, "graze");
     sim.step().expect("one collision, no collapse");
     assert!(sim.world.collisions <= 1, "{}", sim.world.collisions);
     let p = &sim.world.particles;
