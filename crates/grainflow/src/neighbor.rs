@@ -3,8 +3,8 @@
 //! Pairs (i, j > i) closer than r_i + r_j + skin are stored in compressed-row form, each row
 //! sorted by j, with the contact history in the same order. The list stays valid until some
 //! particle has moved more than half the skin since the build (then no unlisted pair can touch).
-//! At a rebuild the history of every pair still listed is carried over by merging the old and
-//! new sorted rows, so history survives rebuilds; it is reset when a pair separates.
+//! At a rebuild the history of every pair still listed is carried over, in place, to its new
+//! slot, so history survives rebuilds; it is reset when a pair separates.
 //! Cells are found by sorting integer cell keys, so a grain far from the others costs nothing.
 //! The build scans each pair of neighbouring cells once (a cell with itself and with the 13
 //! neighbours after it), reading positions copied in cell order.
@@ -343,7 +343,7 @@ impl NeighborList {
         time: f64,
         period: DVec3,
     ) -> bool {
-        if pos.len() != self.ref_pos.len() || self.start.len() != pos.len() + 1 {
+        if self.stale_count(pos.len()) {
             return true;
         }
         (0..pos.len())
@@ -365,8 +365,13 @@ impl NeighborList {
         self.moved_more_than(pos, period, 0.5 * self.skin)
     }
 
+    /// True when the list was built for another number of particles (or not at all).
+    fn stale_count(&self, n: usize) -> bool {
+        n != self.ref_pos.len() || self.start.len() != n + 1
+    }
+
     fn moved_more_than(&self, pos: &[DVec3], period: DVec3, limit: f64) -> bool {
-        if pos.len() != self.ref_pos.len() || self.start.len() != pos.len() + 1 {
+        if self.stale_count(pos.len()) {
             return true;
         }
         let limit = limit * limit;
@@ -423,9 +428,8 @@ impl NeighborList {
                 } else {
                     // Each pair of cells once: the cell with itself, and with the 13 neighbours
                     // after it in stencil order (the other 13 scan this one), their grains
-                    // shifted to the image beside it.
-                    // The 13 are five runs along x; a run not crossing a periodic x face is
-                    // one stretch of the cell-ordered grains.
+                    // shifted to the image beside it. The 13 are five runs along x; a run not
+                    // crossing a periodic x face is one stretch of the cell-ordered grains.
                     own.pairs_within(skin, &mut out);
                     for (dx, dy, dz, len) in HALF_STENCIL_RUNS {
                         let (first, shift) = grid.neighbor(*c, [0, dy, dz], period);

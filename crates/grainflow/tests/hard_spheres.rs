@@ -35,6 +35,15 @@ fn simulation(text: &str, name: &str) -> grainflow::sim::Simulation {
     grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds")
 }
 
+/// A hard-sphere scene of `spheres` (a TOML list) of the elastic material "m", run for
+/// `duration` in steps of `dt` (s); `rest` adds tables after the particles.
+fn listed(duration: f64, dt: f64, spheres: &str, rest: &str) -> String {
+    format!(
+        "[simulation]\nmethod = \"hard\"\nduration = {duration:e}\ndt = {dt:e}\n{}[[particles]]\ntype = \"list\"\nmaterial = \"m\"\nspheres = [\n{spheres}\n]\n{rest}",
+        material_m!("1.0")
+    )
+}
+
 #[test]
 fn hard_two_body() {
     // Pairs and a plane, 16 walls with six metrics, a sticky wall with four, an absorbing one
@@ -221,30 +230,20 @@ velocity_dispersion = 1.0
 /// as does a sphere overlapping a plane; the overlap is reported.
 #[test]
 fn overlaps_at_the_start_of_a_step_are_resolved_at_once() {
-    let text = concat!(
-        r#"
-[simulation]
-method = "hard"
-duration = 0.1
-dt = 0.1
-"#,
-        material_m!("1.0"),
+    let text = listed(
+        0.1,
+        0.1,
+        r#"  { pos = [0, 0, 2], radius = 0.5, vel = [1, 0, 0] },
+  { pos = [0.999, 0, 2], radius = 0.5, vel = [-1, 0, 0] },
+  { pos = [5, 0, 0.498], radius = 0.5, vel = [0, 0, -1] },"#,
         r#"[[walls]]
 material = "m"
 type = "plane"
 point = [0, 0, 0]
 normal = [0, 0, 1]
-[[particles]]
-type = "list"
-material = "m"
-spheres = [
-  { pos = [0, 0, 2], radius = 0.5, vel = [1, 0, 0] },
-  { pos = [0.999, 0, 2], radius = 0.5, vel = [-1, 0, 0] },
-  { pos = [5, 0, 0.498], radius = 0.5, vel = [0, 0, -1] },
-]
-"#
+"#,
     );
-    let mut sim = simulation(text, "overlap");
+    let mut sim = simulation(&text, "overlap");
     sim.step().expect("steps");
     let p = &sim.world.particles;
     let at = |id: u64| p.index_of(id).expect("present");
@@ -350,28 +349,16 @@ fn hard_tumbler_scene_builds_and_holds_its_lining() {
 /// from the closing speed; a missed meeting would show as an overlap at the next step.
 #[test]
 fn a_grain_sped_past_the_list_is_listed_anew_in_the_drift() {
-    let text = concat!(
-        r#"
-[simulation]
-method = "hard"
-duration = 0.2
-dt = 0.1
-"#,
-        material_m!("1.0"),
-        r#"[[particles]]
-type = "list"
-material = "m"
-spheres = [
-  { pos = [0, 0, 0], radius = 0.5, vel = [1, 0, 0] },
+    let text = listed(
+        0.2,
+        0.1,
+        r#"  { pos = [0, 0, 0], radius = 0.5, vel = [1, 0, 0] },
   { pos = [0.600001, 0, 0], radius = 0.1 },
   { pos = [0.720002, 0, 0], radius = 0.02 },
-  { pos = [1.210002, 0, 0], radius = 0.02, vel = [-1, 0, 0] },
-]
-[output]
-collision_log = true
-"#
+  { pos = [1.210002, 0, 0], radius = 0.02, vel = [-1, 0, 0] },"#,
+        "[output]\ncollision_log = true\n",
     );
-    let mut sim = simulation(text, "relist");
+    let mut sim = simulation(&text, "relist");
     sim.step().expect("steps");
     let builds = sim.world.neighbors.builds;
     let meeting = sim
@@ -411,24 +398,14 @@ collision_log = true
 /// million collisions at one instant). Elastic and smooth, the velocity is then unchanged.
 #[test]
 fn a_grazing_collision_lost_in_round_off_is_met_once() {
-    let text = concat!(
-        r#"
-[simulation]
-method = "hard"
-duration = 5e-6
-dt = 5e-6
-"#,
-        material_m!("1.0"),
-        r#"[[particles]]
-type = "list"
-material = "m"
-spheres = [
-  { pos = [0, 0, 0], radius = 0.00053, mobility = "fixed" },
-  { pos = [-0.0005627537452464419, 0.0007224346343366016, -0.0005338505608520426], radius = 0.00053, vel = [0.02478184888745253, 0.021915251244850942, 0.003533307600001087] },
-]
-"#
+    let text = listed(
+        5e-6,
+        5e-6,
+        r#"  { pos = [0, 0, 0], radius = 0.00053, mobility = "fixed" },
+  { pos = [-0.0005627537452464419, 0.0007224346343366016, -0.0005338505608520426], radius = 0.00053, vel = [0.02478184888745253, 0.021915251244850942, 0.003533307600001087] },"#,
+        "",
     );
-    let mut sim = simulation(text, "graze");
+    let mut sim = simulation(&text, "graze");
     sim.step().expect("one collision, no collapse");
     assert!(sim.world.collisions <= 1, "{}", sim.world.collisions);
     let p = &sim.world.particles;

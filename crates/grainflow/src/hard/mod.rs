@@ -6,8 +6,8 @@
 //! it was predicted (per-particle collision counters). After a collision only the two bodies
 //! are re-predicted; a particle whose event went stale is re-predicted when it is popped. So no
 //! collision is missed and none is processed twice. Candidates come from the Verlet list, valid
-//! while the largest displacement since its build plus the largest relative travel in one step
-//! stays under half the skin. Particles are advanced lazily: each keeps the drift time up to
+//! while every grain stays within half the skin of where it was at the build; a collision that
+//! would carry a grain past that rebuilds the list within the drift. Particles are advanced lazily: each keeps the drift time up to
 //! which its position is current. The whole drift is sequential, hence bit-identical for any
 //! thread count.
 //!
@@ -442,6 +442,7 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
     first_events(world, physics, &mut ds, dt);
     let mut stats = CollisionStats::default();
     let periodic = physics.periodic;
+    let period = periodic.lengths();
     let limit = COLLAPSE_PER_GRAIN * n as u64 + COLLAPSE_FLOOR;
     while let Some(e) = ds.heap.pop() {
         let j_count = match e.target {
@@ -499,7 +500,6 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
         };
         let bodies = std::iter::once(i).chain(partner).filter(|&k| !ds.gone[k]);
         let p = &world.particles;
-        let period = periodic.lengths();
         if bodies.clone().all(|k| {
             world
                 .neighbors
