@@ -26,7 +26,8 @@ pub struct NeighborList {
     pub partner: Vec<u32>,
     /// Contact history of each slot.
     pub state: Vec<ContactState>,
-    /// Reverse rows: the slots where particle k is the partner, in ascending i.
+    /// Reverse rows: the slots where particle k is the partner, in ascending i (so those of
+    /// owners in earlier [`BLOCK`]s come first).
     pub rev_start: Vec<usize>,
     /// Slots of the reverse rows.
     pub rev_slot: Vec<u32>,
@@ -37,6 +38,11 @@ pub struct NeighborList {
     /// Number of builds so far.
     pub builds: u64,
 }
+
+/// Rows are taken in blocks of this many particles: one task of the force loop sums the pairs
+/// whose two particles lie in its block directly, and leaves only the others to the gather.
+/// Fixed, not a function of the thread count, so the sums' order (and bits) never depend on it.
+pub const BLOCK: usize = 1024;
 
 /// Cells of at least the cut-off size: unbounded along open axes, a whole number of cells
 /// along periodic ones (so that cell indices wrap).
