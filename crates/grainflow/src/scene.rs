@@ -522,6 +522,12 @@ impl Scene {
         }
         if let Some(skin) = s.skin {
             positive(&mut p, "simulation.skin", skin);
+            if s.method == Method::Hard {
+                p.push(Error::scene(
+                    "simulation.skin",
+                    "is sized by the hard-sphere method itself, from the fastest grain (4 v_max dt); remove it",
+                ));
+            }
         }
         p.extend(s.approx_hard.problems());
         if s.method != Method::ApproxHard && s.approx_hard != Default::default() {

@@ -180,6 +180,18 @@ fn zero_substeps_are_refused_by_name() {
 }
 
 #[test]
+fn a_skin_for_hard_spheres_is_refused() {
+    // The hard-sphere method sizes the skin from the speeds; a set one would be ignored.
+    let e = build(&SCENE.replace("dt = \"auto\"", "dt = 1e-4\nmethod = \"hard\"\nskin = 1e-4"))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("simulation.skin: is sized by the hard-sphere method itself"),
+        "{e}"
+    );
+}
+
+#[test]
 fn approx_hard_options_without_the_method_are_refused() {
     // Options of a method the scene does not use would be silently ignored.
     let e = build(&SCENE.replace(

@@ -119,7 +119,6 @@ impl HardDrum {
             recirculation: None,
             simulation: SimulationSpec {
                 method: Method::Hard,
-                skin: Some(0.4 * s),
                 slide_limit: self.slide_limit,
                 ..SimulationSpec::new(self.settle + self.turn, TimeStep::Fixed(self.dt))
             },
