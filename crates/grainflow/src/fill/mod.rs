@@ -2,6 +2,7 @@
 //! filling a container from the bottom (PRIME and loose fills of 001 chapter 5).
 
 pub mod annulus;
+pub mod compress;
 pub mod file;
 pub mod lattice;
 pub mod layer;
