@@ -56,10 +56,6 @@ pub struct World {
     pub step: u64,
     /// Wall-clock time per stage (not part of the physical state).
     pub timers: StageTimes,
-    /// Per-particle (force, torque) scratch of the gather, reused every step.
-    pub force_buffer: Vec<(DVec3, DVec3)>,
-    /// Per-particle sum of the forces and torques of its own neighbour row, reused every step.
-    pub own: Vec<(DVec3, DVec3)>,
     /// Hard-sphere drift scratch, reused every step.
     pub drift: crate::hard::DriftState,
     /// Hard-sphere collisions so far.
@@ -259,8 +255,6 @@ impl Simulation {
             time: scene.simulation.start_time,
             step: 0,
             timers: StageTimes::default(),
-            force_buffer: Vec::new(),
-            own: Vec::new(),
             drift: Default::default(),
             collisions: 0,
             body_acc: Vec::new(),

@@ -143,20 +143,28 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
     ContactStats::merge(pair_stats, stats)
 }
 
-/// A particle as the contact law sees it.
-#[inline]
-fn body(p: &Particles, k: usize) -> Body {
+/// Particle k as the contact law sees it, from the particles' velocity, angular velocity,
+/// radius, inverse mass and inverse inertia.
+#[inline(always)]
+fn body(
+    vel: &[DVec3],
+    omega: &[DVec3],
+    radius: &[f64],
+    inv_mass: &[f64],
+    inv_inertia: &[f64],
+    k: usize,
+) -> Body {
     Body {
-        vel: p.vel[k],
-        omega: p.omega[k],
-        radius: Some(p.radius[k]),
-        inv_mass: p.inv_mass[k],
-        inv_inertia: p.inv_inertia[k],
+        vel: vel[k],
+        omega: omega[k],
+        radius: Some(radius[k]),
+        inv_mass: inv_mass[k],
+        inv_inertia: inv_inertia[k],
     }
 }
 
 /// Every listed particle pair, row by row, with the contact law (002 §3), one task per block
-/// of rows. Into `world.own[k]` of each particle k of the block go, in this order, the
+/// of rows. Into the force and torque of each particle k of the block go, in this order, the
 /// reactions of the pairs naming it in earlier rows of the block (ascending owner) and its own
 /// row's sum (ascending partner). The reaction on the partner j is also stored per slot in
 /// `world.reaction` (the gather reads it when j lies in a later block; stress analysis reads
@@ -164,22 +172,29 @@ fn body(p: &Particles, k: usize) -> Body {
 #[inline(never)]
 fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> ContactStats {
     use crate::neighbor::BLOCK;
-    let p = &world.particles;
-    let n = p.len();
+    let Particles {
+        pos,
+        vel,
+        omega,
+        radius,
+        material,
+        inv_mass,
+        inv_inertia,
+        force,
+        torque,
+        ..
+    } = &mut world.particles;
+    let n = pos.len();
     let crate::neighbor::NeighborList {
         start,
         partner,
         state,
         ..
     } = &mut world.neighbors;
-    world.own.resize(n, (DVec3::ZERO, DVec3::ZERO));
     // Split the buffers at row boundaries into one task per block.
     let mut tasks = Vec::with_capacity(n / BLOCK + 1);
-    let (mut outs, mut states, mut own) = (
-        world.reaction.as_mut_slice(),
-        state.as_mut_slice(),
-        world.own.as_mut_slice(),
-    );
+    let (mut outs, mut states) = (world.reaction.as_mut_slice(), state.as_mut_slice());
+    let (mut forces, mut torques) = (force.as_mut_slice(), torque.as_mut_slice());
     for a in (0..n).step_by(BLOCK) {
         let b = (a + BLOCK).min(n);
         let len = start[b] - start[a];
@@ -187,29 +202,26 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         outs = rest;
         let (s, rest) = std::mem::take(&mut states).split_at_mut(len);
         states = rest;
-        let (f, rest) = std::mem::take(&mut own).split_at_mut(b - a);
-        own = rest;
-        tasks.push((a, o, s, f));
+        let (f, rest) = std::mem::take(&mut forces).split_at_mut(b - a);
+        forces = rest;
+        let (t, rest) = std::mem::take(&mut torques).split_at_mut(b - a);
+        torques = rest;
+        tasks.push((a, o, s, f, t));
     }
     let (start, partner) = (&*start, &*partner);
     // Slices of one length n, so that an index checked against n needs no further checks.
-    let (pos, radius, material) = (&p.pos[..n], &p.radius[..n], &p.material[..n]);
-    let (vel, omega) = (&p.vel[..n], &p.omega[..n]);
-    let (inv_mass, inv_inertia) = (&p.inv_mass[..n], &p.inv_inertia[..n]);
-    let body = |k: usize| Body {
-        vel: vel[k],
-        omega: omega[k],
-        radius: Some(radius[k]),
-        inv_mass: inv_mass[k],
-        inv_inertia: inv_inertia[k],
-    };
+    let (pos, radius, material) = (&pos[..n], &radius[..n], &material[..n]);
+    let (vel, omega) = (&vel[..n], &omega[..n]);
+    let (inv_mass, inv_inertia) = (&inv_mass[..n], &inv_inertia[..n]);
+    let body = |k: usize| body(vel, omega, radius, inv_mass, inv_inertia, k);
     tasks
         .into_par_iter()
-        .map(|(a, outs, states, own)| {
+        .map(|(a, outs, states, force, torque)| {
             let mut stats = ContactStats::default();
             let base = start[a];
-            own.fill((DVec3::ZERO, DVec3::ZERO));
-            for di in 0..own.len() {
+            force.fill(DVec3::ZERO);
+            torque.fill(DVec3::ZERO);
+            for di in 0..force.len() {
                 let i = a + di;
                 let (pos_i, r_i, mat_i) = (pos[i], radius[i], material[i] as usize);
                 let body_i = body(i);
@@ -248,9 +260,9 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                     f_i += c.force_i;
                     t_i += c.torque_i;
                     *out = (-c.force_i, c.torque_j);
-                    if let Some(acc) = own.get_mut(j - a) {
-                        acc.0 -= c.force_i;
-                        acc.1 += c.torque_j;
+                    if let (Some(f), Some(t)) = (force.get_mut(j - a), torque.get_mut(j - a)) {
+                        *f -= c.force_i;
+                        *t += c.torque_j;
                     }
                     stats.contacts += 1;
                     let r_min = r_i.min(radius[j]);
@@ -259,24 +271,37 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
                         stats.worst = i;
                     }
                 }
-                own[di].0 += f_i;
-                own[di].1 += t_i;
+                force[di] += f_i;
+                torque[di] += t_i;
             }
             stats
         })
         .reduce(ContactStats::default, ContactStats::merge)
 }
 
-/// Per particle, in a fixed order: its block's sum of pair forces, the reactions of the rows
-/// in earlier blocks naming it (ascending owner), its wall contacts (walls in scene order) and body forces.
+/// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
+/// reactions of the rows in earlier blocks naming it (ascending owner), its wall contacts
+/// (walls in scene order) and its body force.
 #[inline(never)]
 fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     use crate::neighbor::BLOCK;
-    let p = &world.particles;
-    let (pos, radius, mass, inv_mass, material) =
-        (&p.pos, &p.radius, &p.mass, &p.inv_mass, &p.material);
+    let Particles {
+        pos,
+        vel,
+        omega,
+        radius,
+        mass,
+        inv_mass,
+        inv_inertia,
+        material,
+        force,
+        torque,
+        ..
+    } = &mut world.particles;
+    let (pos, vel, omega, radius) = (&*pos, &*vel, &*omega, &*radius);
+    let (mass, inv_mass, inv_inertia, material) = (&*mass, &*inv_mass, &*inv_inertia, &*material);
     let nl = &world.neighbors;
-    let (reaction, own) = (&world.reaction, &world.own);
+    let reaction = &world.reaction;
     let body_acc = &world.body_acc;
     let walls = crate::walls::interact::WallForces::new(
         &world.walls,
@@ -285,21 +310,19 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
         &physics.table,
         dt,
     );
-    let mut forces = std::mem::take(&mut world.force_buffer);
-    forces.resize(p.len(), (DVec3::ZERO, DVec3::ZERO));
-    let stats = forces
+    force
         .par_chunks_mut(CHUNK)
+        .zip(torque.par_chunks_mut(CHUNK))
         .zip(world.wall_state.par_chunks_mut(CHUNK))
         .enumerate()
-        .map(|(c, (ft, wall_states))| {
+        .map(|(c, ((fs, ts), wall_states))| {
             let mut stats = ContactStats::default();
-            for (o, ((f, t), wall_state)) in ft.iter_mut().zip(wall_states.iter_mut()).enumerate() {
+            for (o, ((f, t), wall_state)) in fs.iter_mut().zip(ts).zip(wall_states).enumerate() {
                 let k = c * CHUNK + o;
-                let (mut fk, mut tk) = own[k];
+                let (mut fk, mut tk) = (*f, *t);
                 // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
-                // so adding them changes no bit.
-                // The block's pairs are in `own`; the rows naming k from earlier blocks are
-                // the front of its reverse row.
+                // so adding them changes no bit. The rows naming k from earlier blocks are the
+                // front of its reverse row.
                 let row = nl.rev_start[k]..nl.rev_start[k + 1];
                 let first = (k / BLOCK * BLOCK) as u32;
                 let earlier = nl.rev_owner[row.clone()].partition_point(|&i| i < first);
@@ -308,9 +331,10 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                     fk += f;
                     tk += t;
                 }
+                let body = body(vel, omega, radius, inv_mass, inv_inertia, k);
                 let (fw, tw, wall_stats) = walls.on(
                     k,
-                    &body(p, k),
+                    &body,
                     pos[k],
                     radius[k],
                     material[k] as usize,
@@ -332,15 +356,7 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
             }
             stats
         })
-        .reduce(ContactStats::default, ContactStats::merge);
-    // The contact law reads the particles while the gather writes; the scratch keeps them apart.
-    let p = &mut world.particles;
-    for (k, (f, t)) in forces.iter().enumerate() {
-        p.force[k] = *f;
-        p.torque[k] = *t;
-    }
-    world.force_buffer = forces;
-    stats
+        .reduce(ContactStats::default, ContactStats::merge)
 }
 
 /// Stops a run that went bad, naming the particle, the time and the likely cause.
