@@ -62,7 +62,7 @@ const GROWTH_STAGES: usize = 50;
 
 /// Fraction up to which the discs grow by relaxation (which jams near 0.805 in the Couette
 /// cell); denser packs are compressed from it.
-const GROWN_FRACTION: f64 = 0.78;
+const GROWN_FRACTION: f64 = 0.80;
 
 /// Overlap relaxed to in the intermediate stages, over the radius.
 const STAGE_TOLERANCE: f64 = 1e-4;
