@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::boundary::Periodic;
 use crate::contact::{Body, ContactState, Touch};
+use crate::neighbor::BLOCK;
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::{Error, Result};
@@ -143,6 +144,13 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
     ContactStats::merge(pair_stats, stats)
 }
 
+/// The first `len` items of `rest`, which keeps the others.
+fn take_front<'a, T>(rest: &mut &'a mut [T], len: usize) -> &'a mut [T] {
+    let (front, back) = std::mem::take(rest).split_at_mut(len);
+    *rest = back;
+    front
+}
+
 /// Particle k as the contact law sees it, from the particles' velocity, angular velocity,
 /// radius, inverse mass and inverse inertia.
 #[inline(always)]
@@ -171,7 +179,6 @@ fn body(
 /// all); history updated in place; pairs that separated lose their history and their reaction.
 #[inline(never)]
 fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> ContactStats {
-    use crate::neighbor::BLOCK;
     let Particles {
         pos,
         vel,
@@ -197,16 +204,14 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
     let (mut forces, mut torques) = (force.as_mut_slice(), torque.as_mut_slice());
     for a in (0..n).step_by(BLOCK) {
         let b = (a + BLOCK).min(n);
-        let len = start[b] - start[a];
-        let (o, rest) = std::mem::take(&mut outs).split_at_mut(len);
-        outs = rest;
-        let (s, rest) = std::mem::take(&mut states).split_at_mut(len);
-        states = rest;
-        let (f, rest) = std::mem::take(&mut forces).split_at_mut(b - a);
-        forces = rest;
-        let (t, rest) = std::mem::take(&mut torques).split_at_mut(b - a);
-        torques = rest;
-        tasks.push((a, o, s, f, t));
+        let slots = start[b] - start[a];
+        tasks.push((
+            a,
+            take_front(&mut outs, slots),
+            take_front(&mut states, slots),
+            take_front(&mut forces, b - a),
+            take_front(&mut torques, b - a),
+        ));
     }
     let (start, partner) = (&*start, &*partner);
     // Slices of one length n, so that an index checked against n needs no further checks.
@@ -284,7 +289,6 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
 /// (walls in scene order) and its body force.
 #[inline(never)]
 fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    use crate::neighbor::BLOCK;
     let Particles {
         pos,
         vel,

@@ -204,6 +204,7 @@ pub fn compress(
     let mut delta = skin / 8.0;
     let (mut accepted, mut sweeps) = (0, 0);
     let mut window_start = s * s;
+    let (mut scaled, mut inv_mass) = (vec![0.0; n], vec![0.0; n]);
     while s < 1.0 {
         sweeps += 1;
         accepted += p.sweep(s, delta, rng);
@@ -230,8 +231,9 @@ pub fn compress(
         };
         if grown > next {
             saved.copy_from_slice(p.pos);
-            let scaled: Vec<f64> = p.radius.iter().map(|r| grown * r).collect();
-            let inv_mass: Vec<f64> = p.radius.iter().map(|r| 1.0 / (r * r)).collect();
+            for ((s, w), r) in scaled.iter_mut().zip(&mut inv_mass).zip(p.radius.iter()) {
+                (*s, *w) = (grown * r, 1.0 / (r * r));
+            }
             let c = remove_overlaps(
                 p.pos,
                 &scaled,

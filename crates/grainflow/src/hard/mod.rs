@@ -7,9 +7,9 @@
 //! are re-predicted; a particle whose event went stale is re-predicted when it is popped. So no
 //! collision is missed and none is processed twice. Candidates come from the Verlet list, valid
 //! while every grain stays within half the skin of where it was at the build; a collision that
-//! would carry a grain past that rebuilds the list within the drift. Particles are advanced lazily: each keeps the drift time up to
-//! which its position is current. The whole drift is sequential, hence bit-identical for any
-//! thread count.
+//! would carry a grain past that rebuilds the list within the drift. Particles are advanced
+//! lazily: each keeps the drift time up to which its position is current. The whole drift is
+//! sequential, hence bit-identical for any thread count.
 //!
 //! **Walls** (000 §2.2) are predicted against every primitive of every wall. A moving wall
 //! travels in a straight line during the drift, from where its motion puts it at the start of

@@ -252,17 +252,13 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
     } else {
         (f64::NAN, Vec::new())
     };
-    // Block means of the wall stress and the standard error of their mean: s / √n.
-    let block_stress: Vec<f64> = std::iter::once(0.0)
-        .chain(block_impulse.iter().copied())
-        .collect::<Vec<f64>>()
-        .windows(2)
-        .map(|j| (j[1] - j[0]) / (per_block as f64 * dt * std::f64::consts::TAU * outer))
+    // Block means of the wall stress, and the standard error of their mean.
+    let block_stress: Vec<f64> = std::iter::once(&0.0)
+        .chain(&block_impulse)
+        .zip(&block_impulse)
+        .map(|(a, b)| (b - a) / (per_block as f64 * dt * std::f64::consts::TAU * outer))
         .collect();
-    let nb = block_stress.len() as f64;
-    let mean = block_stress.iter().sum::<f64>() / nb;
-    let outer_stress_error =
-        (block_stress.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / ((nb - 1.0) * nb)).sqrt();
+    let (_, outer_stress_error) = mean_and_error(&block_stress);
     let p = &w.particles;
     let (mut near, mut parted) = (0usize, 0usize);
     let (mut near_bin, mut parted_bin) = (vec![0usize; bins.count], vec![0usize; bins.count]);
@@ -299,6 +295,26 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         wall_s: clock.elapsed().as_secs_f64(),
         simulated: sim.world.time,
     })
+}
+
+/// The mean of `x` and its standard error s/√n, with s² = Σ (x − mean)² / (n − 1) (NaN for
+/// fewer than two values).
+pub fn mean_and_error(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let ss: f64 = x.iter().map(|x| (x - mean).powi(2)).sum();
+    (mean, (ss / ((n - 1.0) * n)).sqrt())
+}
+
+/// One point of a packing-fraction sweep over several packs.
+#[derive(Clone, Copy, Debug)]
+struct SweepPoint {
+    /// Mean packing fraction achieved.
+    phi: f64,
+    /// Mean outer-wall stress (N/m).
+    stress: f64,
+    /// Its standard error (N/m).
+    error: f64,
 }
 
 /// Root mean square of a − b over the bins where both are finite.
@@ -439,8 +455,8 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
     // pack to pack by more than it changes between points 0.01 apart.
     let probe = couette_scene(0.78, dt)?;
     let (_, _, diameter) = geometry(&probe)?;
-    let seed = probe.simulation.seed;
-    let seeds: Vec<u64> = (seed..seed + if full { 3 } else { 1 }).collect();
+    let seed0 = probe.simulation.seed;
+    let seeds: Vec<u64> = (seed0..seed0 + if full { 3 } else { 1 }).collect();
     let mut packs: Vec<Vec<CouetteRun>> = Vec::new();
     for &phi in &sweep {
         let mut at = Vec::new();
@@ -457,21 +473,22 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         .flatten()
         .map(|r| r.max_overlap)
         .fold(0.0, f64::max);
-    // Per point: the mean stress over the packs and its standard error, s/√n from the packs'
+    // Per point: the mean stress over the packs and its standard error from the packs'
     // spread, or with one pack that of its block means.
-    let stress: Vec<(f64, f64, f64)> = packs
+    let points: Vec<SweepPoint> = packs
         .iter()
         .map(|at| {
-            let n = at.len() as f64;
-            let mean = at.iter().map(|r| r.outer_stress).sum::<f64>() / n;
-            let error = if at.len() > 1 {
-                let ss: f64 = at.iter().map(|r| (r.outer_stress - mean).powi(2)).sum();
-                (ss / ((n - 1.0) * n)).sqrt()
-            } else {
-                at[0].outer_stress_error
-            };
-            let phi = at.iter().map(|r| r.phi).sum::<f64>() / n;
-            (phi, mean, error)
+            let stress: Vec<f64> = at.iter().map(|r| r.outer_stress).collect();
+            let (mean, spread) = mean_and_error(&stress);
+            SweepPoint {
+                phi: at.iter().map(|r| r.phi).sum::<f64>() / at.len() as f64,
+                stress: mean,
+                error: if at.len() > 1 {
+                    spread
+                } else {
+                    at[0].outer_stress_error
+                },
+            }
         })
         .collect();
     // The outer wall feels almost nothing in a loose pack and ever more as φ rises: from one
@@ -479,13 +496,13 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
     // the difference (the stress of a Couette cell fluctuates strongly, Howell et al. 1999).
     // Block means are correlated over longer than a block, so this error is if anything too
     // small and the test too strict.
-    let falls = stress
+    let falls = points
         .windows(2)
-        .filter(|w| w[0].1 - w[1].1 > 2.0 * w[0].2.hypot(w[1].2))
+        .filter(|w| w[0].stress - w[1].stress > 2.0 * w[0].error.hypot(w[1].error))
         .count();
-    let values: Vec<String> = stress
+    let values: Vec<String> = points
         .iter()
-        .map(|(phi, s, e)| format!("{phi:.3}: {s:.2e} ± {e:.1e}"))
+        .map(|p| format!("{:.3}: {:.2e} ± {:.1e}", p.phi, p.stress, p.error))
         .collect();
     out.push(Metric::new(
         CASE,
@@ -499,15 +516,15 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         0.0,
         0.0,
     ));
-    let (first, last) = (stress[0], stress[stress.len() - 1]);
+    let (first, last) = (points[0], points[points.len() - 1]);
     out.push(Metric::at_least(
         CASE,
         MODEL,
         format!(
             "orders of magnitude the outer-wall stress rises, phi = {:.3} to {:.3}",
-            first.0, last.0
+            first.phi, last.phi
         ),
-        (last.1 / first.1).log10(),
+        (last.stress / first.stress).log10(),
         1.0,
     ));
     if full {
@@ -577,7 +594,7 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
     let mut by_dt = Vec::new();
     for step in [dt, 0.5 * dt] {
         let mut pair = Vec::new();
-        for seed in [seed, seed + 1] {
+        for seed in [seed0, seed0 + 1] {
             let mut scene = couette_scene(phi_dt, step)?;
             // The sweep ran this pack at this phi and dt already.
             let swept = sweep.iter().position(|&phi| phi == phi_dt);
@@ -662,7 +679,15 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{onset, DtHalving};
+    use super::{mean_and_error, onset, DtHalving};
+
+    #[test]
+    fn mean_and_standard_error() {
+        // 1, 2, 3: mean 2, s² = (1 + 0 + 1)/2 = 1, standard error 1/√3.
+        let (m, e) = mean_and_error(&[1.0, 2.0, 3.0]);
+        assert_eq!(m, 2.0);
+        assert!((e - 1.0 / 3f64.sqrt()).abs() < 1e-15);
+    }
 
     #[test]
     fn onset_of_a_hinge_is_found() {
