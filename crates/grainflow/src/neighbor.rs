@@ -33,6 +33,16 @@ pub struct NeighborList {
     pub rev_slot: Vec<u32>,
     /// Owner i of each reverse-row entry (the neighbour that lists this particle).
     pub rev_owner: Vec<u32>,
+    /// Place of each slot among the pairs crossing into a later [`BLOCK`] (numbered in slot
+    /// order), or [`NOT_CROSSING`] for a pair within one block.
+    pub cross_slot: Vec<u32>,
+    /// Pairs crossing blocks before the first row of each block (one more entry at the end).
+    pub block_cross: Vec<usize>,
+    /// Crossing pairs naming particle k as partner: `cross_of[cross_start[k]..cross_start[k+1]]`,
+    /// places among the crossing pairs, in ascending owner.
+    pub cross_start: Vec<usize>,
+    /// Entries of those rows.
+    pub cross_of: Vec<u32>,
     /// Positions at the last build (m).
     ref_pos: Vec<DVec3>,
     /// Number of builds so far.
@@ -43,6 +53,9 @@ pub struct NeighborList {
 /// whose two particles lie in its block directly, and leaves only the others to the gather.
 /// Fixed, not a function of the thread count, so the sums' order (and bits) never depend on it.
 pub const BLOCK: usize = 1024;
+
+/// [`NeighborList::cross_slot`] of a pair whose two particles lie in one block.
+pub const NOT_CROSSING: u32 = u32::MAX;
 
 /// Cells of at least the cut-off size: unbounded along open axes, a whole number of cells
 /// along periodic ones (so that cell indices wrap).
@@ -495,11 +508,43 @@ impl NeighborList {
                 fill[j] += 1;
             }
         }
+        // Pairs crossing into a later block, numbered in slot order (so each block's are
+        // contiguous), and for each particle those naming it, in ascending owner.
+        let mut cross_slot = vec![NOT_CROSSING; partner.len()];
+        let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
+        let mut crossing = 0u32;
+        for i in 0..n {
+            if i % BLOCK == 0 {
+                block_cross.push(crossing as usize);
+            }
+            for s in start[i]..start[i + 1] {
+                if partner[s] as usize / BLOCK != i / BLOCK {
+                    cross_slot[s] = crossing;
+                    crossing += 1;
+                }
+            }
+        }
+        block_cross.push(crossing as usize);
+        let mut cross_start = Vec::with_capacity(n + 1);
+        let mut cross_of = Vec::with_capacity(crossing as usize);
+        cross_start.push(0);
+        for k in 0..n {
+            for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
+                if cross_slot[s as usize] != NOT_CROSSING {
+                    cross_of.push(cross_slot[s as usize]);
+                }
+            }
+            cross_start.push(cross_of.len());
+        }
         self.start = start;
         self.partner = partner;
         self.rev_start = rev_start;
         self.rev_slot = rev_slot;
         self.rev_owner = rev_owner;
+        self.cross_slot = cross_slot;
+        self.block_cross = block_cross;
+        self.cross_start = cross_start;
+        self.cross_of = cross_of;
         self.ref_pos = pos.to_vec();
         self.builds += 1;
     }

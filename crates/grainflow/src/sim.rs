@@ -46,8 +46,11 @@ pub struct World {
     /// Particle–wall contact history, per particle: (wall and member key, state).
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
-    /// slots not touching), gathered per particle in a fixed order.
+    /// slots not touching), for stress analysis.
     pub reaction: Vec<(DVec3, DVec3)>,
+    /// The same for the pairs crossing into a later block, in the order of
+    /// [`NeighborList::cross_slot`]: what the gather adds to their partners.
+    pub cross: Vec<(DVec3, DVec3)>,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
     /// Simulated time (s).
@@ -86,6 +89,9 @@ impl World {
         );
         self.reaction.clear();
         self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
+        self.cross.clear();
+        self.cross
+            .resize(nl.cross_of.len(), (DVec3::ZERO, DVec3::ZERO));
     }
 }
 
@@ -251,6 +257,7 @@ impl Simulation {
             neighbors: NeighborList::new(skin),
             wall_state: vec![Vec::new(); n],
             reaction: Vec::new(),
+            cross: Vec::new(),
             wall_runtime: WallRuntime::default(),
             time: scene.simulation.start_time,
             step: 0,

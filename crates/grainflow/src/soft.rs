@@ -2,11 +2,13 @@
 //!
 //! 1. half kick v, ω with the last forces; drift positions;
 //! 2. rebuild the neighbour list when some particle moved more than half the skin;
-//! 3. pair forces, one task per fixed block of rows ([`crate::neighbor::BLOCK`]): a pair within
-//!    the block is summed into both particles at once, a pair reaching into a later block leaves
-//!    its reaction in a per-pair buffer that the particle gathers after its block's sum, in
-//!    ascending owner; the order of every sum is fixed by the list alone, so results are
-//!    bit-identical for any thread count; wall contacts; body forces;
+//! 3. pair forces, one task per fixed block of rows ([`crate::neighbor::BLOCK`]): the block's
+//!    touching pairs are gathered in batches, evaluated four at a time by the contact law's
+//!    lanes ([`crate::contact::lanes`]) and summed in slot order into both particles when both
+//!    lie in the block; a pair reaching into a later block leaves its reaction in a buffer of
+//!    crossing pairs that the partner gathers after its block's sum, in ascending owner. The
+//!    order of every sum is fixed by the list alone, so results are bit-identical for any
+//!    thread count; then wall contacts and body forces;
 //! 4. second half kick.
 //!
 //! Velocity-dependent forces (damping, friction) see the half-step velocity v(t + ½dt), as in
@@ -16,8 +18,9 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::Periodic;
+use crate::contact::lanes::{Contacts, Lanes, LANES, V3};
 use crate::contact::{Body, ContactState, Touch};
-use crate::neighbor::BLOCK;
+use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::{Error, Result};
@@ -171,12 +174,58 @@ fn body(
     }
 }
 
+/// Touching pairs gathered from a block's rows and evaluated together, [`LANES`] at a time.
+const BATCH: usize = 8 * LANES;
+
+/// Up to [`BATCH`] touching pairs of one block: their slots, particles, and the contact law's
+/// inputs in lanes. A pair flagged `scalar` (forming this step, between two immovable bodies,
+/// or of a model the lanes do not cover) takes [`crate::contact::ContactModel::force`].
+struct Batch {
+    len: usize,
+    slot: [u32; BATCH],
+    i: [u32; BATCH],
+    j: [u32; BATCH],
+    scalar: [bool; BATCH],
+    lanes: [Contacts; BATCH / LANES],
+}
+
+/// One block's share of the pair loop: its first row, and the parts of the per-slot and
+/// per-particle buffers it owns.
+struct Block<'a> {
+    first: usize,
+    reaction: &'a mut [(DVec3, DVec3)],
+    /// The block's pairs crossing into a later block, from place `block_cross[block]`.
+    cross: &'a mut [(DVec3, DVec3)],
+    state: &'a mut [ContactState],
+    force: &'a mut [DVec3],
+    torque: &'a mut [DVec3],
+}
+
+/// What every block of the pair loop reads.
+struct Rows<'a> {
+    start: &'a [usize],
+    partner: &'a [u32],
+    cross_slot: &'a [u32],
+    block_cross: &'a [usize],
+    pos: &'a [DVec3],
+    vel: &'a [DVec3],
+    omega: &'a [DVec3],
+    radius: &'a [f64],
+    material: &'a [u16],
+    inv_mass: &'a [f64],
+    inv_inertia: &'a [f64],
+    physics: &'a Physics,
+    lanes: Option<Lanes>,
+    period: DVec3,
+    dt: f64,
+}
+
 /// Every listed particle pair, row by row, with the contact law (002 §3), one task per block
-/// of rows. Into the force and torque of each particle k of the block go, in this order, the
-/// reactions of the pairs naming it in earlier rows of the block (ascending owner) and its own
-/// row's sum (ascending partner). The reaction on the partner j is also stored per slot in
-/// `world.reaction` (the gather reads it when j lies in a later block; stress analysis reads
-/// all); history updated in place; pairs that separated lose their history and their reaction.
+/// of rows. The touching pairs of the block are evaluated in batches and summed in slot order
+/// into the force and torque of their owner i and, when it lies in the block, their partner j.
+/// The reaction on j is stored per slot in `world.reaction` (for stress analysis) and, when j
+/// lies in a later block, in `world.cross` (for the gather); history updated in place; pairs
+/// that separated lose their history and their reaction.
 #[inline(never)]
 fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> ContactStats {
     let Particles {
@@ -196,92 +245,240 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         start,
         partner,
         state,
+        cross_slot,
+        block_cross,
         ..
     } = &mut world.neighbors;
     // Split the buffers at row boundaries into one task per block.
-    let mut tasks = Vec::with_capacity(n / BLOCK + 1);
+    let mut blocks = Vec::with_capacity(n / BLOCK + 1);
     let (mut outs, mut states) = (world.reaction.as_mut_slice(), state.as_mut_slice());
+    let mut crosses = world.cross.as_mut_slice();
     let (mut forces, mut torques) = (force.as_mut_slice(), torque.as_mut_slice());
     for a in (0..n).step_by(BLOCK) {
         let b = (a + BLOCK).min(n);
         let slots = start[b] - start[a];
-        tasks.push((
-            a,
-            take_front(&mut outs, slots),
-            take_front(&mut states, slots),
-            take_front(&mut forces, b - a),
-            take_front(&mut torques, b - a),
-        ));
+        blocks.push(Block {
+            first: a,
+            reaction: take_front(&mut outs, slots),
+            cross: take_front(
+                &mut crosses,
+                block_cross[a / BLOCK + 1] - block_cross[a / BLOCK],
+            ),
+            state: take_front(&mut states, slots),
+            force: take_front(&mut forces, b - a),
+            torque: take_front(&mut torques, b - a),
+        });
     }
-    let (start, partner) = (&*start, &*partner);
     // Slices of one length n, so that an index checked against n needs no further checks.
-    let (pos, radius, material) = (&pos[..n], &radius[..n], &material[..n]);
-    let (vel, omega) = (&vel[..n], &omega[..n]);
-    let (inv_mass, inv_inertia) = (&inv_mass[..n], &inv_inertia[..n]);
-    let body = |k: usize| body(vel, omega, radius, inv_mass, inv_inertia, k);
-    tasks
+    let rows = Rows {
+        start,
+        partner,
+        cross_slot,
+        block_cross,
+        pos: &pos[..n],
+        vel: &vel[..n],
+        omega: &omega[..n],
+        radius: &radius[..n],
+        material: &material[..n],
+        inv_mass: &inv_mass[..n],
+        inv_inertia: &inv_inertia[..n],
+        physics,
+        lanes: Lanes::covers(&physics.model),
+        period,
+        dt,
+    };
+    blocks
         .into_par_iter()
-        .map(|(a, outs, states, force, torque)| {
-            let mut stats = ContactStats::default();
-            let base = start[a];
-            force.fill(DVec3::ZERO);
-            torque.fill(DVec3::ZERO);
-            for di in 0..force.len() {
-                let i = a + di;
-                let (pos_i, r_i, mat_i) = (pos[i], radius[i], material[i] as usize);
-                let body_i = body(i);
-                let (mut f_i, mut t_i) = (DVec3::ZERO, DVec3::ZERO);
-                let row = start[i] - base..start[i + 1] - base;
-                let pairs = partner[start[i]..start[i + 1]].iter();
-                for ((out, state), &j) in outs[row.clone()]
-                    .iter_mut()
-                    .zip(&mut states[row])
-                    .zip(pairs)
-                {
-                    let j = j as usize;
-                    if j >= n {
-                        continue;
-                    }
-                    let d = Periodic::minimum_image(pos[j] - pos_i, period);
-                    let reach = r_i + radius[j];
-                    let d2 = d.length_squared();
-                    if d2 >= reach * reach || d2 == 0.0 {
-                        if state.touching {
-                            *state = ContactState::default();
-                            *out = (DVec3::ZERO, DVec3::ZERO);
-                        }
-                        continue;
-                    }
-                    let dist = d2.sqrt();
-                    let overlap = reach - dist;
-                    let params = physics.table.get(mat_i, material[j] as usize);
-                    let touch = Touch {
-                        normal: d * (1.0 / dist),
-                        overlap,
-                    };
-                    let c = physics
-                        .model
-                        .force(params, touch, &body_i, &body(j), state, dt);
-                    f_i += c.force_i;
-                    t_i += c.torque_i;
-                    *out = (-c.force_i, c.torque_j);
-                    if let (Some(f), Some(t)) = (force.get_mut(j - a), torque.get_mut(j - a)) {
-                        *f -= c.force_i;
-                        *t += c.torque_j;
-                    }
-                    stats.contacts += 1;
-                    let r_min = r_i.min(radius[j]);
-                    if overlap > stats.max_overlap_ratio * r_min {
-                        stats.max_overlap_ratio = overlap / r_min;
-                        stats.worst = i;
-                    }
-                }
-                force[di] += f_i;
-                torque[di] += t_i;
-            }
-            stats
-        })
+        .map(|block| rows.run(block))
         .reduce(ContactStats::default, ContactStats::merge)
+}
+
+impl Rows<'_> {
+    /// [`Rows::block`], compiled for AVX2 when the processor has it: the lanes then fill whole
+    /// registers. Rust never fuses or reorders floating-point operations, so both forms give
+    /// the same bits.
+    fn run(&self, block: Block) -> ContactStats {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            return unsafe { self.block_avx2(block) };
+        }
+        self.block(block)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2")]
+    fn block_avx2(&self, block: Block) -> ContactStats {
+        self.block(block)
+    }
+
+    /// The pair loop over one block's rows.
+    #[inline(always)]
+    fn block(&self, b: Block) -> ContactStats {
+        let Block {
+            first: a,
+            reaction,
+            cross,
+            state: states,
+            force,
+            torque,
+        } = b;
+        let (pos, radius, material, n) = (self.pos, self.radius, self.material, self.pos.len());
+        let mut stats = ContactStats::default();
+        let base = self.start[a];
+        force.fill(DVec3::ZERO);
+        torque.fill(DVec3::ZERO);
+        let mut batch = Batch {
+            len: 0,
+            slot: [0; BATCH],
+            i: [0; BATCH],
+            j: [0; BATCH],
+            scalar: [false; BATCH],
+            lanes: [Contacts::default(); BATCH / LANES],
+        };
+        let mut block = Block {
+            first: a,
+            reaction,
+            cross,
+            state: states,
+            force,
+            torque,
+        };
+        for i in a..a + block.force.len() {
+            let (pos_i, r_i, mat_i) = (pos[i], radius[i], material[i] as usize);
+            let (v_i, w_i) = (self.vel[i], self.omega[i]);
+            for s in self.start[i]..self.start[i + 1] {
+                let j = self.partner[s] as usize;
+                if j >= n {
+                    continue;
+                }
+                let d = Periodic::minimum_image(pos[j] - pos_i, self.period);
+                let reach = r_i + radius[j];
+                let d2 = d.length_squared();
+                let state = &mut block.state[s - base];
+                if d2 >= reach * reach || d2 == 0.0 {
+                    if state.touching {
+                        *state = ContactState::default();
+                        self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
+                    }
+                    continue;
+                }
+                let dist = d2.sqrt();
+                let overlap = reach - dist;
+                let normal = d * (1.0 / dist);
+                let k = batch.len;
+                let (g, l) = (k / LANES, k % LANES);
+                batch.slot[k] = s as u32;
+                batch.i[k] = i as u32;
+                batch.j[k] = j as u32;
+                batch.scalar[k] = self.lanes.is_none()
+                    || !state.touching
+                    || self.inv_mass[i] + self.inv_mass[j] == 0.0;
+                let c = &mut batch.lanes[g];
+                let put3 = |v: &mut V3, x: DVec3| {
+                    v.x.0[l] = x.x;
+                    v.y.0[l] = x.y;
+                    v.z.0[l] = x.z;
+                };
+                put3(&mut c.normal, normal);
+                c.overlap.0[l] = overlap;
+                c.r_i.0[l] = r_i;
+                c.r_j.0[l] = radius[j];
+                put3(&mut c.v_i, v_i);
+                put3(&mut c.w_i, w_i);
+                put3(&mut c.v_j, self.vel[j]);
+                put3(&mut c.w_j, self.omega[j]);
+                put3(&mut c.slip, state.slip);
+                let st = &state.stiffness;
+                (c.kn.0[l], c.kt.0[l], c.gn.0[l], c.gt.0[l]) = (st.kn, st.kt, st.gn, st.gt);
+                c.mu.0[l] = self.physics.table.get(mat_i, material[j] as usize).mu_s;
+                batch.len += 1;
+                if batch.len == BATCH {
+                    self.flush(&mut batch, &mut block);
+                }
+                stats.contacts += 1;
+                let r_min = r_i.min(radius[j]);
+                if overlap > stats.max_overlap_ratio * r_min {
+                    stats.max_overlap_ratio = overlap / r_min;
+                    stats.worst = i;
+                }
+            }
+        }
+        self.flush(&mut batch, &mut block);
+        stats
+    }
+
+    /// Evaluates the batch and sums each pair, in order, into its two particles.
+    #[inline(always)]
+    fn flush(&self, batch: &mut Batch, block: &mut Block) {
+        let (a, base) = (block.first, self.start[block.first]);
+        for (g, c) in batch.lanes[..batch.len.div_ceil(LANES)].iter().enumerate() {
+            let r = self.lanes.map(|lanes| lanes.force(c, self.dt));
+            for l in 0..LANES.min(batch.len - g * LANES) {
+                let k = g * LANES + l;
+                let (s, i, j) = (
+                    batch.slot[k] as usize,
+                    batch.i[k] as usize,
+                    batch.j[k] as usize,
+                );
+                let state = &mut block.state[s - base];
+                let lane = |v: &V3| DVec3::new(v.x.0[l], v.y.0[l], v.z.0[l]);
+                let (f, t_i, t_j) = match &r {
+                    Some(r) if !batch.scalar[k] => {
+                        state.slip = lane(&r.slip);
+                        (lane(&r.force_i), lane(&r.torque_i), lane(&r.torque_j))
+                    }
+                    _ => {
+                        let touch = Touch {
+                            normal: lane(&c.normal),
+                            overlap: c.overlap.0[l],
+                        };
+                        let m = self.material;
+                        let params = self.physics.table.get(m[i] as usize, m[j] as usize);
+                        let body = |k: usize| {
+                            body(
+                                self.vel,
+                                self.omega,
+                                self.radius,
+                                self.inv_mass,
+                                self.inv_inertia,
+                                k,
+                            )
+                        };
+                        let c = self.physics.model.force(
+                            params,
+                            touch,
+                            &body(i),
+                            &body(j),
+                            state,
+                            self.dt,
+                        );
+                        (c.force_i, c.torque_i, c.torque_j)
+                    }
+                };
+                block.force[i - a] += f;
+                block.torque[i - a] += t_i;
+                let (fj, tj) = (block.force.get_mut(j - a), block.torque.get_mut(j - a));
+                if let (Some(fj), Some(tj)) = (fj, tj) {
+                    *fj -= f;
+                    *tj += t_j;
+                }
+                self.put_reaction(block, s, (-f, t_j));
+            }
+        }
+        batch.len = 0;
+    }
+
+    /// Stores the reaction on the partner of slot `s`, also among the crossing pairs when the
+    /// partner lies in a later block.
+    #[inline(always)]
+    fn put_reaction(&self, block: &mut Block, s: usize, r: (DVec3, DVec3)) {
+        block.reaction[s - self.start[block.first]] = r;
+        let c = self.cross_slot[s];
+        if c != NOT_CROSSING {
+            block.cross[c as usize - self.block_cross[block.first / BLOCK]] = r;
+        }
+    }
 }
 
 /// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
@@ -305,7 +502,7 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
     let (pos, vel, omega, radius) = (&*pos, &*vel, &*omega, &*radius);
     let (mass, inv_mass, inv_inertia, material) = (&*mass, &*inv_mass, &*inv_inertia, &*material);
     let nl = &world.neighbors;
-    let reaction = &world.reaction;
+    let cross = &world.cross;
     let body_acc = &world.body_acc;
     let walls = crate::walls::interact::WallForces::new(
         &world.walls,
@@ -325,13 +522,9 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                 let k = c * CHUNK + o;
                 let (mut fk, mut tk) = (*f, *t);
                 // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
-                // so adding them changes no bit. The rows naming k from earlier blocks are the
-                // front of its reverse row.
-                let row = nl.rev_start[k]..nl.rev_start[k + 1];
-                let first = (k / BLOCK * BLOCK) as u32;
-                let earlier = nl.rev_owner[row.clone()].partition_point(|&i| i < first);
-                for &s in &nl.rev_slot[row.start..row.start + earlier] {
-                    let (f, t) = reaction[s as usize];
+                // so adding them changes no bit.
+                for &c in &nl.cross_of[nl.cross_start[k]..nl.cross_start[k + 1]] {
+                    let (f, t) = cross[c as usize];
                     fk += f;
                     tk += t;
                 }

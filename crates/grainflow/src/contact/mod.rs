@@ -6,6 +6,7 @@
 //! contacts: a wall is a body of infinite radius and mass whose surface velocity is given.
 
 pub mod cohesion;
+pub mod lanes;
 pub mod normal;
 pub mod pebbles;
 pub mod rolling;

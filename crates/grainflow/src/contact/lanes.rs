@@ -1,0 +1,420 @@
+//! The contact law of [`super::ContactModel::force`] for four established contacts at once.
+//!
+//! Each lane does the scalar law's operations in the scalar law's order (002 §3.1–3.2, A5–A7;
+//! 003 eq 18–22), branches replaced by selects between both outcomes, so its results equal the
+//! scalar law's bit for bit (a test holds them equal) while the compiler packs the four lanes
+//! into SIMD registers. It covers the models most runs use: every normal slot with the
+//! tangential spring or none, and no cohesion, rolling or twisting resistance
+//! ([`Lanes::covers`]); contacts forming this step, and every contact of other models, take
+//! the scalar law.
+
+use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+
+/// Contacts evaluated together.
+pub const LANES: usize = 4;
+
+/// One f64 per lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct F(pub [f64; LANES]);
+
+/// One flag per lane.
+type Mask = [bool; LANES];
+
+impl F {
+    #[inline(always)]
+    fn splat(x: f64) -> F {
+        F([x; LANES])
+    }
+    #[inline(always)]
+    fn map(self, f: impl Fn(f64) -> f64) -> F {
+        F(self.0.map(f))
+    }
+    #[inline(always)]
+    fn zip(self, o: F, f: impl Fn(f64, f64) -> f64) -> F {
+        F(std::array::from_fn(|k| f(self.0[k], o.0[k])))
+    }
+    #[inline(always)]
+    fn test(self, o: F, f: impl Fn(f64, f64) -> bool) -> Mask {
+        std::array::from_fn(|k| f(self.0[k], o.0[k]))
+    }
+    #[inline(always)]
+    fn sqrt(self) -> F {
+        self.map(f64::sqrt)
+    }
+    /// `a` where the mask is set, `b` elsewhere.
+    #[inline(always)]
+    fn select(m: Mask, a: F, b: F) -> F {
+        F(std::array::from_fn(|k| if m[k] { a.0[k] } else { b.0[k] }))
+    }
+}
+
+macro_rules! lane_op {
+    ($tr:ident, $f:ident, $op:tt) => {
+        impl std::ops::$tr for F {
+            type Output = F;
+            #[inline(always)]
+            fn $f(self, o: F) -> F {
+                self.zip(o, |a, b| a $op b)
+            }
+        }
+    };
+}
+lane_op!(Add, add, +);
+lane_op!(Sub, sub, -);
+lane_op!(Mul, mul, *);
+lane_op!(Div, div, /);
+
+/// A vector per lane, as three lanes of components.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct V3 {
+    pub x: F,
+    pub y: F,
+    pub z: F,
+}
+
+impl V3 {
+    /// glam's order: (x x' + y y') + z z'.
+    #[inline(always)]
+    fn dot(self, o: V3) -> F {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+    /// glam's order: (y z' − y' z, z x' − z' x, x y' − x' y).
+    #[inline(always)]
+    fn cross(self, o: V3) -> V3 {
+        V3 {
+            x: self.y * o.z - o.y * self.z,
+            y: self.z * o.x - o.z * self.x,
+            z: self.x * o.y - o.x * self.y,
+        }
+    }
+    #[inline(always)]
+    fn scale(self, s: F) -> V3 {
+        V3 {
+            x: s * self.x,
+            y: s * self.y,
+            z: s * self.z,
+        }
+    }
+    #[inline(always)]
+    fn select(m: Mask, a: V3, b: V3) -> V3 {
+        V3 {
+            x: F::select(m, a.x, b.x),
+            y: F::select(m, a.y, b.y),
+            z: F::select(m, a.z, b.z),
+        }
+    }
+}
+
+impl std::ops::Add for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn add(self, o: V3) -> V3 {
+        V3 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+}
+
+impl std::ops::Sub for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn sub(self, o: V3) -> V3 {
+        V3 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+}
+
+/// The normal slot's form, which is all the lanes need of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Law {
+    /// F_n = k_n δ + g_n δ̇ (Hooke, linear, PEBBLES: 002 A5, 003 eq 18, 001 eq 3.7).
+    Linear,
+    /// F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇ (002 A6).
+    Hertz,
+    /// F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇ (002 eq 5, A7).
+    Flores,
+}
+
+/// The model as the lanes see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lanes {
+    law: Law,
+    /// The tangential spring (002 eq 7–9) is on.
+    friction: bool,
+}
+
+impl Lanes {
+    /// The lane form of `model`, when the lanes cover it.
+    pub fn covers(model: &ContactModel) -> Option<Lanes> {
+        let law = match model.normal {
+            Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => Law::Linear,
+            Normal::Hertz => Law::Hertz,
+            Normal::Flores => Law::Flores,
+        };
+        let friction = match model.tangential {
+            Tangential::None => false,
+            Tangential::Spring => true,
+            Tangential::Pebbles(_) => return None,
+        };
+        let plain = model.cohesion == Cohesion::None
+            && model.rolling == Rolling::None
+            && model.twisting == Twisting::None;
+        plain.then_some(Lanes { law, friction })
+    }
+}
+
+/// Four contacts that touched at the last evaluation, between two spheres of which at least
+/// one can move.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Contacts {
+    /// Unit normal from i towards j.
+    pub normal: V3,
+    /// Overlap δ (m).
+    pub overlap: F,
+    /// Radii (m).
+    pub r_i: F,
+    pub r_j: F,
+    /// Velocities (m/s) and angular velocities (rad/s).
+    pub v_i: V3,
+    pub v_j: V3,
+    pub w_i: V3,
+    pub w_j: V3,
+    /// Tangential displacement δ_t (m), the contact's history.
+    pub slip: V3,
+    /// The contact's constants ([`super::normal::Stiffness`]).
+    pub kn: F,
+    pub kt: F,
+    pub gn: F,
+    pub gt: F,
+    /// Sliding friction μ_s of the pair.
+    pub mu: F,
+}
+
+/// What four contacts do: force on i, torques on i and j, and the new slip.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Reaction {
+    pub force_i: V3,
+    pub torque_i: V3,
+    pub torque_j: V3,
+    pub slip: V3,
+}
+
+impl Lanes {
+    /// [`ContactModel::force`] for four established contacts, advancing the slip by `dt`.
+    #[inline(always)]
+    pub fn force(self, c: &Contacts, dt: f64) -> Reaction {
+        let zero = F::splat(0.0);
+        let n = c.normal;
+        let overlap = c.overlap;
+        let half = F::splat(0.5) * overlap;
+        let (arm_i, arm_j) = (c.r_i - half, c.r_j - half);
+        let rel = c.v_i - c.v_j + (c.w_i.scale(arm_i) + c.w_j.scale(arm_j)).cross(n);
+        let approach = rel.dot(n);
+        let v_t = rel - n.scale(approach);
+        // Normal slot (002 A5–A7; super::normal::normal_force).
+        let (force, kt, gt) = match self.law {
+            Law::Linear => (c.kn * overlap + c.gn * approach, c.kt, c.gt),
+            Law::Hertz | Law::Flores => {
+                let sqrt_d = overlap.sqrt();
+                let q = sqrt_d.sqrt();
+                let d32 = overlap * sqrt_d;
+                let damping = if self.law == Law::Flores {
+                    c.gn * d32
+                } else {
+                    c.gn * q
+                };
+                (c.kn * d32 + damping * approach, c.kt * sqrt_d, c.gt * q)
+            }
+        };
+        // No cohesion: f_c = 0, and the normal force on i is (f_c − F_n) n̂.
+        let force_i = n.scale(zero - force);
+        if !self.friction {
+            return Reaction {
+                force_i,
+                torque_i: V3::default(),
+                torque_j: V3::default(),
+                slip: c.slip,
+            };
+        }
+        // Tangential spring (002 eq 7–9; super::tangential::tangential_spring).
+        let f_max = c.mu * (force - zero).map(f64::abs);
+        let len2 = c.slip.dot(c.slip);
+        let projected = c.slip - n.scale(c.slip.dot(n));
+        let p2 = projected.dot(projected);
+        let rotated = V3::select(
+            len2.test(zero, |a, b| a == b),
+            c.slip,
+            V3::select(
+                p2.test(zero, |a, b| a == b),
+                V3::default(),
+                projected.scale((len2 / p2).sqrt()),
+            ),
+        );
+        let slip = rotated + v_t.scale(F::splat(dt));
+        let trial = slip.scale(kt.map(|k| -k)) - v_t.scale(gt);
+        let t2 = trial.dot(trial);
+        let sticks = t2.test(f_max * f_max, |a, b| a <= b);
+        // Sliding: |F_t| = μ F_n along the trial force, δ_t rescaled to the limit (003 eq 22).
+        let (f_t, slip) = if sticks.iter().all(|&s| s) {
+            (trial, slip)
+        } else {
+            let s = slip.dot(slip).sqrt();
+            let rescale = kt.test(zero, |a, b| a > b);
+            let rescale = std::array::from_fn(|k| !sticks[k] && rescale[k] && s.0[k] > 0.0);
+            let factor = (f_max / (kt * s)).map(|x| x.min(1.0));
+            let slid = V3::select(rescale, slip.scale(factor), slip);
+            let capped = trial.scale(f_max / t2.sqrt());
+            (V3::select(sticks, trial, capped), slid)
+        };
+        let nonzero: Mask =
+            std::array::from_fn(|k| f_t.x.0[k] != 0.0 || f_t.y.0[k] != 0.0 || f_t.z.0[k] != 0.0);
+        let arm = n.cross(f_t);
+        let none = V3::default();
+        Reaction {
+            force_i: V3::select(nonzero, force_i + f_t, force_i),
+            torque_i: V3::select(nonzero, none + arm.scale(arm_i), none),
+            torque_j: V3::select(nonzero, none + arm.scale(arm_j), none),
+            slip,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::{Body, ContactState, Touch};
+    use crate::material::PairParams;
+    use glam::DVec3;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn vec(rng: &mut ChaCha8Rng, scale: f64) -> DVec3 {
+        DVec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        ) * scale
+    }
+
+    /// The lanes compiled for AVX2, as the pair loop runs them on processors that have it.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2")]
+    fn force_avx2(lanes: Lanes, c: &Contacts, dt: f64) -> Reaction {
+        lanes.force(c, dt)
+    }
+
+    #[test]
+    fn lanes_give_the_scalar_law_bit_for_bit() {
+        // (and so do the lanes compiled for AVX2, where the processor has it)
+        // Random established contacts of every covered model, sticking and sliding, some with
+        // no slip yet or a slip along the normal: each lane must equal ContactModel::force.
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let normals = [
+            Normal::Hooke,
+            Normal::Hertz,
+            Normal::Flores,
+            Normal::Linear {
+                kn: 1e5,
+                damping: 3.0,
+                kt: None,
+                tangential_damping: Some(1.0),
+            },
+        ];
+        let mut sliding = 0;
+        for normal in normals {
+            for tangential in [Tangential::Spring, Tangential::None] {
+                let model = ContactModel {
+                    normal,
+                    tangential,
+                    ..ContactModel::hertz()
+                };
+                let lanes = Lanes::covers(&model).expect("covered");
+                for _ in 0..500 {
+                    let mut c = Contacts::default();
+                    let mut scalar = Vec::new();
+                    for k in 0..LANES {
+                        let n = vec(&mut rng, 1.0).normalize();
+                        let overlap = rng.random_range(1e-7..1e-4);
+                        let body = |rng: &mut ChaCha8Rng| Body {
+                            vel: vec(rng, 0.1),
+                            omega: vec(rng, 10.0),
+                            radius: Some(rng.random_range(1e-3..2e-3)),
+                            inv_mass: 1e3,
+                            inv_inertia: 1e9,
+                        };
+                        let (bi, bj) = (body(&mut rng), body(&mut rng));
+                        let slip = match k {
+                            0 => DVec3::ZERO,
+                            1 => n * 1e-6,
+                            _ => vec(&mut rng, 1e-5),
+                        };
+                        let p = PairParams::new(
+                            1e7,
+                            4e6,
+                            0.9,
+                            [rng.random_range(0.1..0.8), 0.0, 0.0],
+                            0.0,
+                        );
+                        let state = ContactState {
+                            slip,
+                            stiffness: crate::contact::normal::stiffness(
+                                &normal, &p, 7e-4, 1e-3, 1.0, 0.2, false,
+                            ),
+                            touching: true,
+                            ..ContactState::default()
+                        };
+                        let put = |l: &mut F, x: f64| l.0[k] = x;
+                        let put3 = |l: &mut V3, x: DVec3| {
+                            put(&mut l.x, x.x);
+                            put(&mut l.y, x.y);
+                            put(&mut l.z, x.z);
+                        };
+                        put3(&mut c.normal, n);
+                        put(&mut c.overlap, overlap);
+                        put(&mut c.r_i, bi.radius.unwrap());
+                        put(&mut c.r_j, bj.radius.unwrap());
+                        put3(&mut c.v_i, bi.vel);
+                        put3(&mut c.v_j, bj.vel);
+                        put3(&mut c.w_i, bi.omega);
+                        put3(&mut c.w_j, bj.omega);
+                        put3(&mut c.slip, slip);
+                        put(&mut c.kn, state.stiffness.kn);
+                        put(&mut c.kt, state.stiffness.kt);
+                        put(&mut c.gn, state.stiffness.gn);
+                        put(&mut c.gt, state.stiffness.gt);
+                        put(&mut c.mu, p.mu_s);
+                        scalar.push((p, Touch { normal: n, overlap }, bi, bj, state));
+                    }
+                    let out = lanes.force(&c, 1e-6);
+                    #[cfg(target_arch = "x86_64")]
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        // SAFETY: the processor has AVX2, checked just above.
+                        let wide = unsafe { force_avx2(lanes, &c, 1e-6) };
+                        assert_eq!(format!("{wide:?}"), format!("{out:?}"), "AVX2 lanes");
+                    }
+                    for (k, (p, touch, bi, bj, mut state)) in scalar.into_iter().enumerate() {
+                        let f = model.force(&p, touch, &bi, &bj, &mut state, 1e-6);
+                        let lane = |v: &V3| DVec3::new(v.x.0[k], v.y.0[k], v.z.0[k]);
+                        let same = |a: DVec3, b: DVec3| {
+                            a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+                        };
+                        assert!(same(lane(&out.force_i), f.force_i), "{normal:?} force");
+                        assert!(same(lane(&out.torque_i), f.torque_i), "{normal:?} torque i");
+                        assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");
+                        assert!(same(lane(&out.slip), state.slip), "{normal:?} slip");
+                        let f_t = f.force_i - f.force_i.dot(touch.normal) * touch.normal;
+                        if f_t.length() > 0.999 * p.mu_s * f.normal_force {
+                            sliding += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(sliding > 1000, "{sliding} sliding contacts");
+    }
+}
