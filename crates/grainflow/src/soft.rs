@@ -223,9 +223,9 @@ struct Rows<'a> {
 /// Every listed particle pair, row by row, with the contact law (002 §3), one task per block
 /// of rows. The touching pairs of the block are evaluated in batches and summed in slot order
 /// into the force and torque of their owner i and, when it lies in the block, their partner j.
-/// The reaction on j is stored per slot in `world.reaction` (for stress analysis) and, when j
-/// lies in a later block, in `world.cross` (for the gather); history updated in place; pairs
-/// that separated lose their history and their reaction.
+/// The reaction on j is stored, when j lies in a later block, in `world.cross` (for the
+/// gather), and per slot in `world.reaction` when it is kept (for stress analysis); history
+/// updated in place; pairs that separated lose their history and their reaction.
 #[inline(never)]
 fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> ContactStats {
     let Particles {
@@ -253,13 +253,14 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
     let mut blocks = Vec::with_capacity(n / BLOCK + 1);
     let (mut outs, mut states) = (world.reaction.as_mut_slice(), state.as_mut_slice());
     let mut crosses = world.cross.as_mut_slice();
+    let keep = world.keep_reactions;
     let (mut forces, mut torques) = (force.as_mut_slice(), torque.as_mut_slice());
     for a in (0..n).step_by(BLOCK) {
         let b = (a + BLOCK).min(n);
         let slots = start[b] - start[a];
         blocks.push(Block {
             first: a,
-            reaction: take_front(&mut outs, slots),
+            reaction: take_front(&mut outs, if keep { slots } else { 0 }),
             cross: take_front(
                 &mut crosses,
                 block_cross[a / BLOCK + 1] - block_cross[a / BLOCK],
@@ -469,11 +470,13 @@ impl Rows<'_> {
         batch.len = 0;
     }
 
-    /// Stores the reaction on the partner of slot `s`, also among the crossing pairs when the
-    /// partner lies in a later block.
+    /// Stores the reaction on the partner of slot `s` among the crossing pairs when the partner
+    /// lies in a later block, and per slot when the reactions are kept.
     #[inline(always)]
     fn put_reaction(&self, block: &mut Block, s: usize, r: (DVec3, DVec3)) {
-        block.reaction[s - self.start[block.first]] = r;
+        if let Some(kept) = block.reaction.get_mut(s - self.start[block.first]) {
+            *kept = r;
+        }
         let c = self.cross_slot[s];
         if c != NOT_CROSSING {
             block.cross[c as usize - self.block_cross[block.first / BLOCK]] = r;
@@ -627,6 +630,7 @@ mod tests {
         let scene = crate::scene::Scene::from_toml(&toml, "s1 without floor").expect("parses");
         let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
         let mut sim = crate::sim::Simulation::new(scene, &base).expect("builds");
+        sim.keep_reactions();
         sim.step().expect("stable");
         let (p, nl) = (&sim.world.particles, &sim.world.neighbors);
         assert!(p.len() > 10 * crate::neighbor::BLOCK);

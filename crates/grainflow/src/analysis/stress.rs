@@ -209,6 +209,8 @@ dt = 1e-6
 [contact]
 normal = { linear = { kn = 9000.0, damping = 0.0 } }
 tangential = "none"
+[output]
+stress = { interval = 1e-3 }
 [[materials]]
 name = "g"
 density = 3200

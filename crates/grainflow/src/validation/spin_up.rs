@@ -83,6 +83,7 @@ pub fn spin_up(full: bool) -> Result<Vec<Metric>> {
     let mut scene = scene;
     scene.output = Default::default();
     let mut sim = Simulation::new(scene, Path::new("."))?;
+    sim.keep_reactions();
     let (Some(central), Some(frame)) = (sim.physics.gravity.central, sim.physics.frame) else {
         return Err(Error::scene(
             "frame",

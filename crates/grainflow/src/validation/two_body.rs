@@ -240,6 +240,7 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
             ];
             let mat = material(0.1, 0.3, 0.0, 0.0, 10.0);
             let mut sim = build(scene(*normal, mat, Cohesion::Constant, g, false, spheres))?;
+            sim.keep_reactions();
             sim.run_until(2.0, |_| Ok(()))?;
             let p = &sim.world.particles;
             let (a, b) = ids(p, [0, 1]);
