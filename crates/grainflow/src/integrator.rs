@@ -108,12 +108,6 @@ fn derivative(world: &World, k: usize) -> [DVec3; 3] {
 }
 
 /// Every contact history of the world (pairs, then walls), mutably, in parallel.
-/// A contact's integrator storage, created (zeroed) when first needed: only Runge–Kutta and
-/// Adams runs pay for it.
-fn scratch(s: &mut Option<Box<[DVec3; 5]>>) -> &mut [DVec3; 5] {
-    s.get_or_insert_with(Default::default)
-}
-
 fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Send) {
     world
         .neighbors
@@ -232,8 +226,9 @@ fn runge_kutta(
     work.sum.clear();
     work.sum.resize(n, [DVec3::ZERO; 3]);
     for_each_contact(world, |s| {
-        let x = scratch(&mut s.scratch);
-        x[0] = s.slip;
+        let slip = s.slip;
+        let x = &mut s.extra().scratch;
+        x[0] = slip;
         x[4] = DVec3::ZERO;
     });
     let mut dy = std::mem::take(&mut work.dy);
@@ -257,12 +252,15 @@ fn runge_kutta(
         if stage < 3 {
             set_state(world, physics, &work.base, &dy);
             for_each_contact(world, |s| {
-                let x = scratch(&mut s.scratch);
-                x[4] += b * s.rate;
-                s.slip = x[0] + next * s.rate;
+                let e = s.extra();
+                e.scratch[4] += b * e.rate;
+                s.slip = e.scratch[0] + next * e.rate;
             });
         } else {
-            for_each_contact(world, |s| scratch(&mut s.scratch)[4] += b * s.rate);
+            for_each_contact(world, |s| {
+                let e = s.extra();
+                e.scratch[4] += b * e.rate;
+            });
         }
     }
     for (d, s) in dy.iter_mut().zip(&work.sum) {
@@ -271,7 +269,7 @@ fn runge_kutta(
     set_state(world, physics, &work.base, &dy);
     work.dy = dy;
     for_each_contact(world, |s| {
-        let x = scratch(&mut s.scratch);
+        let x = &s.extra().scratch;
         s.slip = x[0] + h * x[4];
     });
     world.time = t0 + h;
@@ -312,17 +310,19 @@ fn adams(
     }
     let predict = work.history >= 3;
     for_each_contact(world, |s| {
-        let k = (s.age as usize + 1).min(steps);
+        let slip = s.slip;
+        let e = s.extra();
+        let k = (e.age as usize + 1).min(steps);
         let ab = AB[k - 1];
-        let mut d = ab[0] * s.rate;
-        let x = scratch(&mut s.scratch);
+        let mut d = ab[0] * e.rate;
+        let x = &mut e.scratch;
         for (j, beta) in ab.iter().enumerate().skip(1) {
             d += beta * x[j];
         }
         x[3] = x[2];
         x[2] = x[1];
-        x[1] = s.rate;
-        x[0] = s.slip;
+        x[1] = e.rate;
+        x[0] = slip;
         if predict {
             s.slip += h * d;
         }
@@ -352,20 +352,23 @@ fn adams(
             }
             set_state(world, physics, &work.base, &dy);
             for_each_contact(world, |s| {
-                let k = (s.age as usize + 1).min(steps);
+                let e = s.extra();
+                let k = (e.age as usize + 1).min(steps);
                 let am = AM[k - 1];
-                let mut d = am[0] * s.rate;
-                let x = scratch(&mut s.scratch);
+                let mut d = am[0] * e.rate;
                 for (j, beta) in am.iter().enumerate().skip(1) {
-                    d += beta * x[j];
+                    d += beta * e.scratch[j];
                 }
-                s.slip = x[0] + h * d;
+                s.slip = e.scratch[0] + h * d;
             });
         }
         soft::compute_forces(world, physics, 0.0)
     };
     work.dy = dy;
-    for_each_contact(world, |s| s.age = s.age.saturating_add(1));
+    for_each_contact(world, |s| {
+        let e = s.extra();
+        e.age = e.age.saturating_add(1);
+    });
     work.history = (work.history + 1).min(3);
     stats
 }

@@ -178,7 +178,7 @@ fn body(
 const AHEAD: usize = 12;
 
 /// Asks the processor to bring the cache line at `p` closer. The contact history is streamed
-/// slot by slot at 96 bytes a slot; a hint [`AHEAD`] slots ahead hides part of the wait for it
+/// slot by slot at 72 bytes a slot; a hint [`AHEAD`] slots ahead hides part of the wait for it
 /// (about 6 % of the S1 step in interleaved runs). A hint reads nothing and never faults.
 #[inline(always)]
 fn prefetch<T>(p: *const T) {

@@ -68,22 +68,43 @@ impl ContactModel {
 }
 
 /// History of one contact, kept while the bodies touch and dropped when they separate.
+/// The pair loop streams these slot by slot, so they hold only what every contact uses (72
+/// bytes); the rest is boxed in [`Extra`] for the slots and integrators that need it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
     pub slip: DVec3,
     /// Stiffness and damping resolved when the contact formed (with v₀ for Flores, 002 eq 6).
     pub stiffness: normal::Stiffness,
+    /// Storage only some contacts use, made when first needed.
+    pub extra: Option<Box<Extra>>,
     /// Whether the bodies touched at the last evaluation.
     pub touching: bool,
+}
+
+/// What only contacts of slots in rate form, or of Runge–Kutta and Adams runs, keep.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Extra {
     /// Rate of the slip at the last evaluation, ds/dt (m/s), for slots in rate form
-    /// (PEBBLES, 001 eq 3.40, 3.48–3.49); zero otherwise.
+    /// (PEBBLES, 001 eq 3.40, 3.48–3.49).
     pub rate: DVec3,
     /// Integrator storage for the slip (Runge–Kutta stage sums, Adams rate history), kept with
     /// the contact so that it survives neighbour-list rebuilds ([`crate::integrator`]).
-    pub scratch: Option<Box<[DVec3; 5]>>,
+    pub scratch: [DVec3; 5],
     /// Steps this contact has lived through (Adams integrators use as many past rates).
     pub age: u32,
+}
+
+impl ContactState {
+    /// The contact's [`Extra`] storage, made (zeroed) when first needed.
+    pub fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// Rate of the slip at the last evaluation (m/s); zero for slots not in rate form.
+    pub fn rate(&self) -> DVec3 {
+        self.extra.as_ref().map_or(DVec3::ZERO, |x| x.rate)
+    }
 }
 
 /// Where two bodies touch: the unit normal from body i to body j and the overlap (m, > 0).
@@ -205,7 +226,7 @@ impl ContactModel {
                 let out = pebbles::friction(law, &mut state.slip, n, v_t, f_perp, turn);
                 // The slip is a state variable: Euler's step (001 eq 3.17) after the force;
                 // dt = 0 leaves it to the integrator.
-                state.rate = out.rate;
+                state.extra().rate = out.rate;
                 state.slip += dt * out.rate;
                 out.force
             }
@@ -309,6 +330,13 @@ mod tests {
         assert!((couple + f.torque_i + f.torque_j).length() < 1e-12 * f_t.length());
         assert_eq!(f.torque_i, f.torque_j);
         assert!(s.touching && s.slip.dot(n).abs() < 1e-15);
+    }
+
+    #[test]
+    fn contact_history_fits_the_pair_loops_stream() {
+        // The pair loop streams one history per listed pair: 72 bytes (slip, four constants,
+        // the box of extras, the flag); a field added here costs every step of every run.
+        assert_eq!(std::mem::size_of::<ContactState>(), 72);
     }
 
     #[test]
