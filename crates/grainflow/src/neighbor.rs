@@ -47,6 +47,30 @@ pub struct NeighborList {
     ref_pos: Vec<DVec3>,
     /// Number of builds so far.
     pub builds: u64,
+    /// Set when the skin is sized from the grains' speeds at every build.
+    pub auto: Option<AutoSkin>,
+}
+
+/// A skin sized from the fastest grain (`simulation.skin = "auto"`): wide enough that it
+/// takes [`AutoSkin::STEPS`] steps to cross half of it, within a range. Dense, slow beds then
+/// list few pairs that do not touch (each listed pair costs every step), and the list is
+/// still rebuilt only every hundred steps or so.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AutoSkin {
+    /// Time step (s).
+    pub dt: f64,
+    /// Least and largest skin (m).
+    pub range: [f64; 2],
+}
+
+impl AutoSkin {
+    /// Steps the fastest grain takes, at its speed at the build, to cross half the skin.
+    pub const STEPS: f64 = 100.0;
+
+    /// The skin for a fastest speed `v_max` (m/s): 2 × STEPS × v_max dt, within the range.
+    pub fn size(&self, v_max: f64) -> f64 {
+        (2.0 * Self::STEPS * v_max * self.dt).clamp(self.range[0], self.range[1])
+    }
 }
 
 /// Rows are taken in blocks of this many particles: one task of the force loop sums the pairs
@@ -598,6 +622,59 @@ impl NeighborList {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_automatic_skin_follows_the_fastest_grain_within_its_range() {
+        let auto = AutoSkin {
+            dt: 1e-6,
+            range: [5e-6, 1e-4],
+        };
+        assert_eq!(auto.size(0.0), 5e-6);
+        assert!((auto.size(0.05) - 200.0 * 0.05 * 1e-6).abs() < 1e-18);
+        assert_eq!(auto.size(10.0), 1e-4);
+    }
+
+    #[test]
+    fn an_automatic_skin_changes_the_cost_not_the_physics() {
+        // The peers' settled bed (S1) for 300 steps with the skin sized from its fastest grain
+        // (0.073 m/s: 200 × v dt = 1.5e-5 m, 0.03 r) and with the fixed 2e-4 m of the peers'
+        // inputs: fewer pairs listed, the same contacts, and kinetic energies equal to round-off
+        // (the sums run in another order).
+        let toml = include_str!("../../../scenes/bench/s1.toml");
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
+        let run = |toml: &str| {
+            let scene = crate::scene::Scene::from_toml(toml, "s1").expect("parses");
+            let mut sim = crate::sim::Simulation::new(scene, &base).expect("builds");
+            let skin = sim.world.neighbors.skin;
+            for _ in 0..300 {
+                sim.step().expect("stable");
+            }
+            let contacts = sim
+                .world
+                .neighbors
+                .state
+                .iter()
+                .filter(|s| s.touching)
+                .count();
+            (skin, sim.world.neighbors.len(), contacts, sim.energies())
+        };
+        assert!(toml.contains("skin = \"auto\""));
+        let (auto_skin, auto_listed, auto_contacts, auto_e) = run(toml);
+        let (_, fixed_listed, fixed_contacts, fixed_e) =
+            run(&toml.replace("skin = \"auto\"", "skin = 2e-4"));
+        assert!((auto_skin - 1.4686e-5).abs() < 1e-9, "skin {auto_skin}");
+        assert!(
+            auto_listed * 10 < fixed_listed * 7,
+            "{auto_listed} against {fixed_listed}"
+        );
+        assert_eq!(auto_contacts, fixed_contacts);
+        for (a, f) in [
+            (auto_e.translational, fixed_e.translational),
+            (auto_e.rotational, fixed_e.rotational),
+        ] {
+            assert!((a - f).abs() <= 1e-9 * f, "{a} against {f}");
+        }
+    }
 
     #[test]
     fn lists_exactly_the_pairs_within_cutoff() {

@@ -194,6 +194,11 @@ impl Particles {
         self.radius.iter().copied().fold(0.0, f64::max)
     }
 
+    /// Smallest radius (m), infinite when empty.
+    pub fn min_radius(&self) -> f64 {
+        self.radius.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
     /// Translational kinetic energy Σ ½ m v² (J) of the mobile particles.
     pub fn translational_energy(&self) -> f64 {
         (0..self.len())
@@ -209,6 +214,11 @@ impl Particles {
             .map(|k| 0.5 * self.inertia[k] * self.omega[k].length_squared())
             .sum()
     }
+}
+
+/// The largest speed of `vel` (m/s).
+pub fn fastest(vel: &[DVec3]) -> f64 {
+    vel.iter().map(|v| v.length()).fold(0.0, f64::max)
 }
 
 #[cfg(test)]

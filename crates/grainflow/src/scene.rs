@@ -87,13 +87,69 @@ pub enum Auto {
 }
 
 /// The time step: `"auto"` (t_c/15, 002 §5.2) or seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TimeStep {
     /// Given in seconds.
     Fixed(f64),
     /// t_c/15 of the stiffest, lightest pair.
     Auto(Auto),
+}
+
+/// The Verlet skin: `"auto"` (sized from the fastest grain at every rebuild, soft spheres) or
+/// metres.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Skin {
+    /// Given in metres.
+    Fixed(f64),
+    /// 200 steps of the fastest grain's drift, within 0.01 r_min … 0.2 r_max
+    /// ([`crate::neighbor::AutoSkin`]).
+    Auto(Auto),
+}
+
+/// A number, or the string `"auto"` (`None`), with an error that says which two it takes.
+fn number_or_auto<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    what: &'static str,
+) -> std::result::Result<Option<f64>, D::Error> {
+    use serde::de::{Error, Unexpected, Visitor};
+    struct V(&'static str);
+    impl Visitor<'_> for V {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "{} or \"auto\"", self.0)
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> std::result::Result<Option<f64>, E> {
+            Ok(Some(v))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> std::result::Result<Option<f64>, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> std::result::Result<Option<f64>, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_str<E: Error>(self, v: &str) -> std::result::Result<Option<f64>, E> {
+            match v {
+                "auto" => Ok(None),
+                _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+            }
+        }
+    }
+    d.deserialize_any(V(what))
+}
+
+impl<'de> Deserialize<'de> for TimeStep {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(number_or_auto(d, "a time step in seconds")?
+            .map_or(TimeStep::Auto(Auto::Auto), TimeStep::Fixed))
+    }
+}
+
+impl<'de> Deserialize<'de> for Skin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(number_or_auto(d, "a skin in metres")?.map_or(Skin::Auto(Auto::Auto), Skin::Fixed))
+    }
 }
 
 /// The `[simulation]` table.
@@ -113,9 +169,9 @@ pub struct SimulationSpec {
     /// Largest overlap allowed, as a fraction of the smaller radius; a run past it stops.
     #[serde(default = "default_max_overlap")]
     pub max_overlap: f64,
-    /// Verlet skin (m); 0.2 × the largest radius when absent.
+    /// Verlet skin; 0.2 × the largest radius when absent.
     #[serde(default)]
-    pub skin: Option<f64>,
+    pub skin: Option<Skin>,
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
     #[serde(default)]
     pub domain: Option<[DVec3; 2]>,
@@ -521,7 +577,14 @@ impl Scene {
             ));
         }
         if let Some(skin) = s.skin {
-            positive(&mut p, "simulation.skin", skin);
+            match skin {
+                Skin::Fixed(skin) => positive(&mut p, "simulation.skin", skin),
+                Skin::Auto(_) if s.method == Method::ApproxHard => p.push(Error::scene(
+                    "simulation.skin",
+                    "\"auto\" sizes the skin of soft spheres; approx_hard widens its own skin from the fastest grain, or takes one in metres",
+                )),
+                Skin::Auto(_) => {}
+            }
             if s.method == Method::Hard {
                 p.push(Error::scene(
                     "simulation.skin",

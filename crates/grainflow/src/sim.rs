@@ -22,9 +22,9 @@ use crate::hard;
 use crate::io::checkpoint::Checkpoint;
 use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
-use crate::neighbor::NeighborList;
+use crate::neighbor::{AutoSkin, NeighborList};
 use crate::particles::{core_shell_mass_inertia, Mobility, ParticleSpec, Particles};
-use crate::scene::{Method, ParticleSource, Scene, TimeStep};
+use crate::scene::{Method, ParticleSource, Scene, Skin, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::interact::{Attachment, WallRuntime};
@@ -83,6 +83,9 @@ impl World {
     /// Rebuilds the neighbour list (keeping the history of listed pairs) and its buffers.
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
+        if let Some(auto) = nl.auto {
+            nl.skin = auto.size(crate::particles::fastest(&self.particles.vel));
+        }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
         self.wall_runtime.near = crate::walls::interact::near_still_walls(
             &self.walls,
@@ -212,10 +215,19 @@ impl Simulation {
                 dt
             }
         };
-        let skin = scene
-            .simulation
-            .skin
-            .unwrap_or(0.2 * particles.max_radius());
+        // The default skin is also the largest an automatic one takes.
+        let default_skin = 0.2 * particles.max_radius();
+        let (skin, auto) = match scene.simulation.skin {
+            None => (default_skin, None),
+            Some(Skin::Fixed(skin)) => (skin, None),
+            Some(Skin::Auto(_)) => {
+                let auto = AutoSkin {
+                    dt,
+                    range: [0.01 * particles.min_radius(), default_skin],
+                };
+                (auto.range[1], Some(auto))
+            }
+        };
         // One image per pair: every periodic length must hold three neighbour cells.
         let cell = 2.0 * particles.max_radius() + skin;
         let lengths = scene.boundary.periodic.lengths().to_array();
@@ -256,7 +268,7 @@ impl Simulation {
             slide_limit: scene.simulation.slide_limit,
             substeps: scene.simulation.substeps,
         };
-        let world = World {
+        let mut world = World {
             particles,
             walls,
             neighbors: NeighborList::new(skin),
@@ -280,6 +292,7 @@ impl Simulation {
                 .unwrap_or_default(),
             approx: Default::default(),
         };
+        world.neighbors.auto = auto;
         let mut sim = Simulation {
             world,
             physics,

@@ -192,6 +192,33 @@ fn a_skin_for_hard_spheres_is_refused() {
 }
 
 #[test]
+fn an_automatic_skin_for_approx_hard_and_a_negative_skin_are_refused() {
+    // approx_hard widens its own skin; "auto" sizes the skin of soft spheres only.
+    let e = build(&SCENE.replace(
+        "dt = \"auto\"",
+        "dt = 1e-4\nmethod = \"approx_hard\"\nskin = \"auto\"",
+    ))
+    .expect_err("refused")
+    .to_string();
+    assert!(
+        e.contains("simulation.skin: \"auto\" sizes the skin of soft spheres"),
+        "{e}"
+    );
+    let e = build(&SCENE.replace("dt = \"auto\"", "dt = \"auto\"\nskin = -1e-4"))
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("simulation.skin"), "{e}");
+    // A word other than "auto" is named with what the field takes.
+    let e = build(&SCENE.replace("dt = \"auto\"", "dt = \"auto\"\nskin = \"fast\""))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("string \"fast\", expected a skin in metres or \"auto\""),
+        "{e}"
+    );
+}
+
+#[test]
 fn approx_hard_options_without_the_method_are_refused() {
     // Options of a method the scene does not use would be silently ignored.
     let e = build(&SCENE.replace(

@@ -177,7 +177,7 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     prepare(world, &physics.periodic);
     plan_walls(world, dt);
     kick(world, physics, 0.5 * dt);
-    let v_max = fastest(&world.particles.vel);
+    let v_max = crate::particles::fastest(&world.particles.vel);
     // The skin is a fixed number of the longest drifts of a step; within it the list holds every
     // pair that can meet while the grains move straight. A collision that speeds a grain past
     // that rebuilds the list in the drift ([`drift`]).
@@ -200,11 +200,6 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     crate::sim::body_accelerations(world, physics);
     kick(world, physics, 0.5 * dt);
     Ok(stats)
-}
-
-/// The largest speed of `vel` (m/s).
-fn fastest(vel: &[DVec3]) -> f64 {
-    vel.iter().map(|v| v.length()).fold(0.0, f64::max)
 }
 
 /// The neighbour skin in units of the longest drift of a step, v_max dt: the fastest in
@@ -546,7 +541,7 @@ fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, n
     let nl = &mut world.neighbors;
     nl.skin = nl
         .skin
-        .max(SKIN_REACHES * fastest(&world.particles.vel) * dt);
+        .max(SKIN_REACHES * crate::particles::fastest(&world.particles.vel) * dt);
     world.rebuild_neighbors(&periodic);
     ds.heap.clear();
     for k in 0..world.particles.len() {

@@ -81,7 +81,7 @@ fn scene(
     Scene {
         frame: None,
         simulation: SimulationSpec {
-            skin: Some(0.05),
+            skin: Some(crate::scene::Skin::Fixed(0.05)),
             ..SimulationSpec::new(1.0, TimeStep::Fixed(DT))
         },
         contact: ContactModel {

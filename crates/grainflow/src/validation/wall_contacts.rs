@@ -462,7 +462,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
         frame: None,
         boundary: Default::default(),
         simulation: SimulationSpec {
-            skin: Some(0.05),
+            skin: Some(crate::scene::Skin::Fixed(0.05)),
             ..SimulationSpec::new(1.0, TimeStep::Fixed(1e-5))
         },
         contact: ContactModel {

@@ -131,6 +131,10 @@ pub fn prepare(world: &mut World, periodic: &Periodic) {
     if world.walls.iter().any(|w| w.surface != Surface::Normal) {
         apply_surfaces(world, periodic);
     }
+    if !world.walls.iter().any(|w| w.surface == Surface::Sticky) {
+        // Only sticky walls hold grains: nothing to carry (and no pass over every grain).
+        return;
+    }
     let rt = &world.wall_runtime;
     let p = &mut world.particles;
     for (k, a) in rt.attached.iter().enumerate() {
@@ -232,7 +236,9 @@ pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
         keep[k - 1]
     });
     let index = world.particles.index_map();
+    let auto = world.neighbors.auto;
     world.neighbors = crate::neighbor::NeighborList::new(world.neighbors.skin);
+    world.neighbors.auto = auto;
     world.rebuild_neighbors(periodic);
     let entries: Vec<_> = pairs
         .iter()
@@ -253,6 +259,8 @@ pub struct WallForces<'a> {
     dt: f64,
     /// Whether every wall stays in place, so that the near lists alone say which may touch.
     all_still: bool,
+    /// Whether some wall is sticky (only those hold grains).
+    sticky: bool,
 }
 
 impl<'a> WallForces<'a> {
@@ -271,6 +279,7 @@ impl<'a> WallForces<'a> {
             table,
             dt,
             all_still: rt.still.len() == walls.len() && rt.still.iter().all(|&s| s),
+            sticky: walls.iter().any(|w| w.surface == Surface::Sticky),
         }
     }
 
@@ -289,7 +298,7 @@ impl<'a> WallForces<'a> {
         let mut f = DVec3::ZERO;
         let mut t = DVec3::ZERO;
         let mut stats = ContactStats::default();
-        if self.rt.attached.get(k).is_some_and(Option::is_some) {
+        if self.sticky && self.rt.attached.get(k).is_some_and(Option::is_some) {
             history.clear();
             return (f, t, stats);
         }
