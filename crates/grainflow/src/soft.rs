@@ -549,18 +549,20 @@ fn gather_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats 
                     fk += f;
                     tk += t;
                 }
-                let body = body(vel, omega, radius, inv_mass, inv_inertia, k);
-                let (fw, tw, wall_stats) = walls.on(
-                    k,
-                    &body,
-                    pos[k],
-                    radius[k],
-                    material[k] as usize,
-                    wall_state,
-                );
-                fk += fw;
-                tk += tw;
-                stats = ContactStats::merge(stats, wall_stats);
+                if !walls.idle(k, wall_state) {
+                    let body = body(vel, omega, radius, inv_mass, inv_inertia, k);
+                    let (fw, tw, wall_stats) = walls.on(
+                        k,
+                        &body,
+                        pos[k],
+                        radius[k],
+                        material[k] as usize,
+                        wall_state,
+                    );
+                    fk += fw;
+                    tk += tw;
+                    stats = ContactStats::merge(stats, wall_stats);
+                }
                 if inv_mass[k] > 0.0 {
                     fk += mass[k] * body_acc[k];
                 }

@@ -283,6 +283,17 @@ impl<'a> WallForces<'a> {
         }
     }
 
+    /// True when no wall acts on particle `k` (with wall contact `history`) and [`Self::on`]
+    /// would change nothing: it is not held, has no wall contact, and no wall that stays in
+    /// place is near it. Checked first, it spares reading the particle's state.
+    #[inline]
+    pub fn idle(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
+        !(self.sticky && self.rt.attached.get(k).is_some_and(Option::is_some))
+            && self.all_still
+            && history.is_empty()
+            && self.rt.near.of(k).is_some_and(<[u32]>::is_empty)
+    }
+
     /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
     /// with radius `r`, of `material`), updating its wall contact `history`.
     #[inline]
