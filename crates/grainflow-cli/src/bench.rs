@@ -89,13 +89,7 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
     }
     let wall = start.elapsed().as_secs_f64();
     let threads = rayon::current_num_threads();
-    let pair_contacts = sim
-        .world
-        .neighbors
-        .state
-        .iter()
-        .filter(|s| s.touching)
-        .count();
+    let pair_contacts = sim.world.neighbors.touching();
     let per_step = (n as f64) * steps as f64;
     let e = sim.energies();
     let t = sim.world.timers;

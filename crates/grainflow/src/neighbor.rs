@@ -354,6 +354,11 @@ impl NeighborList {
         self.partner.len()
     }
 
+    /// Listed pairs that touched at the last evaluation.
+    pub fn touching(&self) -> usize {
+        self.state.iter().filter(|s| s.touching).count()
+    }
+
     /// True when no pair is listed.
     pub fn is_empty(&self) -> bool {
         self.partner.is_empty()
@@ -649,14 +654,8 @@ mod tests {
             for _ in 0..300 {
                 sim.step().expect("stable");
             }
-            let contacts = sim
-                .world
-                .neighbors
-                .state
-                .iter()
-                .filter(|s| s.touching)
-                .count();
-            (skin, sim.world.neighbors.len(), contacts, sim.energies())
+            let nl = &sim.world.neighbors;
+            (skin, nl.len(), nl.touching(), sim.energies())
         };
         assert!(toml.contains("skin = \"auto\""));
         let (auto_skin, auto_listed, auto_contacts, auto_e) = run(toml);

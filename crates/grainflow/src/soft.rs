@@ -210,6 +210,7 @@ struct Batch {
 /// per-particle buffers it owns.
 struct Block<'a> {
     first: usize,
+    /// Per slot (empty unless the reactions are kept).
     reaction: &'a mut [(DVec3, DVec3)],
     /// The block's pairs crossing into a later block, from place `block_cross[block]`.
     cross: &'a mut [(DVec3, DVec3)],
@@ -332,20 +333,13 @@ impl Rows<'_> {
 
     /// The pair loop over one block's rows.
     #[inline(always)]
-    fn block(&self, b: Block) -> ContactStats {
-        let Block {
-            first: a,
-            reaction,
-            cross,
-            state: states,
-            force,
-            torque,
-        } = b;
+    fn block(&self, mut block: Block) -> ContactStats {
         let (pos, radius, material, n) = (self.pos, self.radius, self.material, self.pos.len());
         let mut stats = ContactStats::default();
+        let a = block.first;
         let base = self.start[a];
-        force.fill(DVec3::ZERO);
-        torque.fill(DVec3::ZERO);
+        block.force.fill(DVec3::ZERO);
+        block.torque.fill(DVec3::ZERO);
         let mut batch = Batch {
             len: 0,
             slot: [0; BATCH],
@@ -353,14 +347,6 @@ impl Rows<'_> {
             j: [0; BATCH],
             scalar: [false; BATCH],
             lanes: [Contacts::default(); BATCH / LANES],
-        };
-        let mut block = Block {
-            first: a,
-            reaction,
-            cross,
-            state: states,
-            force,
-            torque,
         };
         for i in a..a + block.force.len() {
             let (pos_i, r_i, mat_i) = (pos[i], radius[i], material[i] as usize);

@@ -310,9 +310,9 @@ mod tests {
 
     #[test]
     fn lanes_give_the_scalar_law_bit_for_bit() {
-        // (and so do the lanes compiled for AVX2, where the processor has it)
         // Random established contacts of every covered model, sticking and sliding, some with
-        // no slip yet or a slip along the normal: each lane must equal ContactModel::force.
+        // no slip yet or a slip along the normal: each lane must equal ContactModel::force, and
+        // so must the lanes compiled for AVX2 where the processor has it.
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let normals = [
             Normal::Hooke,
