@@ -134,7 +134,14 @@ impl StressOutput {
 }
 
 /// Touching pairs of the last evaluation: (i, branch vector x_j − x_i (m), force on i (N)).
+///
+/// Panics unless the simulation keeps the per-pair forces ([`Simulation::keep_reactions`]),
+/// a mistake of the calling program, not of a scene.
 fn contacts(sim: &Simulation) -> impl Iterator<Item = (usize, DVec3, DVec3)> + '_ {
+    assert!(
+        sim.world.keep_reactions,
+        "stress analysis needs the per-pair forces: call Simulation::keep_reactions and step once"
+    );
     let nl = &sim.world.neighbors;
     let pos = &sim.world.particles.pos;
     let n = pos.len();
