@@ -668,7 +668,10 @@ mod tests {
             "{auto_listed} against {fixed_listed}"
         );
         assert_eq!(auto_contacts, fixed_contacts);
-        assert_eq!(auto_e.translational.to_bits(), fixed_e.translational.to_bits());
+        assert_eq!(
+            auto_e.translational.to_bits(),
+            fixed_e.translational.to_bits()
+        );
         assert_eq!(auto_e.rotational.to_bits(), fixed_e.rotational.to_bits());
     }
 
