@@ -26,8 +26,7 @@ pub struct NeighborList {
     pub partner: Vec<u32>,
     /// Contact history of each slot.
     pub state: Vec<ContactState>,
-    /// Reverse rows: the slots where particle k is the partner, in ascending i (so those of
-    /// owners in earlier [`BLOCK`]s come first).
+    /// Reverse rows: the slots where particle k is the partner, in ascending i.
     pub rev_start: Vec<usize>,
     /// Slots of the reverse rows.
     pub rev_slot: Vec<u32>,
@@ -346,6 +345,14 @@ impl NeighborList {
         NeighborList {
             skin,
             ..Default::default()
+        }
+    }
+
+    /// An empty list with this one's skin and its automatic sizing, if any.
+    pub fn emptied(&self) -> Self {
+        NeighborList {
+            auto: self.auto,
+            ..NeighborList::new(self.skin)
         }
     }
 

@@ -268,10 +268,12 @@ impl Simulation {
             slide_limit: scene.simulation.slide_limit,
             substeps: scene.simulation.substeps,
         };
-        let mut world = World {
+        let mut neighbors = NeighborList::new(skin);
+        neighbors.auto = auto;
+        let world = World {
             particles,
             walls,
-            neighbors: NeighborList::new(skin),
+            neighbors,
             wall_state: vec![Vec::new(); n],
             reaction: Vec::new(),
             keep_reactions: scene.output.stress.is_some(),
@@ -292,7 +294,6 @@ impl Simulation {
                 .unwrap_or_default(),
             approx: Default::default(),
         };
-        world.neighbors.auto = auto;
         let mut sim = Simulation {
             world,
             physics,

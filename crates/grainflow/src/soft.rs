@@ -625,7 +625,7 @@ mod tests {
 
     #[test]
     fn every_particle_gets_each_pair_force_once_across_blocks() {
-        // The peers' settled bed (20 000 grains, about 20 blocks, 2 contacts per grain) without
+        // The peers' settled bed (20 000 grains, 40 blocks, 2 contacts per grain) without
         // floor and gravity: after one step each grain's force must be the sum over its
         // touching pairs of the force each pair left in its slot (−f on the owner, +f on the
         // partner), whether the pair lies within a block or crosses two.
@@ -639,7 +639,7 @@ mod tests {
         sim.keep_reactions();
         sim.step().expect("stable");
         let (p, nl) = (&sim.world.particles, &sim.world.neighbors);
-        assert!(p.len() > 10 * crate::neighbor::BLOCK);
+        assert!(p.len() > 10 * BLOCK);
         let mut sum = vec![DVec3::ZERO; p.len()];
         let mut crossing = 0;
         for i in 0..p.len() {
@@ -648,7 +648,7 @@ mod tests {
                 let f = sim.world.reaction[s].0;
                 sum[i] -= f;
                 sum[j] += f;
-                if f != DVec3::ZERO && i / crate::neighbor::BLOCK != j / crate::neighbor::BLOCK {
+                if f != DVec3::ZERO && i / BLOCK != j / BLOCK {
                     crossing += 1;
                 }
             }

@@ -36,11 +36,16 @@ fn build(text: &str) -> grainflow::Result<Simulation> {
     Simulation::new(Scene::from_toml(text, "scene.toml")?, Path::new("."))
 }
 
+/// The message that refuses the test scene with `from` replaced by `to`.
+fn refusal(from: &str, to: &str) -> String {
+    build(&SCENE.replace(from, to))
+        .expect_err("refused")
+        .to_string()
+}
+
 #[test]
 fn misspelt_key_is_named_with_its_line() {
-    let e = build(&SCENE.replace("sliding_friction", "sliding_fricton"))
-        .expect_err("refused")
-        .to_string();
+    let e = refusal("sliding_friction", "sliding_fricton");
     assert!(
         e.starts_with("scene.toml:15:1: unknown field `sliding_fricton`"),
         "{e}"
@@ -173,18 +178,14 @@ fn lattice_velocity_dispersion_is_applied() {
 
 #[test]
 fn zero_substeps_are_refused_by_name() {
-    let e = build(&SCENE.replace("dt = \"auto\"", "dt = \"auto\"\nsubsteps = 0"))
-        .expect_err("refused")
-        .to_string();
+    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nsubsteps = 0");
     assert!(e.contains("simulation.substeps: must be at least 1"), "{e}");
 }
 
 #[test]
 fn a_skin_for_hard_spheres_is_refused() {
     // The hard-sphere method sizes the skin from the speeds; a set one would be ignored.
-    let e = build(&SCENE.replace("dt = \"auto\"", "dt = 1e-4\nmethod = \"hard\"\nskin = 1e-4"))
-        .expect_err("refused")
-        .to_string();
+    let e = refusal("dt = \"auto\"", "dt = 1e-4\nmethod = \"hard\"\nskin = 1e-4");
     assert!(
         e.contains("simulation.skin: is sized by the hard-sphere method itself"),
         "{e}"
@@ -194,24 +195,18 @@ fn a_skin_for_hard_spheres_is_refused() {
 #[test]
 fn an_automatic_skin_for_approx_hard_and_a_negative_skin_are_refused() {
     // approx_hard widens its own skin; "auto" sizes the skin of soft spheres only.
-    let e = build(&SCENE.replace(
+    let e = refusal(
         "dt = \"auto\"",
         "dt = 1e-4\nmethod = \"approx_hard\"\nskin = \"auto\"",
-    ))
-    .expect_err("refused")
-    .to_string();
+    );
     assert!(
         e.contains("simulation.skin: \"auto\" sizes the skin of soft spheres"),
         "{e}"
     );
-    let e = build(&SCENE.replace("dt = \"auto\"", "dt = \"auto\"\nskin = -1e-4"))
-        .expect_err("refused")
-        .to_string();
+    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nskin = -1e-4");
     assert!(e.contains("simulation.skin"), "{e}");
     // A word other than "auto" is named with what the field takes.
-    let e = build(&SCENE.replace("dt = \"auto\"", "dt = \"auto\"\nskin = \"fast\""))
-        .expect_err("refused")
-        .to_string();
+    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nskin = \"fast\"");
     assert!(
         e.contains("string \"fast\", expected a skin in metres or \"auto\""),
         "{e}"
@@ -221,12 +216,10 @@ fn an_automatic_skin_for_approx_hard_and_a_negative_skin_are_refused() {
 #[test]
 fn approx_hard_options_without_the_method_are_refused() {
     // Options of a method the scene does not use would be silently ignored.
-    let e = build(&SCENE.replace(
+    let e = refusal(
         "dt = \"auto\"",
         "dt = \"auto\"\n[simulation.approx_hard]\npasses = 3",
-    ))
-    .expect_err("refused")
-    .to_string();
+    );
     assert!(
         e.contains("simulation.approx_hard: sets options of the approximate hard-sphere method"),
         "{e}"

@@ -264,8 +264,8 @@ impl Lanes {
             (trial, slip)
         } else {
             let s = slip.dot(slip).sqrt();
-            let rescale = kt.test(zero, |a, b| a > b);
-            let rescale = std::array::from_fn(|k| !sticks[k] && rescale[k] && s.0[k] > 0.0);
+            let rescale: Mask =
+                std::array::from_fn(|k| !sticks[k] && kt.0[k] > 0.0 && s.0[k] > 0.0);
             let factor = (f_max / (kt * s)).map(|x| x.min(1.0));
             let slid = V3::select(rescale, slip.scale(factor), slip);
             let capped = trial.scale(f_max / t2.sqrt());

@@ -100,11 +100,6 @@ impl ContactState {
     pub fn extra(&mut self) -> &mut Extra {
         self.extra.get_or_insert_with(Default::default)
     }
-
-    /// Rate of the slip at the last evaluation (m/s); zero for slots not in rate form.
-    pub fn rate(&self) -> DVec3 {
-        self.extra.as_ref().map_or(DVec3::ZERO, |x| x.rate)
-    }
 }
 
 /// Where two bodies touch: the unit normal from body i to body j and the overlap (m, > 0).

@@ -131,7 +131,7 @@ pub fn prepare(world: &mut World, periodic: &Periodic) {
     if world.walls.iter().any(|w| w.surface != Surface::Normal) {
         apply_surfaces(world, periodic);
     }
-    if !world.walls.iter().any(|w| w.surface == Surface::Sticky) {
+    if !holds_grains(&world.walls) {
         // Only sticky walls hold grains: nothing to carry (and no pass over every grain).
         return;
     }
@@ -145,6 +145,11 @@ pub fn prepare(world: &mut World, periodic: &Periodic) {
             p.omega[k] = pose.omega;
         }
     }
+}
+
+/// Whether some wall is sticky: only those hold grains.
+fn holds_grains(walls: &[Wall]) -> bool {
+    walls.iter().any(|w| w.surface == Surface::Sticky)
 }
 
 /// The first sticky or absorbing wall (in index order) each free grain touches.
@@ -236,9 +241,7 @@ pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
         keep[k - 1]
     });
     let index = world.particles.index_map();
-    let auto = world.neighbors.auto;
-    world.neighbors = crate::neighbor::NeighborList::new(world.neighbors.skin);
-    world.neighbors.auto = auto;
+    world.neighbors = world.neighbors.emptied();
     world.rebuild_neighbors(periodic);
     let entries: Vec<_> = pairs
         .iter()
@@ -279,7 +282,7 @@ impl<'a> WallForces<'a> {
             table,
             dt,
             all_still: rt.still.len() == walls.len() && rt.still.iter().all(|&s| s),
-            sticky: walls.iter().any(|w| w.surface == Surface::Sticky),
+            sticky: holds_grains(walls),
         }
     }
 
@@ -288,10 +291,20 @@ impl<'a> WallForces<'a> {
     /// place is near it. Checked first, it spares reading the particle's state.
     #[inline]
     pub fn idle(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
-        !(self.sticky && self.rt.attached.get(k).is_some_and(Option::is_some))
-            && self.all_still
-            && history.is_empty()
-            && self.rt.near.of(k).is_some_and(<[u32]>::is_empty)
+        !self.held(k) && self.quiet(k, history)
+    }
+
+    /// Whether a sticky wall holds particle `k`.
+    #[inline]
+    fn held(&self, k: usize) -> bool {
+        self.sticky && self.rt.attached.get(k).is_some_and(Option::is_some)
+    }
+
+    /// Whether particle `k` (with wall contact `history`) has no wall contact and no wall that
+    /// stays in place near it, every wall staying in place.
+    #[inline]
+    fn quiet(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
+        self.all_still && history.is_empty() && self.rt.near.of(k).is_some_and(<[u32]>::is_empty)
     }
 
     /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
@@ -309,14 +322,14 @@ impl<'a> WallForces<'a> {
         let mut f = DVec3::ZERO;
         let mut t = DVec3::ZERO;
         let mut stats = ContactStats::default();
-        if self.sticky && self.rt.attached.get(k).is_some_and(Option::is_some) {
+        if self.held(k) {
             history.clear();
             return (f, t, stats);
         }
-        let near = self.rt.near.of(k);
-        if self.all_still && history.is_empty() && near.is_some_and(<[u32]>::is_empty) {
+        if self.quiet(k, history) {
             return (f, t, stats);
         }
+        let near = self.rt.near.of(k);
         for (w, wall) in self.walls.iter().enumerate() {
             let still = self.rt.still.get(w).copied().unwrap_or(false);
             let pose = &self.rt.pose[w];
