@@ -66,19 +66,44 @@ impl Periodic {
     /// given the periods `l` from [`Periodic::lengths`] (0 on open axes, which keep `d`).
     #[inline]
     pub fn minimum_image(d: DVec3, l: DVec3) -> DVec3 {
-        #[inline]
-        fn fold(d: f64, l: f64) -> f64 {
-            if l == 0.0 {
-                d
-            } else if d > 0.5 * l {
+        MinimumImage::new(l).of(d)
+    }
+}
+
+/// The minimum image for periods `l` (0 on open axes), with the half periods worked out once
+/// for loops that fold many separations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MinimumImage {
+    l: DVec3,
+    /// L/2 on periodic axes, +∞ on open ones (no separation exceeds it, so `d` is kept).
+    half: DVec3,
+}
+
+impl MinimumImage {
+    /// The folding for periods `l` from [`Periodic::lengths`].
+    pub fn new(l: DVec3) -> Self {
+        let half = DVec3::select(l.cmpeq(DVec3::ZERO), DVec3::INFINITY, 0.5 * l);
+        MinimumImage { l, half }
+    }
+
+    /// The minimum image of a separation `d` (m) between two wrapped positions.
+    #[inline(always)]
+    pub fn of(&self, d: DVec3) -> DVec3 {
+        #[inline(always)]
+        fn fold(d: f64, l: f64, half: f64) -> f64 {
+            if d > half {
                 d - l
-            } else if d < -0.5 * l {
+            } else if d < -half {
                 d + l
             } else {
                 d
             }
         }
-        DVec3::new(fold(d.x, l.x), fold(d.y, l.y), fold(d.z, l.z))
+        DVec3::new(
+            fold(d.x, self.l.x, self.half.x),
+            fold(d.y, self.l.y, self.half.y),
+            fold(d.z, self.l.z, self.half.z),
+        )
     }
 }
 

@@ -155,6 +155,8 @@ pub fn effective_mass(inv_m_i: f64, inv_m_j: f64) -> f64 {
 pub struct PairTable {
     n: usize,
     params: Vec<PairParams>,
+    /// μ_s of every pair, in the same order: the one constant the pair loop reads per contact.
+    sliding: Vec<f64>,
 }
 
 impl PairTable {
@@ -192,13 +194,20 @@ impl PairTable {
                 }
             }
         }
-        PairTable { n, params }
+        let sliding = params.iter().map(|p| p.mu_s).collect();
+        PairTable { n, params, sliding }
     }
 
     /// Constants of materials `a` and `b`.
     #[inline]
     pub fn get(&self, a: usize, b: usize) -> &PairParams {
         &self.params[a * self.n + b]
+    }
+
+    /// Sliding friction μ_s of material `a` against each material, by index.
+    #[inline]
+    pub fn sliding(&self, a: usize) -> &[f64] {
+        &self.sliding[a * self.n..(a + 1) * self.n]
     }
 }
 

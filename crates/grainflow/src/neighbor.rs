@@ -12,7 +12,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use crate::boundary::Periodic;
+use crate::boundary::{MinimumImage, Periodic};
 use crate::contact::ContactState;
 
 /// Verlet half list in compressed-row form, with per-pair contact history.
@@ -430,10 +430,11 @@ impl NeighborList {
             return true;
         }
         let limit = limit * limit;
+        let image = MinimumImage::new(period);
         pos.par_iter()
             .zip(self.ref_pos.par_iter())
             .with_min_len(crate::soft::MIN_LEN)
-            .any(|(p, r)| Periodic::minimum_image(*p - *r, period).length_squared() > limit)
+            .any(|(p, r)| image.of(*p - *r).length_squared() > limit)
     }
 
     /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum

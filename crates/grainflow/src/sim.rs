@@ -530,6 +530,14 @@ impl Simulation {
 /// (uniform, central body, self-gravity) and the rotating frame's Coriolis and centrifugal terms.
 pub(crate) fn body_accelerations(world: &mut World, physics: &Physics) {
     let p = &world.particles;
+    if let Some(a) = uniform_acceleration(physics) {
+        // The same for every particle: written again only when the count changed.
+        if world.body_acc.len() != p.len() || world.body_acc.first() != Some(&a) {
+            world.body_acc.clear();
+            world.body_acc.resize(p.len(), a);
+        }
+        return;
+    }
     physics.gravity.accelerations(
         &p.pos,
         &p.mass,
@@ -539,6 +547,15 @@ pub(crate) fn body_accelerations(world: &mut World, physics: &Physics) {
     if let Some(frame) = &physics.frame {
         frame.add_accelerations(world.time, &p.pos, &p.vel, &mut world.body_acc);
     }
+}
+
+/// The body-force acceleration (m/s²) shared by every particle, when the body force is a
+/// uniform field alone (no central body, self-gravity or rotating frame): what
+/// [`body_accelerations`] writes for each of them, so loops may use it without reading them.
+pub(crate) fn uniform_acceleration(physics: &Physics) -> Option<DVec3> {
+    let g = &physics.gravity;
+    (g.central.is_none() && g.self_gravity.is_none() && physics.frame.is_none())
+        .then(|| DVec3::ZERO + g.uniform.unwrap_or(DVec3::ZERO))
 }
 
 /// The walls of a scene with unit directions (already checked by [`Scene::problems`]).

@@ -172,10 +172,9 @@ impl Lanes {
 /// one can move.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Contacts {
-    /// Unit normal from i towards j.
-    pub normal: V3,
-    /// Overlap δ (m).
-    pub overlap: F,
+    /// Separation d from i's centre to j's (minimum image, m), and |d|² (m²).
+    pub d: V3,
+    pub d2: F,
     /// Radii (m).
     pub r_i: F,
     pub r_j: F,
@@ -195,6 +194,26 @@ pub struct Contacts {
     pub mu: F,
 }
 
+/// Where four pairs touch: the unit normal n̂ = d / |d| from i towards j and the overlap
+/// δ = r_i + r_j − |d| (m), in the pair loop's operations and order.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Touches {
+    pub normal: V3,
+    pub overlap: F,
+}
+
+impl Contacts {
+    /// The normals and overlaps of the four pairs.
+    #[inline(always)]
+    pub fn touches(&self) -> Touches {
+        let dist = self.d2.sqrt();
+        Touches {
+            normal: self.d.scale(F::splat(1.0) / dist),
+            overlap: (self.r_i + self.r_j) - dist,
+        }
+    }
+}
+
 /// What four contacts do: force on i, torques on i and j, and the new slip.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Reaction {
@@ -205,12 +224,13 @@ pub struct Reaction {
 }
 
 impl Lanes {
-    /// [`ContactModel::force`] for four established contacts, advancing the slip by `dt`.
+    /// [`ContactModel::force`] for four established contacts touching at `t`, advancing the
+    /// slip by `dt`.
     #[inline(always)]
-    pub fn force(self, c: &Contacts, dt: f64) -> Reaction {
+    pub fn force(self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
         let zero = F::splat(0.0);
-        let n = c.normal;
-        let overlap = c.overlap;
+        let n = t.normal;
+        let overlap = t.overlap;
         let half = F::splat(0.5) * overlap;
         let (arm_i, arm_j) = (c.r_i - half, c.r_j - half);
         let rel = c.v_i - c.v_j + (c.w_i.scale(arm_i) + c.w_j.scale(arm_j)).cross(n);
@@ -305,7 +325,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2")]
     fn force_avx2(lanes: Lanes, c: &Contacts, dt: f64) -> Reaction {
-        lanes.force(c, dt)
+        lanes.force(c, &c.touches(), dt)
     }
 
     #[test]
@@ -374,8 +394,18 @@ mod tests {
                             put(&mut l.y, x.y);
                             put(&mut l.z, x.z);
                         };
-                        put3(&mut c.normal, n);
-                        put(&mut c.overlap, overlap);
+                        // Centres apart by r_i + r_j − δ along n̂; the scalar law gets the
+                        // normal and overlap the pair loop works out from that separation.
+                        let reach = bi.radius.unwrap() + bj.radius.unwrap();
+                        let d = n * (reach - overlap);
+                        let d2 = d.length_squared();
+                        let dist = d2.sqrt();
+                        let touch = Touch {
+                            normal: d * (1.0 / dist),
+                            overlap: reach - dist,
+                        };
+                        put3(&mut c.d, d);
+                        put(&mut c.d2, d2);
                         put(&mut c.r_i, bi.radius.unwrap());
                         put(&mut c.r_j, bj.radius.unwrap());
                         put3(&mut c.v_i, bi.vel);
@@ -388,21 +418,24 @@ mod tests {
                         put(&mut c.gn, state.stiffness.gn);
                         put(&mut c.gt, state.stiffness.gt);
                         put(&mut c.mu, p.mu_s);
-                        scalar.push((p, Touch { normal: n, overlap }, bi, bj, state));
+                        scalar.push((p, touch, bi, bj, state));
                     }
-                    let out = lanes.force(&c, 1e-6);
+                    let out = lanes.force(&c, &c.touches(), 1e-6);
                     #[cfg(target_arch = "x86_64")]
                     if std::arch::is_x86_feature_detected!("avx2") {
                         // SAFETY: the processor has AVX2, checked just above.
                         let wide = unsafe { force_avx2(lanes, &c, 1e-6) };
                         assert_eq!(format!("{wide:?}"), format!("{out:?}"), "AVX2 lanes");
                     }
+                    let t = c.touches();
                     for (k, (p, touch, bi, bj, mut state)) in scalar.into_iter().enumerate() {
                         let f = model.force(&p, touch, &bi, &bj, &mut state, 1e-6);
                         let lane = |v: &V3| DVec3::new(v.x.0[k], v.y.0[k], v.z.0[k]);
                         let same = |a: DVec3, b: DVec3| {
                             a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
                         };
+                        assert!(same(lane(&t.normal), touch.normal), "normal");
+                        assert_eq!(t.overlap.0[k].to_bits(), touch.overlap.to_bits(), "overlap");
                         assert!(same(lane(&out.force_i), f.force_i), "{normal:?} force");
                         assert!(same(lane(&out.torque_i), f.torque_i), "{normal:?} torque i");
                         assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");
