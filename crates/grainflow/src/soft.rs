@@ -443,33 +443,15 @@ impl Rows<'_> {
                         state.slip = lane(&r.slip);
                         (lane(&r.force_i), lane(&r.torque_i), lane(&r.torque_j))
                     }
-                    _ => {
-                        let touch = Touch {
+                    _ => self.scalar_pair(
+                        Touch {
                             normal: lane(&touches.normal),
                             overlap,
-                        };
-                        let m = self.material;
-                        let params = self.physics.table.get(m[i] as usize, m[j] as usize);
-                        let body = |k: usize| {
-                            body(
-                                self.vel,
-                                self.omega,
-                                self.radius,
-                                self.inv_mass,
-                                self.inv_inertia,
-                                k,
-                            )
-                        };
-                        let c = self.physics.model.force(
-                            params,
-                            touch,
-                            &body(i),
-                            &body(j),
-                            state,
-                            self.dt,
-                        );
-                        (c.force_i, c.torque_i, c.torque_j)
-                    }
+                        },
+                        i,
+                        j,
+                        state,
+                    ),
                 };
                 block.force[i - a] += f;
                 block.torque[i - a] += t_i;
@@ -482,6 +464,37 @@ impl Rows<'_> {
             }
         }
         batch.len = 0;
+    }
+
+    /// Force on i and torques on i and j of the pair (i, j) touching at `touch`, by the scalar
+    /// law: for contacts forming this step, between two immovable bodies, or of a model the
+    /// lanes do not cover. Kept out of line: most steps never call it, and inlined it would
+    /// crowd the registers of the sum.
+    #[inline(never)]
+    fn scalar_pair(
+        &self,
+        touch: Touch,
+        i: usize,
+        j: usize,
+        state: &mut ContactState,
+    ) -> (DVec3, DVec3, DVec3) {
+        let m = self.material;
+        let params = self.physics.table.get(m[i] as usize, m[j] as usize);
+        let body = |k: usize| {
+            body(
+                self.vel,
+                self.omega,
+                self.radius,
+                self.inv_mass,
+                self.inv_inertia,
+                k,
+            )
+        };
+        let c = self
+            .physics
+            .model
+            .force(params, touch, &body(i), &body(j), state, self.dt);
+        (c.force_i, c.torque_i, c.torque_j)
     }
 
     /// Stores the reaction on the partner of slot `s` among the crossing pairs when the partner
