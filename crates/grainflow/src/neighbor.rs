@@ -431,10 +431,17 @@ impl NeighborList {
         }
         let limit = limit * limit;
         let image = MinimumImage::new(period);
-        pos.par_iter()
-            .zip(self.ref_pos.par_iter())
-            .with_min_len(crate::soft::MIN_LEN)
-            .any(|(p, r)| image.of(*p - *r).length_squared() > limit)
+        // Chunks searched in parallel; within a chunk the largest move, with no early exit, so
+        // that the loop has no branch to leave by.
+        pos.par_chunks(crate::soft::CHUNK)
+            .zip(self.ref_pos.par_chunks(crate::soft::CHUNK))
+            .any(|(ps, rs)| {
+                let moved = ps
+                    .iter()
+                    .zip(rs)
+                    .map(|(p, r)| image.of(*p - *r).length_squared());
+                moved.fold(0.0, f64::max) > limit
+            })
     }
 
     /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum

@@ -135,7 +135,7 @@ fn half_kick(world: &mut World, dt: f64) {
 
 /// Items one parallel task handles in the pair and gather loops: large enough that the loop
 /// body, not the task bookkeeping, dominates; small systems run on one thread.
-const CHUNK: usize = 1024;
+pub(crate) const CHUNK: usize = 1024;
 
 /// Forces and torques on every particle at the current state. `dt` advances the tangential
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
