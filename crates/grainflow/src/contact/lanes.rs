@@ -194,8 +194,8 @@ pub struct Contacts {
     pub mu: F,
 }
 
-/// Where four pairs touch: the unit normal n̂ = d / |d| from i towards j and the overlap
-/// δ = r_i + r_j − |d| (m), in the pair loop's operations and order.
+/// Where four pairs touch (002 §2, Fig. 1): the unit normal n̂ = d / |d| from i towards j and
+/// the overlap δ_n = r_i + r_j − |d| (m), in the pair loop's operations and order.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Touches {
     pub normal: V3,
