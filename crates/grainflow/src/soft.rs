@@ -247,6 +247,7 @@ struct Rows<'a> {
     physics: &'a Physics,
     lanes: Option<Lanes>,
     /// The processor has AVX2 (for [`Rows::flush`]).
+    #[cfg(target_arch = "x86_64")]
     avx2: bool,
     image: MinimumImage,
     dt: f64,
@@ -320,8 +321,6 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         lanes: Lanes::covers(&physics.model),
         #[cfg(target_arch = "x86_64")]
         avx2: std::arch::is_x86_feature_detected!("avx2"),
-        #[cfg(not(target_arch = "x86_64"))]
-        avx2: false,
         image: MinimumImage::new(period),
         dt,
     };
