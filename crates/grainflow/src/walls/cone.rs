@@ -33,49 +33,73 @@ pub struct Cone {
     pub range: Option<[f64; 2]>,
 }
 
+/// A point seen from a cone's axis: its axial coordinate z, its radial vector q from the axis
+/// and that vector's length pr (> 0), and its foot z_c on the generator line (eq 3.27).
+pub(super) struct Foot {
+    z: f64,
+    q: DVec3,
+    pr: f64,
+    pub z_c: f64,
+}
+
 impl Cone {
-    /// The nearest point of the cone's surface to `pos` and whether `pos` is inside.
-    pub fn closest(&self, pos: DVec3) -> Option<(DVec3, bool)> {
-        let mut z_c = self.foot_z(pos)?;
+    /// Where `pos` lies relative to the cone's axis and generator; `None` on the axis.
+    pub(super) fn foot(&self, pos: DVec3) -> Option<Foot> {
         let d = pos - self.origin;
         let z = d.dot(self.axis);
         let q = d - z * self.axis;
         let pr = q.length();
+        let m = self.slope;
+        (pr > 0.0).then(|| Foot {
+            z,
+            q,
+            pr,
+            z_c: (m * (pr - self.radius0) + z) / (m * m + 1.0),
+        })
+    }
+
+    /// The nearest point of the cone's surface to `pos` and whether `pos` is inside.
+    pub fn closest(&self, pos: DVec3) -> Option<(DVec3, bool)> {
+        self.foot(pos).map(|f| self.closest_at(&f))
+    }
+
+    /// [`Self::closest`] for a point whose [`Foot`] is known.
+    pub(super) fn closest_at(&self, f: &Foot) -> (DVec3, bool) {
         let (m, b) = (self.slope, self.radius0);
+        let mut z_c = f.z_c;
         let mut r_c = m * z_c + b;
         if r_c < 0.0 {
             // Past the apex the nearest point of the (one-nappe) cone is the apex.
             z_c = -b / m;
             r_c = 0.0;
         }
-        let inside = m * z + b >= pr;
-        Some((self.origin + z_c * self.axis + r_c * (q / pr), inside))
+        let inside = m * f.z + b >= f.pr;
+        (self.origin + z_c * self.axis + r_c * (f.q / f.pr), inside)
     }
 
     /// Axial coordinate z_c of the foot of `pos` on the cone's generator line (eq 3.27);
     /// `None` on the axis.
     pub fn foot_z(&self, pos: DVec3) -> Option<f64> {
-        let d = pos - self.origin;
-        let z = d.dot(self.axis);
-        let pr = (d - z * self.axis).length();
-        let m = self.slope;
-        (pr > 0.0).then(|| (m * (pr - self.radius0) + z) / (m * m + 1.0))
+        self.foot(pos).map(|f| f.z_c)
     }
 
     /// Sphere contact, grains inside the cone.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        if let (Some([lo, hi]), Some(z_c)) = (self.range, self.foot_z(pos)) {
-            if !(lo..=hi).contains(&z_c) {
-                let d = pos - self.origin;
-                let q = d - d.dot(self.axis) * self.axis;
-                let z_e = z_c.clamp(lo, hi);
+        self.contact_at(pos, r, &self.foot(pos)?)
+    }
+
+    /// [`Self::contact`] for a centre `pos` whose [`Foot`] is known.
+    pub(super) fn contact_at(&self, pos: DVec3, r: f64, f: &Foot) -> Option<Touch> {
+        if let Some([lo, hi]) = self.range {
+            if !(lo..=hi).contains(&f.z_c) {
+                let z_e = f.z_c.clamp(lo, hi);
                 let edge = self.origin
                     + z_e * self.axis
-                    + (self.slope * z_e + self.radius0) * q.normalize();
+                    + (self.slope * z_e + self.radius0) * f.q.normalize();
                 return super::touch(pos, r, edge);
             }
         }
-        let (c, inside) = self.closest(pos)?;
+        let (c, inside) = self.closest_at(f);
         let d = c - pos;
         let dist = d.length();
         if dist == 0.0 {

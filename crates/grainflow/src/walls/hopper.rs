@@ -110,20 +110,20 @@ impl Hopper {
     /// behind its surface (a centre in another cone is far outside this one).
     fn cone(&self, k: usize, pos: DVec3, r: f64) -> Option<Touch> {
         let c = &self.cones[k];
-        let z_c = c.foot_z(pos)?;
-        if z_c > self.height - c.origin.z {
+        let f = c.foot(pos)?;
+        if f.z_c > self.height - c.origin.z {
             return None;
         }
-        let (foot, inside) = c.closest(pos)?;
+        let (foot, inside) = c.closest_at(&f);
         if !inside && foot.distance(pos) >= r {
             return None;
         }
         // Below the cut and beside the tube, the tube's face is the nearer part.
-        let below_cut = c.range.is_some_and(|[lo, _]| z_c < lo);
+        let below_cut = c.range.is_some_and(|[lo, _]| f.z_c < lo);
         if self.tube > 0.0 && below_cut && pos.z < self.cut(k).0 {
             return None;
         }
-        c.contact(pos, r)
+        c.contact_at(pos, r, &f)
     }
 
     /// Inner face of tube `k` at the tube's heights, for a centre inside it or less than `r`
