@@ -26,10 +26,9 @@ pub struct NeighborList {
     pub partner: Vec<u32>,
     /// Contact history of each slot.
     pub state: Vec<ContactState>,
-    /// Reverse rows: the slots where particle k is the partner, in ascending i.
+    /// Reverse rows: the owners i of the slots where particle k is the partner, in ascending
+    /// i, are `rev_owner[rev_start[k]..rev_start[k+1]]`.
     pub rev_start: Vec<usize>,
-    /// Slots of the reverse rows.
-    pub rev_slot: Vec<u32>,
     /// Owner i of each reverse-row entry (the neighbour that lists this particle).
     pub rev_owner: Vec<u32>,
     /// Place of each slot among the pairs crossing into a later [`BLOCK`] (numbered in slot
@@ -583,7 +582,6 @@ impl NeighborList {
         self.start = start;
         self.partner = partner;
         self.rev_start = rev_start;
-        self.rev_slot = rev_slot;
         self.rev_owner = rev_owner;
         self.cross_slot = cross_slot;
         self.block_cross = block_cross;
@@ -719,10 +717,14 @@ mod tests {
             }
         }
         assert_eq!(brute, 540);
-        // Reverse rows cover every slot once.
-        let mut seen = list.rev_slot.clone();
-        seen.sort_unstable();
-        assert_eq!(seen, (0..540).collect::<Vec<u32>>());
+        // Reverse rows name each pair once, from its partner's side.
+        assert_eq!(list.rev_owner.len(), 540);
+        for k in 0..pos.len() {
+            for &i in &list.rev_owner[list.rev_start[k]..list.rev_start[k + 1]] {
+                let row = &list.partner[list.start[i as usize]..list.start[i as usize + 1]];
+                assert!(row.contains(&(k as u32)), "{i} does not list {k}");
+            }
+        }
         assert_eq!(list.owner(list.start[7]), 7);
     }
 
