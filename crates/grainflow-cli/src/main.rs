@@ -524,7 +524,7 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
         )],
         Method::ApproxHard => {
             let p = &sim.world.particles;
-            let d = 2.0 * p.radius.iter().copied().fold(f64::INFINITY, f64::min);
+            let d = 2.0 * p.min_radius();
             let passes = sim.scene.simulation.approx_hard.passes as f64;
             let mut lines = vec![format!(
                 "  time step dt:         {dt:.4e} s (fixed; collisions are instantaneous, no contact time)"

@@ -225,7 +225,7 @@ struct Block<'a> {
     first_cross: usize,
     /// Per slot (empty unless the reactions are kept).
     reaction: &'a mut [(DVec3, DVec3)],
-    /// The block's pairs crossing into a later block, from place `block_cross[block]`.
+    /// The block's pairs crossing into a later block, places `first_cross` on.
     cross: &'a mut [(DVec3, DVec3)],
     state: &'a mut [ContactState],
     force: &'a mut [DVec3],

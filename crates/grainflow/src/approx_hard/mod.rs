@@ -320,12 +320,7 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 /// exceed the relative travel of a step (4 v_max dt, with a margin for collisions speeding
 /// grains up, as in [`crate::hard::step`]).
 fn ensure_list(world: &mut World, physics: &Physics, dt: f64) {
-    let v_max = world
-        .particles
-        .vel
-        .iter()
-        .map(|v| v.length())
-        .fold(0.0, f64::max);
+    let v_max = crate::particles::fastest(&world.particles.vel);
     let travel = 4.0 * v_max * dt;
     let period = physics.periodic.lengths();
     if travel > 0.5 * world.neighbors.skin {
