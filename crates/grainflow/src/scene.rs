@@ -494,20 +494,28 @@ fn box_corners(problems: &mut Vec<Error>, field: &str, min: DVec3, max: DVec3) {
 }
 
 impl Scene {
-    /// Parses TOML text; `origin` names the source in messages, which are one line:
-    /// `scene.toml:15:1: unknown field `sliding_fricton`, expected one of …`.
+    /// Parses TOML text; `origin` names the source in messages, which are one line with the
+    /// place and the dotted key: `scene.toml:15:1: materials[0].sliding_fricton: unknown field
+    /// `sliding_fricton`, expected one of …`.
     pub fn from_toml(text: &str, origin: &str) -> Result<Scene> {
-        toml::from_str(text).map_err(|e| {
+        let parse_error = |e: &toml::de::Error, key: Option<String>| {
             let place = e.span().map_or(String::new(), |span| {
                 let before = &text[..span.start.min(text.len())];
                 let line = before.matches('\n').count() + 1;
                 let column = before.len() - before.rfind('\n').map_or(0, |k| k + 1) + 1;
                 format!(":{line}:{column}")
             });
+            let key = key.map_or(String::new(), |k| format!("{k}: "));
             Error::Parse {
                 path: format!("{origin}{place}"),
-                message: e.message().replace('\n', " "),
+                message: format!("{key}{}", e.message().replace('\n', " ")),
             }
+        };
+        let document = toml::Deserializer::parse(text).map_err(|e| parse_error(&e, None))?;
+        serde_path_to_error::deserialize(document).map_err(|e| {
+            // The path of a value at the top level is ".": nothing to name beyond the place.
+            let key = e.path().to_string();
+            parse_error(e.inner(), (key != ".").then_some(key))
         })
     }
 

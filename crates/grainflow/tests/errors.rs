@@ -47,7 +47,9 @@ fn refusal(from: &str, to: &str) -> String {
 fn misspelt_key_is_named_with_its_line() {
     let e = refusal("sliding_friction", "sliding_fricton");
     assert!(
-        e.starts_with("scene.toml:15:1: unknown field `sliding_fricton`"),
+        e.starts_with(
+            "scene.toml:15:1: materials[0].sliding_fricton: unknown field `sliding_fricton`"
+        ),
         "{e}"
     );
     assert!(!e.contains('\n'), "one line: {e}");
@@ -205,10 +207,10 @@ fn an_automatic_skin_for_approx_hard_and_a_negative_skin_are_refused() {
     );
     let e = refusal("dt = \"auto\"", "dt = \"auto\"\nskin = -1e-4");
     assert!(e.contains("simulation.skin"), "{e}");
-    // A word other than "auto" is named with what the field takes.
+    // A word other than "auto" is named with its key and what the field takes.
     let e = refusal("dt = \"auto\"", "dt = \"auto\"\nskin = \"fast\"");
     assert!(
-        e.contains("string \"fast\", expected a skin in metres or \"auto\""),
+        e.contains("simulation.skin: invalid value: string \"fast\", expected a skin in metres or \"auto\""),
         "{e}"
     );
 }
