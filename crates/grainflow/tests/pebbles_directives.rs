@@ -324,30 +324,73 @@ const RECIRC: &str =
     "floor_location -8.0\ncone 0.5 1.0\nexit_chute 2.5 0.1\nrecirculate_params 2.0 0.05 0.3";
 
 /// The walls an exit chute of hole radius r_h and depth `depth` adds under the cone of
-/// [`CONE`]: the cone cut where m z + b = r_h, a tube below it and a door (001 §4.8).
+/// [`CONE`]: the cone cut where m z + b = r_h with a tube below it, as a hopper of one hole as
+/// wide as the vessel (so the lip is one edge), and a door (001 §4.8).
 fn assert_chute(a: &Run, b: &Run, r_h: f64, depth: f64) {
     let (m, b0) = (1.0, 0.5);
     let z_cut = (r_h - b0) / m;
     let door = z_cut - depth;
     let new = added(a, b);
-    assert!(new.contains(&ShapeSpec::Cone {
-        origin: DVec3::ZERO,
-        axis: DVec3::Z,
+    assert!(new.contains(&ShapeSpec::Hopper {
+        height: 0.5,
+        centers: vec![[0.0, 0.0]],
+        radius: 1.0,
         slope: m,
-        radius0: b0,
-        range: Some([z_cut, 0.5]),
-    }));
-    assert!(new.contains(&ShapeSpec::Cylinder {
-        origin: DVec3::new(0.0, 0.0, z_cut - 0.5 * depth),
-        axis: DVec3::Z,
-        radius: r_h,
-        side: Side::Inside,
-        length: Some(depth),
+        bottom: z_cut,
+        tube: depth,
     }));
     assert!(new.iter().any(|s| matches!(s,
         ShapeSpec::Disk { center, normal, radius }
             if *center == DVec3::new(0.0, 0.0, door) && *normal == DVec3::Z && *radius >= r_h)));
-    assert_eq!(new.len(), 3, "{new:?}");
+    assert_eq!(new.len(), 2, "{new:?}");
+}
+
+#[test]
+fn a_pebble_over_the_chute_lip_feels_the_vessel_once() {
+    // The deck of CHUTE: cone radius z + 0.5 cut at z = −0.25 (radius 0.25), tube and door
+    // at −0.35, so a pebble's centre stays above −0.25.
+    // A pebble of radius 0.1 moved down the cone, over the lip and into the tube touches one
+    // wall member at a time (the lip is a convex edge: one contact), and the overlap summed
+    // over the members moves by at most a few steps' length per step (no part missed). A lip
+    // counted by the cone's cut edge and by the tube's rim would give two.
+    let sim = Simulation::new(ok(&translate(CHUTE)).scene.clone(), Path::new(".")).expect("builds");
+    let r = 0.1;
+    for (from, to) in [
+        (DVec3::new(0.3, 0.01, 0.0), DVec3::new(0.16, 0.0, -0.245)),
+        (DVec3::new(0.28, 0.0, -0.05), DVec3::new(0.155, 0.02, -0.24)),
+    ] {
+        let steps = 100_000;
+        let step = from.distance(to) / steps as f64;
+        let (mut last, mut lip) = (None::<f64>, 0);
+        for i in 0..=steps {
+            let pos = from.lerp(to, i as f64 / steps as f64);
+            let touching: Vec<f64> = sim
+                .world
+                .walls
+                .iter()
+                .flat_map(|w| w.shape.members())
+                .filter_map(|m| m.contact(pos, r))
+                .map(|t| t.overlap)
+                .collect();
+            assert!(touching.len() <= 1, "{touching:?} at {pos:?}");
+            let sum: f64 = touching.iter().sum();
+            if let Some(prev) = last {
+                assert!((sum - prev).abs() <= 3.0 * step + 1e-12, "jump at {pos:?}");
+            }
+            last = Some(sum);
+            // Nearest the lip circle (ρ = 0.25, z = −0.25), above the tube and below the
+            // cone's cut along its generator: the lip alone can touch there.
+            let (rho, dz) = (pos.truncate().length() - 0.25, pos.z + 0.25);
+            if dz > 0.0 && rho + dz < 0.0 && rho.hypot(dz) < r {
+                assert_eq!(touching.len(), 1, "the lip at {pos:?}");
+                lip += 1;
+            }
+        }
+        assert!(
+            lip > 1000,
+            "the path touches the lip at {lip} of {steps} steps"
+        );
+    }
 }
 
 /// `block -0.3 -0.2 0.0 0.1 0.2 0.5` as a union member.

@@ -430,15 +430,17 @@ pub(super) fn rows() -> Vec<Row> {
         }),
         row("cone", "floor_location -8.0", CONE, |a, b| {
             // radius = m z + b equal to the vessel radius 1 at z = 0.5: b = 0.5; no hole, so
-            // the cone closes at its apex z = −b/m.
+            // the cone closes at its apex z = −b/m. One hole as wide as the vessel under a
+            // floor at z = 0.5, which lies outside the vessel.
             assert_eq!(
                 added(a, b),
-                [ShapeSpec::Cone {
-                    origin: DVec3::ZERO,
-                    axis: DVec3::Z,
+                [ShapeSpec::Hopper {
+                    height: 0.5,
+                    centers: vec![[0.0, 0.0]],
+                    radius: 1.0,
                     slope: 1.0,
-                    radius0: 0.5,
-                    range: Some([-0.5, 0.5]),
+                    bottom: -0.5,
+                    tube: 0.0,
                 }]
             );
             assert_eq!(pack(b).5, [[-0.5, 0.0], [0.5, 1.0]]);
