@@ -169,7 +169,8 @@ pub struct SimulationSpec {
     /// Largest overlap allowed, as a fraction of the smaller radius; a run past it stops.
     #[serde(default = "default_max_overlap")]
     pub max_overlap: f64,
-    /// Verlet skin; 0.2 × the largest radius when absent.
+    /// Verlet skin; when absent, `"auto"` for soft spheres and 0.2 × the largest radius for
+    /// approx_hard (hard spheres size their own).
     #[serde(default)]
     pub skin: Option<Skin>,
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.

@@ -218,9 +218,12 @@ impl Simulation {
         // The default skin is also the largest an automatic one takes.
         let default_skin = 0.2 * particles.max_radius();
         let (skin, auto) = match scene.simulation.skin {
-            None => (default_skin, None),
             Some(Skin::Fixed(skin)) => (skin, None),
-            Some(Skin::Auto(_)) => {
+            None if scene.simulation.method != Method::Soft => (default_skin, None),
+            // Soft spheres size it from the fastest grain unless given one: the skin decides
+            // which pairs are visited, not the order of the sums, so any skin gives the same
+            // bits, and a dense, slow bed lists fewer pairs that do not touch.
+            None | Some(Skin::Auto(_)) => {
                 let auto = AutoSkin {
                     dt,
                     range: [0.01 * particles.min_radius(), default_skin],
