@@ -9,9 +9,9 @@
 //! reaches the exit chute's hole (radius `hole_size` × pebble radius), a chute tube
 //! `hole_depth` long below it, and a flat door closing the chute. In the cylinder, cone and
 //! tube are a one-hole [`crate::walls::hopper`] (its floor outside the vessel), so the lip
-//! between them is one edge. Indentations are pockets cut
-//! into the vessel_radius wall ([`crate::walls::indent`]). Unions of the geometry section are
-//! solids the pebbles stay outside of.
+//! between them is one edge. Indentations are pockets cut into the vessel_radius wall
+//! ([`crate::walls::indent`]). Unions of the geometry section are solids the pebbles stay
+//! outside of.
 
 use std::path::{Path, PathBuf};
 
