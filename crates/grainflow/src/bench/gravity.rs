@@ -26,7 +26,7 @@ pub const REBOUND_TREE_1E5_S_PER_STEP: f64 = 2.28;
 /// REBOUND's median relative force error of the tree at θ = 0.5, N = 1e4.
 pub const REBOUND_TREE_MEDIAN_ERROR: f64 = 5.26e-3;
 /// Particles whose exact force is summed directly to measure errors when N is large.
-const ERROR_SAMPLE: usize = 2000;
+pub const ERROR_SAMPLE: usize = 2000;
 
 /// One measured configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]

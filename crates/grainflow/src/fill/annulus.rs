@@ -43,12 +43,12 @@ use crate::{Error, Result};
 pub const ATTEMPTS: usize = 200;
 
 /// Largest number of relaxation sweeps before compression takes over.
-const MAX_SWEEPS: usize = 50_000;
+pub const MAX_SWEEPS: usize = 50_000;
 
 /// Each relaxation move is this multiple of the move of eq 1–2: the discs end a little apart
 /// instead of touching, which speeds the relaxation of a dense pack about tenfold (successive
 /// over-relaxation); the packing fraction is that of the radii and does not change.
-const OVER_RELAXATION: f64 = 1.8;
+pub const OVER_RELAXATION: f64 = 1.8;
 
 /// Sweeps between checks of the neighbour list (whose skin is the largest radius).
 const CHUNK: usize = 20;
@@ -58,11 +58,11 @@ const CHUNK: usize = 20;
 const RSA_FRACTION: f64 = 0.5;
 
 /// Stages in which the shrunk discs grow back to their radii.
-const GROWTH_STAGES: usize = 50;
+pub const GROWTH_STAGES: usize = 50;
 
 /// Fraction up to which the discs grow by relaxation (which jams near 0.805 in the Couette
 /// cell); denser packs are compressed from it.
-const GROWN_FRACTION: f64 = 0.80;
+pub const GROWN_FRACTION: f64 = 0.80;
 
 /// Overlap relaxed to in the intermediate stages, over the radius.
 const STAGE_TOLERANCE: f64 = 1e-4;

@@ -37,28 +37,28 @@ use crate::neighbor::NeighborList;
 use crate::walls::{Pose, Surface, Wall};
 
 /// Fraction of the room left by the contact that limits growth, grown into per sweep.
-const GROWTH: f64 = 0.5;
+pub const GROWTH: f64 = 0.5;
 
 /// Discs per contact allowed to overlap after a growth step (before relaxation).
-const REFERENCE: usize = 800;
+pub const REFERENCE: usize = 800;
 
 /// Largest number of relaxation sweeps after a growth step.
-const RELAX_SWEEPS: usize = 20;
+pub const RELAX_SWEEPS: usize = 20;
 
 /// Overlap, over the smaller radius, the relaxation after a growth step leaves at most.
 const RELAXED: f64 = 1e-9;
 
 /// Sweeps between adaptations of the step Δ.
-const ADAPT: usize = 10;
+pub const ADAPT: usize = 10;
 
 /// Acceptance of displacements Δ adapts towards.
-const ACCEPTANCE: f64 = 0.3;
+pub const ACCEPTANCE: f64 = 0.3;
 
 /// Sweeps over which compression must progress by [`STALL`].
-const WINDOW: usize = 2000;
+pub const WINDOW: usize = 2000;
 
 /// Least relative growth of s² in [`WINDOW`] sweeps before the pack counts as jammed.
-const STALL: f64 = 1e-4;
+pub const STALL: f64 = 1e-4;
 
 /// Skin of the neighbour list, over the largest radius.
 const SKIN: f64 = 0.5;

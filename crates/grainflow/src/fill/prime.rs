@@ -1,6 +1,6 @@
 //! Filling a container from the bottom (001 chapter 5, §4.4):
 //!
-//! * **PRIME** (Kloosterman and Ougouag, 001 ref [22]): many random candidate positions are
+//! * **PRIME** (Kloosterman and Ougouag, 001 ref \[22\]): many random candidate positions are
 //!   drawn, sorted by height, and, starting at the bottom, each one that fits (touches no wall
 //!   and no pebble kept before) is kept. Candidates are drawn in the container (inside its
 //!   profile and outside its inner radius) in slabs one pebble radius thick from the bottom up,

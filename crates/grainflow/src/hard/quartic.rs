@@ -141,8 +141,8 @@ fn laguerre(a: &[Complex], mut x: Complex) -> Complex {
     x
 }
 
-/// The four roots of the quartic Σ a[k] x^k with real coefficients, a[0] the constant term and
-/// a[4] non-zero, each polished against the full polynomial (no allocation: it runs for every
+/// The four roots of the quartic Σ a\[k\] x^k with real coefficients, a\[0\] the constant term and
+/// a\[4\] non-zero, each polished against the full polynomial (no allocation: it runs for every
 /// ring and rim prediction).
 pub fn quartic_roots(a: &[f64; 5]) -> [Complex; 4] {
     let full = a.map(|c| Complex::new(c, 0.0));

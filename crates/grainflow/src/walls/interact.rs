@@ -48,7 +48,7 @@ pub struct WallRuntime {
     pub attached: Vec<Option<Attachment>>,
     /// Per wall: grains it has absorbed.
     pub absorbed: Vec<u64>,
-    /// Per wall: whether it stays in place ([`Motion::keeps_in_place`]).
+    /// Per wall: whether it stays in place ([`super::Motion::keeps_in_place`]).
     pub still: Vec<bool>,
     /// Per particle: the members of walls that stay in place within its reach, found at each
     /// neighbour rebuild ([`near_still_walls`]).
