@@ -217,6 +217,22 @@ struct Batch {
     lanes: [Contacts; BATCH / LANES],
 }
 
+impl Batch {
+    /// A batch with no pairs. One serves every block a task of the pair loop takes (each
+    /// block ends with it empty): lanes past the last pair may hold an earlier block's values,
+    /// which are evaluated with the group and never read.
+    fn empty() -> Batch {
+        Batch {
+            len: 0,
+            slot: [0; BATCH],
+            i: [0; BATCH],
+            j: [0; BATCH],
+            scalar: [false; BATCH],
+            lanes: [Contacts::default(); BATCH / LANES],
+        }
+    }
+}
+
 /// One block's share of the pair loop: its first row, slot and crossing pair, and the parts
 /// of the per-slot and per-particle buffers it owns.
 struct Block<'a> {
@@ -326,27 +342,19 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
     };
     blocks
         .into_par_iter()
-        .map(|block| rows.block(block))
+        .map_init(Batch::empty, |batch, block| rows.block(block, batch))
         .reduce(ContactStats::default, ContactStats::merge)
 }
 
 impl Rows<'_> {
     /// The pair loop over one block's rows.
     #[inline(always)]
-    fn block(&self, mut block: Block) -> ContactStats {
+    fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
         let (pos, radius, material, n) = (self.pos, self.radius, self.material, self.pos.len());
         let mut stats = ContactStats::default();
         let (a, base) = (block.first, block.first_slot);
         block.force.fill(DVec3::ZERO);
         block.torque.fill(DVec3::ZERO);
-        let mut batch = Batch {
-            len: 0,
-            slot: [0; BATCH],
-            i: [0; BATCH],
-            j: [0; BATCH],
-            scalar: [false; BATCH],
-            lanes: [Contacts::default(); BATCH / LANES],
-        };
         for i in a..a + block.force.len() {
             let (pos_i, r_i) = (pos[i], radius[i]);
             let mu = self.physics.table.sliding(material[i] as usize);
@@ -396,11 +404,11 @@ impl Rows<'_> {
                 c.mu.0[l] = mu[material[j] as usize];
                 batch.len += 1;
                 if batch.len == BATCH {
-                    self.flush(&mut batch, &mut block, &mut stats);
+                    self.flush(batch, &mut block, &mut stats);
                 }
             }
         }
-        self.flush(&mut batch, &mut block, &mut stats);
+        self.flush(batch, &mut block, &mut stats);
         stats
     }
 
