@@ -393,6 +393,36 @@ fn a_pebble_over_the_chute_lip_feels_the_vessel_once() {
     }
 }
 
+#[test]
+fn a_pebble_in_a_vat_corner_rests_on_the_base_around_the_cone() {
+    // A vat of half-widths 1 with the cone of CONE (radius z + 0.5, 1 at z = 0.5): a pebble of
+    // radius 0.1 in a corner (ρ = 1.20, outside the cone's top) 0.05 above z = 0.5 touches one
+    // wall member, the hopper's base, overlapping by 0.05 and pushed up. (With the bare cone
+    // wall of before it touched nothing there, fell, and met the cone from behind near
+    // z = 0.3 with an overlap of about four radii.) Below the base nothing touches it.
+    let sim = Simulation::new(
+        ok(&translate(&format!("rectangular_vat 1.0 1.0\n{CONE}")))
+            .scene
+            .clone(),
+        Path::new("."),
+    )
+    .expect("builds");
+    let touching = |pos: DVec3| -> Vec<(DVec3, f64)> {
+        sim.world
+            .walls
+            .iter()
+            .flat_map(|w| w.shape.members())
+            .filter_map(|m| m.contact(pos, 0.1))
+            .map(|t| (t.normal, t.overlap))
+            .collect()
+    };
+    let on_base = touching(DVec3::new(0.85, 0.85, 0.55));
+    assert_eq!(on_base.len(), 1, "{on_base:?}");
+    assert_eq!(on_base[0].0, DVec3::NEG_Z);
+    assert!((on_base[0].1 - 0.05).abs() < 1e-12, "{on_base:?}");
+    assert!(touching(DVec3::new(0.85, 0.85, 0.298)).is_empty());
+}
+
 /// `block -0.3 -0.2 0.0 0.1 0.2 0.5` as a union member.
 fn block() -> ShapeSpec {
     ShapeSpec::Block {

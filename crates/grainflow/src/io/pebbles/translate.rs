@@ -7,11 +7,11 @@
 //! column for an annulus) or a `rectangular_vat`, a floor plane at `floor_location`, and
 //! optionally an outlet cone `radius = m z + b` with radius R at `location`, cut where it
 //! reaches the exit chute's hole (radius `hole_size` × pebble radius), a chute tube
-//! `hole_depth` long below it, and a flat door closing the chute. In the cylinder, cone and
-//! tube are a one-hole [`crate::walls::hopper`] (its floor outside the vessel), so the lip
-//! between them is one edge. Indentations are pockets cut into the vessel_radius wall
-//! ([`crate::walls::indent`]). Unions of the geometry section are solids the pebbles stay
-//! outside of.
+//! `hole_depth` long below it, and a flat door closing the chute. Cone and tube are a
+//! one-hole [`crate::walls::hopper`] (its floor outside the cylinder, or the vat's base around
+//! the cone), so the lip between them is one edge. Indentations are pockets cut into the
+//! vessel_radius wall ([`crate::walls::indent`]). Unions of the geometry section are solids
+//! the pebbles stay outside of.
 
 use std::path::{Path, PathBuf};
 
@@ -220,29 +220,17 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
                 }
                 None => (-b / m, 0.0),
             };
-            // A rectangular vat keeps its corners open below the cone's top.
-            let vat_cone = n_cones == 1 && deck.has("rectangular_vat");
-            if vat_cone {
-                walls.push(wall(ShapeSpec::Cone {
-                    origin: DVec3::ZERO,
-                    axis: DVec3::Z,
-                    slope: m,
-                    radius0: b,
-                    range: Some([z_end, loc]),
-                }));
-            } else {
-                // The chute tubes are the hopper's own, so that each lip is counted once. One
-                // cone in the cylinder is a hopper with one hole as wide as the vessel: its
-                // floor lies outside the vessel.
-                walls.push(wall(ShapeSpec::Hopper {
-                    height: loc,
-                    centers: holes.clone(),
-                    radius: r_top,
-                    slope: m,
-                    bottom: z_end,
-                    tube: hole.map_or(0.0, |h| h.1.max(0.0)),
-                }));
-            }
+            // The cones and their chute tubes are one hopper wall, so that each lip is counted
+            // once. One cone is a hopper with one hole of the vessel's radius: in the cylinder
+            // its floor lies outside the vessel, in a vat it is the flat base around the cone.
+            walls.push(wall(ShapeSpec::Hopper {
+                height: loc,
+                centers: holes.clone(),
+                radius: r_top,
+                slope: m,
+                bottom: z_end,
+                tube: hole.map_or(0.0, |h| h.1.max(0.0)),
+            }));
             if n_cones == 1 {
                 profile = vec![[z_end, r_end], [loc, r_top]];
                 bottom = z_end;
@@ -257,15 +245,6 @@ fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
                 }
                 let door = z_end - depth;
                 for &[x, y] in &holes {
-                    if depth > 0.0 && vat_cone {
-                        walls.push(wall(ShapeSpec::Cylinder {
-                            origin: DVec3::new(x, y, z_end - 0.5 * depth),
-                            axis: DVec3::Z,
-                            radius: r_end,
-                            side: Side::Inside,
-                            length: Some(depth),
-                        }));
-                    }
                     walls.push(wall(ShapeSpec::Disk {
                         center: DVec3::new(x, y, door),
                         normal: DVec3::Z,
