@@ -36,6 +36,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::Outputs;
+use grainflow::neighbor::AutoSkin;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
 use grainflow::validation::{self, Metric};
@@ -483,6 +484,9 @@ fn check(arg: &str) -> Result<ExitCode> {
     for line in step_lines(&sim) {
         outln!("{line}");
     }
+    if let Some(line) = skin_line(&sim) {
+        outln!("{line}");
+    }
     outln!("  steps:                {}", sim.total_steps());
     outln!(
         "  memory estimate:      {:.1} MiB",
@@ -537,6 +541,26 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
             }
             lines
         }
+    }
+}
+
+/// What `check` says about the Verlet skin (docs/performance.md): sized from the fastest grain
+/// at every rebuild, or fixed. Hard spheres size theirs while running (4 v_max dt).
+fn skin_line(sim: &Simulation) -> Option<String> {
+    let nl = &sim.world.neighbors;
+    match (sim.scene.simulation.method, nl.auto) {
+        (Method::Hard, _) => None,
+        (_, Some(auto)) => Some(format!(
+            "  neighbour skin:       auto, {} v_max dt within {:.3e} … {:.3e} m",
+            2.0 * AutoSkin::STEPS,
+            auto.range[0],
+            auto.range[1]
+        )),
+        (Method::ApproxHard, None) => Some(format!(
+            "  neighbour skin:       {:.3e} m, widened when the grains outrun it",
+            nl.skin
+        )),
+        (Method::Soft, None) => Some(format!("  neighbour skin:       {:.3e} m", nl.skin)),
     }
 }
 

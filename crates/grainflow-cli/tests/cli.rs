@@ -75,6 +75,21 @@ fn check_prints_derived_numbers() {
     assert!(ok, "{stdout}");
     assert!(stdout.contains("particles:            2000"), "{stdout}");
     assert!(stdout.contains("(t_c / 15.0)"), "{stdout}");
+    // The automatic skin of soft spheres, 0.01 r_min … 0.2 r_max: 2000 radii uniform in
+    // 1.5 mm ± 10 % reach within 0.1 % of the bounds 1.35 mm and 1.65 mm.
+    let range: Vec<f64> = stdout
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("neighbour skin:       auto, 200 v_max dt within ")
+        })
+        .expect("an automatic skin")
+        .trim_end_matches(" m")
+        .split(" … ")
+        .map(|v| v.parse().expect("a number"))
+        .collect();
+    assert!((range[0] / 1.35e-5 - 1.0).abs() < 1e-3, "{range:?}");
+    assert!((range[1] / 3.3e-4 - 1.0).abs() < 1e-3, "{range:?}");
 }
 
 #[test]
