@@ -557,6 +557,7 @@ pub(crate) fn body_accelerations(world: &mut World, physics: &Physics) {
 /// [`body_accelerations`] writes for each of them, so loops may use it without reading them.
 pub(crate) fn uniform_acceleration(physics: &Physics) -> Option<DVec3> {
     let g = &physics.gravity;
+    // 0 + g, as that sum starts from zero there (a −0 component reads +0 in both).
     (g.central.is_none() && g.self_gravity.is_none() && physics.frame.is_none())
         .then(|| DVec3::ZERO + g.uniform.unwrap_or(DVec3::ZERO))
 }

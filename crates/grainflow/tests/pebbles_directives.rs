@@ -9,7 +9,7 @@ use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 
 use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
-use grainflow::contact::{Normal, Tangential};
+use grainflow::contact::{Normal, Tangential, Touch};
 use grainflow::drive::{Chute, Inlet, Recirculation};
 use grainflow::fill::prime::Packing;
 use grainflow::integrator::Integrator;
@@ -345,6 +345,21 @@ fn assert_chute(a: &Run, b: &Run, r_h: f64, depth: f64) {
     assert_eq!(new.len(), 2, "{new:?}");
 }
 
+/// The walls a deck builds, as the run sees them.
+fn vessel_of(lines: &str) -> Simulation {
+    Simulation::new(ok(&translate(lines)).scene.clone(), Path::new(".")).expect("builds")
+}
+
+/// Every wall member of `sim` touching a sphere of radius `r` at `pos`.
+fn wall_touches(sim: &Simulation, pos: DVec3, r: f64) -> Vec<Touch> {
+    sim.world
+        .walls
+        .iter()
+        .flat_map(|w| w.shape.members())
+        .filter_map(|m| m.contact(pos, r))
+        .collect()
+}
+
 #[test]
 fn a_pebble_over_the_chute_lip_feels_the_vessel_once() {
     // The deck of CHUTE: cone radius z + 0.5 cut at z = −0.25 (radius 0.25), tube and door
@@ -353,7 +368,7 @@ fn a_pebble_over_the_chute_lip_feels_the_vessel_once() {
     // wall member at a time (the lip is a convex edge: one contact), and the overlap summed
     // over the members moves by at most a few steps' length per step (no part missed). A lip
     // counted by the cone's cut edge and by the tube's rim would give two.
-    let sim = Simulation::new(ok(&translate(CHUTE)).scene.clone(), Path::new(".")).expect("builds");
+    let sim = vessel_of(CHUTE);
     let r = 0.1;
     for (from, to) in [
         (DVec3::new(0.3, 0.01, 0.0), DVec3::new(0.16, 0.0, -0.245)),
@@ -364,12 +379,8 @@ fn a_pebble_over_the_chute_lip_feels_the_vessel_once() {
         let (mut last, mut lip) = (None::<f64>, 0);
         for i in 0..=steps {
             let pos = from.lerp(to, i as f64 / steps as f64);
-            let touching: Vec<f64> = sim
-                .world
-                .walls
+            let touching: Vec<f64> = wall_touches(&sim, pos, r)
                 .iter()
-                .flat_map(|w| w.shape.members())
-                .filter_map(|m| m.contact(pos, r))
                 .map(|t| t.overlap)
                 .collect();
             assert!(touching.len() <= 1, "{touching:?} at {pos:?}");
@@ -400,27 +411,12 @@ fn a_pebble_in_a_vat_corner_rests_on_the_base_around_the_cone() {
     // wall member, the hopper's base, overlapping by 0.05 and pushed up. (With the bare cone
     // wall of before it touched nothing there, fell, and met the cone from behind near
     // z = 0.3 with an overlap of about four radii.) Below the base nothing touches it.
-    let sim = Simulation::new(
-        ok(&translate(&format!("rectangular_vat 1.0 1.0\n{CONE}")))
-            .scene
-            .clone(),
-        Path::new("."),
-    )
-    .expect("builds");
-    let touching = |pos: DVec3| -> Vec<(DVec3, f64)> {
-        sim.world
-            .walls
-            .iter()
-            .flat_map(|w| w.shape.members())
-            .filter_map(|m| m.contact(pos, 0.1))
-            .map(|t| (t.normal, t.overlap))
-            .collect()
-    };
-    let on_base = touching(DVec3::new(0.85, 0.85, 0.55));
+    let sim = vessel_of(&format!("rectangular_vat 1.0 1.0\n{CONE}"));
+    let on_base = wall_touches(&sim, DVec3::new(0.85, 0.85, 0.55), 0.1);
     assert_eq!(on_base.len(), 1, "{on_base:?}");
-    assert_eq!(on_base[0].0, DVec3::NEG_Z);
-    assert!((on_base[0].1 - 0.05).abs() < 1e-12, "{on_base:?}");
-    assert!(touching(DVec3::new(0.85, 0.85, 0.298)).is_empty());
+    assert_eq!(on_base[0].normal, DVec3::NEG_Z);
+    assert!((on_base[0].overlap - 0.05).abs() < 1e-12, "{on_base:?}");
+    assert!(wall_touches(&sim, DVec3::new(0.85, 0.85, 0.298), 0.1).is_empty());
 }
 
 /// `block -0.3 -0.2 0.0 0.1 0.2 0.5` as a union member.

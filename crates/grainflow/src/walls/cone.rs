@@ -85,11 +85,18 @@ impl Cone {
 
     /// Sphere contact, grains inside the cone.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        self.contact_at(pos, r, &self.foot(pos)?)
+        let f = self.foot(pos)?;
+        self.contact_at(pos, r, &f, self.closest_at(&f))
     }
 
-    /// [`Self::contact`] for a centre `pos` whose [`Foot`] is known.
-    pub(super) fn contact_at(&self, pos: DVec3, r: f64, f: &Foot) -> Option<Touch> {
+    /// [`Self::contact`] for a centre `pos` whose [`Foot`] and [`Self::closest_at`] are known.
+    pub(super) fn contact_at(
+        &self,
+        pos: DVec3,
+        r: f64,
+        f: &Foot,
+        (c, inside): (DVec3, bool),
+    ) -> Option<Touch> {
         if let Some([lo, hi]) = self.range {
             if !(lo..=hi).contains(&f.z_c) {
                 let z_e = f.z_c.clamp(lo, hi);
@@ -99,7 +106,6 @@ impl Cone {
                 return super::touch(pos, r, edge);
             }
         }
-        let (c, inside) = self.closest_at(f);
         let d = c - pos;
         let dist = d.length();
         if dist == 0.0 {
