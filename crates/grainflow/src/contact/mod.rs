@@ -85,8 +85,9 @@ pub struct ContactState {
 /// What only contacts of slots in rate form, or of Runge–Kutta and Adams runs, keep.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Extra {
-    /// Rate of the slip at the last evaluation, ds/dt (m/s), for slots in rate form
-    /// (PEBBLES, 001 eq 3.40, 3.48–3.49).
+    /// Rate of the slip ds/dt (m/s) of slots in rate form (PEBBLES, 001 eq 3.40, 3.48–3.49)
+    /// at the last evaluation that left the slip to the integrator (Runge–Kutta, Adams);
+    /// Verlet and Euler advance the slip in the law and never box it.
     pub rate: DVec3,
     /// Integrator storage for the slip (Runge–Kutta stage sums, Adams rate history), kept with
     /// the contact so that it survives neighbour-list rebuilds ([`crate::integrator`]).
@@ -220,8 +221,10 @@ impl ContactModel {
                 let f_perp = (nf.force - f_c).abs();
                 let out = pebbles::friction(law, &mut state.slip, n, v_t, f_perp, turn);
                 // The slip is a state variable: Euler's step (001 eq 3.17) after the force;
-                // dt = 0 leaves it to the integrator.
-                state.extra().rate = out.rate;
+                // dt = 0 leaves it to the integrator, which reads the rate from the history.
+                if dt == 0.0 {
+                    state.extra().rate = out.rate;
+                }
                 state.slip += dt * out.rate;
                 out.force
             }
