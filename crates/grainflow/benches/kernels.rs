@@ -53,7 +53,7 @@ fn pair_kernel(c: &mut Criterion) {
     });
     // The same contact, established, in all four lanes (compiled for the baseline target here;
     // the pair loop runs the AVX2 form where the processor has it).
-    let lanes = Lanes::covers(&model).expect("the lanes cover Hertz–Mindlin");
+    let lanes = Lanes::covers(&model, 1e-6).expect("the lanes cover Hertz–Mindlin");
     let k = state.stiffness;
     let all = |x: f64| F([x; 4]);
     let all3 = |v: DVec3| V3 {

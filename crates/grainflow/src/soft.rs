@@ -334,7 +334,7 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         inv_mass: &inv_mass[..n],
         inv_inertia: &inv_inertia[..n],
         physics,
-        lanes: Lanes::covers(&physics.model),
+        lanes: Lanes::covers(&physics.model, dt),
         #[cfg(target_arch = "x86_64")]
         avx2: std::arch::is_x86_feature_detected!("avx2"),
         image: MinimumImage::new(period),

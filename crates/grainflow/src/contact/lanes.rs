@@ -4,10 +4,11 @@
 //! 003 eq 18–22), branches replaced by selects between both outcomes, so its results equal the
 //! scalar law's bit for bit (a test holds them equal) while the compiler packs the four lanes
 //! into SIMD registers. It covers the models most runs use: every normal slot with the
-//! tangential spring or none, and no cohesion, rolling or twisting resistance
-//! ([`Lanes::covers`]); contacts forming this step, and every contact of other models, take
-//! the scalar law.
+//! tangential spring, PEBBLES friction (001 eq 3.8, 3.40, 3.48, 3.50–3.52) or none, and no
+//! cohesion, rolling or twisting resistance ([`Lanes::covers`]); contacts forming this step,
+//! and every contact of other models, take the scalar law.
 
+use super::pebbles::PebblesFriction;
 use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
 
 /// Contacts evaluated together.
@@ -140,25 +141,37 @@ pub enum Law {
     Flores,
 }
 
+/// The tangential slot as the lanes see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Friction {
+    None,
+    /// The tangential spring (002 eq 7–9).
+    Spring,
+    /// PEBBLES kinetic and static friction between two pebbles (001 §3.2, §3.5).
+    Pebbles(PebblesFriction),
+}
+
 /// The model as the lanes see it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lanes {
     law: Law,
-    /// The tangential spring (002 eq 7–9) is on.
-    friction: bool,
+    friction: Friction,
 }
 
 impl Lanes {
-    /// The lane form of `model`, when the lanes cover it.
-    pub fn covers(model: &ContactModel) -> Option<Lanes> {
+    /// The lane form of `model` for an evaluation that advances slips by `dt`, when the lanes
+    /// cover it. PEBBLES friction needs dt > 0: at dt = 0 the integrator (Runge–Kutta, Adams)
+    /// reads each contact's slip rate from its history, which only the scalar law boxes.
+    pub fn covers(model: &ContactModel, dt: f64) -> Option<Lanes> {
         let law = match model.normal {
             Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => Law::Linear,
             Normal::Hertz => Law::Hertz,
             Normal::Flores => Law::Flores,
         };
         let friction = match model.tangential {
-            Tangential::None => false,
-            Tangential::Spring => true,
+            Tangential::None => Friction::None,
+            Tangential::Spring => Friction::Spring,
+            Tangential::Pebbles(law) if dt > 0.0 => Friction::Pebbles(law),
             Tangential::Pebbles(_) => return None,
         };
         let plain = model.cohesion == Cohesion::None
@@ -253,43 +266,19 @@ impl Lanes {
         };
         // No cohesion: f_c = 0, and the normal force on i is (f_c − F_n) n̂.
         let force_i = n.scale(zero - force);
-        if !self.friction {
-            return Reaction {
-                force_i,
-                torque_i: V3::default(),
-                torque_j: V3::default(),
-                slip: c.slip,
-            };
-        }
-        // Tangential spring (002 eq 7–9; super::tangential::tangential_spring).
-        let f_max = c.mu * (force - zero).map(f64::abs);
-        let len2 = c.slip.dot(c.slip);
-        let projected = c.slip - n.scale(c.slip.dot(n));
-        let p2 = projected.dot(projected);
-        let rotated = V3::select(
-            len2.test(zero, |a, b| a == b),
-            c.slip,
-            V3::select(
-                p2.test(zero, |a, b| a == b),
-                V3::default(),
-                projected.scale((len2 / p2).sqrt()),
-            ),
-        );
-        let slip = rotated + v_t.scale(F::splat(dt));
-        let trial = slip.scale(kt.map(|k| -k)) - v_t.scale(gt);
-        let t2 = trial.dot(trial);
-        let sticks = t2.test(f_max * f_max, |a, b| a <= b);
-        // Sliding: |F_t| = μ F_n along the trial force, δ_t rescaled to the limit (003 eq 22).
-        let (f_t, slip) = if sticks.iter().all(|&s| s) {
-            (trial, slip)
-        } else {
-            let s = slip.dot(slip).sqrt();
-            let rescale: Mask =
-                std::array::from_fn(|k| !sticks[k] && kt.0[k] > 0.0 && s.0[k] > 0.0);
-            let factor = (f_max / (kt * s)).map(|x| x.min(1.0));
-            let slid = V3::select(rescale, slip.scale(factor), slip);
-            let capped = trial.scale(f_max / t2.sqrt());
-            (V3::select(sticks, trial, capped), slid)
+        // |F_n − f_c|: the Coulomb limit's normal force, PEBBLES's |F⊥|.
+        let f_perp = (force - zero).map(f64::abs);
+        let (f_t, slip) = match &self.friction {
+            Friction::None => {
+                return Reaction {
+                    force_i,
+                    torque_i: V3::default(),
+                    torque_j: V3::default(),
+                    slip: c.slip,
+                }
+            }
+            Friction::Spring => spring(c, n, v_t, c.mu * f_perp, kt, gt, dt),
+            Friction::Pebbles(law) => pebbles(law, c, n, v_t, f_perp, overlap, dt),
         };
         let nonzero: Mask =
             std::array::from_fn(|k| f_t.x.0[k] != 0.0 || f_t.y.0[k] != 0.0 || f_t.z.0[k] != 0.0);
@@ -304,9 +293,113 @@ impl Lanes {
     }
 }
 
+/// The tangential spring's force and new slip (002 eq 7–9, 003 eq 22;
+/// super::tangential::tangential_spring) for the Coulomb limit `f_max`.
+#[inline(always)]
+fn spring(c: &Contacts, n: V3, v_t: V3, f_max: F, kt: F, gt: F, dt: f64) -> (V3, V3) {
+    let zero = F::splat(0.0);
+    let len2 = c.slip.dot(c.slip);
+    let projected = c.slip - n.scale(c.slip.dot(n));
+    let p2 = projected.dot(projected);
+    let rotated = V3::select(
+        len2.test(zero, |a, b| a == b),
+        c.slip,
+        V3::select(
+            p2.test(zero, |a, b| a == b),
+            V3::default(),
+            projected.scale((len2 / p2).sqrt()),
+        ),
+    );
+    let slip = rotated + v_t.scale(F::splat(dt));
+    let trial = slip.scale(kt.map(|k| -k)) - v_t.scale(gt);
+    let t2 = trial.dot(trial);
+    let sticks = t2.test(f_max * f_max, |a, b| a <= b);
+    // Sliding: |F_t| = μ F_n along the trial force, δ_t rescaled to the limit (003 eq 22).
+    if sticks.iter().all(|&s| s) {
+        (trial, slip)
+    } else {
+        let s = slip.dot(slip).sqrt();
+        let rescale: Mask = std::array::from_fn(|k| !sticks[k] && kt.0[k] > 0.0 && s.0[k] > 0.0);
+        let factor = (f_max / (kt * s)).map(|x| x.min(1.0));
+        let slid = V3::select(rescale, slip.scale(factor), slip);
+        let capped = trial.scale(f_max / t2.sqrt());
+        (V3::select(sticks, trial, capped), slid)
+    }
+}
+
+/// PEBBLES friction between two pebbles (super::pebbles::friction with `Turn::Pair`): the
+/// tangential force and the slip after Euler's step by `dt` (001 eq 3.17), for contacts `c`
+/// overlapping by `overlap` with tangential velocity `v_t` and |F⊥| = `f_perp`.
+#[inline(always)]
+fn pebbles(
+    law: &PebblesFriction,
+    c: &Contacts,
+    n: V3,
+    v_t: V3,
+    f_perp: F,
+    overlap: F,
+    dt: f64,
+) -> (V3, V3) {
+    let zero = F::splat(0.0);
+    // Turn::Pair of the scalar law: v_i − v_j and the centres' distance (eq 3.48).
+    let (slip, dv, dist) = (c.slip, c.v_i - c.v_j, (c.r_i + c.r_j) - overlap);
+    let speed2 = v_t.dot(v_t);
+    let speed = speed2.sqrt();
+    // eq 3.8: F_d = −min(μ_k |F⊥|, C∥ |v∥|) v̂∥.
+    let kinetic = (F::splat(law.kinetic_friction) * f_perp)
+        .zip(F::splat(law.dash_pot) * speed, f64::min)
+        .map(|x| -x);
+    let f_d = V3::select(
+        speed.test(zero, |a, b| a > b),
+        v_t.scale(kinetic / speed),
+        V3::default(),
+    );
+    let dt = F::splat(dt);
+    let Some(st) = &law.static_friction else {
+        // Kinetic friction only: no slip rate (eq 3.40 is not integrated).
+        return (f_d, slip + V3::default().scale(dt));
+    };
+    // The long-slip limits (super::pebbles::StaticFriction::limit_slip), pebble–pebble constants.
+    let (mu_s, h_s) = st.constants(false);
+    let limit = F::splat(mu_s) * f_perp;
+    let spring = F::splat(h_s) * slip.dot(slip).sqrt();
+    let zeroed: Mask = match st.zero_long_slips {
+        Some(m) => spring.test(F::splat(m) * limit, |a, b| a > b),
+        None => [false; LANES],
+    };
+    let slip = match st.decrease_long_slips {
+        Some([above, to]) => V3::select(
+            spring.test(F::splat(above) * limit, |a, b| a > b),
+            slip.scale(F::splat(to) * limit / spring),
+            slip,
+        ),
+        None => slip,
+    };
+    let slip = V3::select(zeroed, V3::default(), slip);
+    // eq 3.50: the slip's tangential part as a spring, while |v∥|² < v_max².
+    let sticking = speed2.test(F::splat(st.velocity_max_sqr), |a, b| a < b);
+    let cut = if st.linear_cutoff {
+        F::splat(1.0) - speed / F::splat(st.velocity_max_sqr.sqrt())
+    } else {
+        F::splat(1.0)
+    };
+    let tangent = slip - n.scale(slip.dot(n));
+    let f_s = V3::select(sticking, tangent.scale(F::splat(-h_s) * cut), V3::default());
+    // eq 3.51–3.52: F∥ = min(μ|F⊥|, |F_s + F_d|) along F_s + F_d; μ = μ_s while sticking.
+    let mu = F::select(sticking, F::splat(mu_s), F::splat(law.kinetic_friction));
+    let total = f_s + f_d;
+    let cap = mu * f_perp;
+    let len = total.dot(total).sqrt();
+    let force = V3::select(len.test(cap, |a, b| a > b), total.scale(cap / len), total);
+    // eq 3.40 with eq 3.48: ds/dt = v∥ + n̂ (s·(v_i − v_j))/d, then s += dt ds/dt.
+    let rate = v_t + n.scale(slip.dot(dv) / dist);
+    (force, slip + rate.scale(dt))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::pebbles::StaticFriction;
     use crate::contact::{Body, ContactState, Touch};
     use crate::material::PairParams;
     use glam::DVec3;
@@ -344,16 +437,56 @@ mod tests {
                 kt: None,
                 tangential_damping: Some(1.0),
             },
+            Normal::Pebbles {
+                hooke: 1e5,
+                vessel_hooke: 2e5,
+                dash_pot: 3.0,
+            },
         ];
-        let mut sliding = 0;
+        // PEBBLES friction: kinetic only, and static with each long-slip limit and cutoff.
+        let statics = [
+            None,
+            Some(StaticFriction {
+                friction: 0.6,
+                hooke: 1e5,
+                surface_friction: Some(0.3),
+                surface_hooke: Some(3e5),
+                velocity_max_sqr: 0.02,
+                linear_cutoff: true,
+                zero_long_slips: Some(3.0),
+                decrease_long_slips: Some([1.1, 1.0]),
+            }),
+            Some(StaticFriction {
+                friction: 0.6,
+                hooke: 1e5,
+                surface_friction: None,
+                surface_hooke: None,
+                velocity_max_sqr: 0.02,
+                linear_cutoff: false,
+                zero_long_slips: None,
+                decrease_long_slips: Some([1.5, 0.9]),
+            }),
+        ];
+        let tangentials = [Tangential::Spring, Tangential::None]
+            .into_iter()
+            .chain(statics.map(|static_friction| {
+                Tangential::Pebbles(PebblesFriction {
+                    kinetic_friction: 0.4,
+                    dash_pot: 2.0,
+                    static_friction,
+                })
+            }));
+        // Contacts at the spring's Coulomb limit; PEBBLES forces at or above μ_k |F⊥|, and
+        // PEBBLES slips the long-slip rules shortened.
+        let (mut sliding, mut kinetic, mut limited) = (0, 0, 0);
         for normal in normals {
-            for tangential in [Tangential::Spring, Tangential::None] {
+            for tangential in tangentials.clone() {
                 let model = ContactModel {
                     normal,
                     tangential,
                     ..ContactModel::hertz()
                 };
-                let lanes = Lanes::covers(&model).expect("covered");
+                let lanes = Lanes::covers(&model, 1e-6).expect("covered");
                 for _ in 0..500 {
                     let mut c = Contacts::default();
                     let mut scalar = Vec::new();
@@ -429,6 +562,7 @@ mod tests {
                     }
                     let t = c.touches();
                     for (k, (p, touch, bi, bj, mut state)) in scalar.into_iter().enumerate() {
+                        let slip = state.slip;
                         let f = model.force(&p, touch, &bi, &bj, &mut state, 1e-6);
                         let lane = |v: &V3| DVec3::new(v.x.0[k], v.y.0[k], v.z.0[k]);
                         let same = |a: DVec3, b: DVec3| {
@@ -441,13 +575,32 @@ mod tests {
                         assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");
                         assert!(same(lane(&out.slip), state.slip), "{normal:?} slip");
                         let f_t = f.force_i - f.force_i.dot(touch.normal) * touch.normal;
-                        if f_t.length() > 0.999 * p.mu_s * f.normal_force {
-                            sliding += 1;
+                        match tangential {
+                            Tangential::Pebbles(law) => {
+                                let f_perp = f.normal_force.abs();
+                                kinetic += usize::from(
+                                    f_t.length() >= 0.999 * law.kinetic_friction * f_perp,
+                                );
+                                if let Some(st) = law.static_friction {
+                                    let mut s = slip;
+                                    st.limit_slip(&mut s, f_perp, false);
+                                    limited += usize::from(s != slip);
+                                }
+                            }
+                            _ => {
+                                let limit = 0.999 * p.mu_s * f.normal_force;
+                                sliding += usize::from(f_t.length() > limit);
+                            }
                         }
                     }
                 }
             }
         }
         assert!(sliding > 1000, "{sliding} sliding contacts");
+        assert!(
+            kinetic > 1000,
+            "{kinetic} PEBBLES contacts at μ_k |F⊥| or above"
+        );
+        assert!(limited > 1000, "{limited} PEBBLES slips shortened");
     }
 }
