@@ -77,6 +77,7 @@ fn pair_kernel(c: &mut Criterion) {
         gn: all(k.gn),
         gt: all(k.gt),
         mu: all(p.mu_s),
+        ..Contacts::default()
     };
     c.bench_function("pair force, Hertz–Mindlin, four contacts in lanes", |b| {
         b.iter(|| {

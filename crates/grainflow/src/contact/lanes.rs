@@ -4,9 +4,10 @@
 //! 003 eq 18–22), branches replaced by selects between both outcomes, so its results equal the
 //! scalar law's bit for bit (a test holds them equal) while the compiler packs the four lanes
 //! into SIMD registers. It covers the models most runs use: every normal slot with the
-//! tangential spring, PEBBLES friction (001 eq 3.8, 3.40, 3.48, 3.50–3.52) or none, and no
-//! cohesion, rolling or twisting resistance ([`Lanes::covers`]); contacts forming this step,
-//! and every contact of other models, take the scalar law.
+//! tangential spring, PEBBLES friction (001 eq 3.8, 3.40, 3.48, 3.50–3.52) or none, with or
+//! without rolling resistance (002 eq 17–18), and no cohesion or twisting resistance
+//! ([`Lanes::covers`]); contacts forming this step, and every contact of other models, take
+//! the scalar law.
 
 use super::pebbles::PebblesFriction;
 use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
@@ -96,6 +97,16 @@ impl V3 {
             z: s * self.z,
         }
     }
+    /// Each component divided by `s`, as glam's `DVec3 / f64`.
+    #[inline(always)]
+    fn div(self, s: F) -> V3 {
+        V3 {
+            x: self.x / s,
+            y: self.y / s,
+            z: self.z / s,
+        }
+    }
+    /// `a` where the mask is set, `b` elsewhere.
     #[inline(always)]
     fn select(m: Mask, a: V3, b: V3) -> V3 {
         V3 {
@@ -156,6 +167,8 @@ enum Friction {
 pub struct Lanes {
     law: Law,
     friction: Friction,
+    /// Constant rolling resistance (002 eq 17–18) is on.
+    rolling: bool,
 }
 
 impl Lanes {
@@ -174,10 +187,17 @@ impl Lanes {
             Tangential::Pebbles(law) if dt > 0.0 => Friction::Pebbles(law),
             Tangential::Pebbles(_) => return None,
         };
-        let plain = model.cohesion == Cohesion::None
-            && model.rolling == Rolling::None
-            && model.twisting == Twisting::None;
-        plain.then_some(Lanes { law, friction })
+        let plain = model.cohesion == Cohesion::None && model.twisting == Twisting::None;
+        plain.then_some(Lanes {
+            law,
+            friction,
+            rolling: model.rolling == Rolling::Constant,
+        })
+    }
+
+    /// Whether the lanes read μ_r and the inverse moments of inertia ([`Contacts`]).
+    pub fn rolls(self) -> bool {
+        self.rolling
     }
 }
 
@@ -205,6 +225,11 @@ pub struct Contacts {
     pub gt: F,
     /// Sliding friction μ_s of the pair.
     pub mu: F,
+    /// Rolling friction μ_r of the pair and the inverse moments of inertia (1/(kg m²)), read
+    /// only when the model has rolling resistance ([`Lanes::rolls`]).
+    pub mu_r: F,
+    pub ii_i: F,
+    pub ii_j: F,
 }
 
 /// Where four pairs touch (002 §2, Fig. 1): the unit normal n̂ = d / |d| from i towards j and
@@ -238,9 +263,21 @@ pub struct Reaction {
 
 impl Lanes {
     /// [`ContactModel::force`] for four established contacts touching at `t`, advancing the
-    /// slip by `dt`.
+    /// slip by `dt`. The branch on rolling resistance is taken once per call, so that models
+    /// without it compile their lanes as if it did not exist.
     #[inline(always)]
-    pub fn force(self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
+    pub fn force(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
+        if self.rolling {
+            self.force_rolling(c, t, dt)
+        } else {
+            self.sliding(c, t, dt).0
+        }
+    }
+
+    /// The normal and tangential slots: the reaction without rolling resistance, and the
+    /// normal force F_n.
+    #[inline(always)]
+    fn sliding(&self, c: &Contacts, t: &Touches, dt: f64) -> (Reaction, F) {
         let zero = F::splat(0.0);
         let n = t.normal;
         let overlap = t.overlap;
@@ -270,12 +307,14 @@ impl Lanes {
         let f_perp = (force - zero).map(f64::abs);
         let (f_t, slip) = match &self.friction {
             Friction::None => {
-                return Reaction {
+                let none = V3::default();
+                let r = Reaction {
                     force_i,
-                    torque_i: V3::default(),
-                    torque_j: V3::default(),
+                    torque_i: none,
+                    torque_j: none,
                     slip: c.slip,
-                }
+                };
+                return (r, force);
             }
             Friction::Spring => spring(c, n, v_t, c.mu * f_perp, kt, gt, dt),
             Friction::Pebbles(law) => pebbles(law, c, n, v_t, f_perp, overlap, dt),
@@ -284,13 +323,48 @@ impl Lanes {
             std::array::from_fn(|k| f_t.x.0[k] != 0.0 || f_t.y.0[k] != 0.0 || f_t.z.0[k] != 0.0);
         let arm = n.cross(f_t);
         let none = V3::default();
-        Reaction {
+        let r = Reaction {
             force_i: V3::select(nonzero, force_i + f_t, force_i),
             torque_i: V3::select(nonzero, none + arm.scale(arm_i), none),
             torque_j: V3::select(nonzero, none + arm.scale(arm_j), none),
             slip,
+        };
+        (r, force)
+    }
+
+    /// The reaction with the rolling resistance's torques added (002 eq 17–18).
+    #[inline(always)]
+    fn force_rolling(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
+        let (r, f_n) = self.sliding(c, t, dt);
+        let (t_i, t_j) = rolling(c, t.normal, f_n, dt);
+        let on = c.mu_r.test(F::splat(0.0), |a, b| a > b);
+        Reaction {
+            torque_i: V3::select(on, r.torque_i + t_i, r.torque_i),
+            torque_j: V3::select(on, r.torque_j + t_j, r.torque_j),
+            ..r
         }
     }
+}
+
+/// Rolling-resistance torques on i and j (002 eq 17–18; super::rolling::rolling_torque) for
+/// the normal force `f_n`: zero where the pair does not roll relative to each other.
+#[inline(always)]
+fn rolling(c: &Contacts, n: V3, f_n: F, dt: f64) -> (V3, V3) {
+    let perp = |w: V3| w - n.scale(w.dot(n));
+    // n̂ × v_rot of 002 eq 18: the relative rolling expressed as an axis (m/s).
+    let u = perp(c.w_i).scale(c.r_i) - perp(c.w_j).scale(c.r_j);
+    let speed = u.dot(u).sqrt();
+    let m = c.mu_r * f_n.map(f64::abs);
+    let rate = m * (c.r_i * c.r_i * c.ii_i + c.r_j * c.r_j * c.ii_j);
+    let still: Mask = std::array::from_fn(|k| speed.0[k] == 0.0 || rate.0[k] == 0.0);
+    let scale = (speed / (rate * F::splat(dt))).map(|x| x.min(1.0));
+    let dir = u.div(speed);
+    let t_i = dir.scale(scale.map(|x| -x) * m * c.r_i);
+    let t_j = dir.scale(scale * m * c.r_j);
+    (
+        V3::select(still, V3::default(), t_i),
+        V3::select(still, V3::default(), t_j),
+    )
 }
 
 /// The tangential spring's force and new slip (002 eq 7–9, 003 eq 22;
@@ -424,8 +498,10 @@ mod tests {
     #[test]
     fn lanes_give_the_scalar_law_bit_for_bit() {
         // Random established contacts of every covered model, sticking and sliding, some with
-        // no slip yet or a slip along the normal: each lane must equal ContactModel::force, and
-        // so must the lanes compiled for AVX2 where the processor has it.
+        // no slip yet or a slip along the normal, with rolling resistance off, on, or on with
+        // μ_r = 0, rolling freely, slowly or not at all: each lane must equal
+        // ContactModel::force, and so must the lanes compiled for AVX2 where the processor has
+        // it.
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let normals = [
             Normal::Hooke,
@@ -479,118 +555,137 @@ mod tests {
         // Contacts at the spring's Coulomb limit; PEBBLES forces at or above μ_k |F⊥|, and
         // PEBBLES slips the long-slip rules shortened.
         let (mut sliding, mut kinetic, mut limited) = (0, 0, 0);
-        for normal in normals {
-            for tangential in tangentials.clone() {
-                let model = ContactModel {
+        let models = normals.into_iter().flat_map(|normal| {
+            tangentials.clone().flat_map(move |tangential| {
+                [Rolling::None, Rolling::Constant].map(|rolling| ContactModel {
                     normal,
                     tangential,
+                    rolling,
                     ..ContactModel::hertz()
-                };
-                let lanes = Lanes::covers(&model, 1e-6).expect("covered");
-                for _ in 0..500 {
-                    let mut c = Contacts::default();
-                    let mut scalar = Vec::new();
-                    for k in 0..LANES {
-                        let n = vec(&mut rng, 1.0).normalize();
-                        let overlap = rng.random_range(1e-7..1e-4);
-                        let body = |rng: &mut ChaCha8Rng| Body {
-                            vel: vec(rng, 0.1),
-                            omega: vec(rng, 10.0),
-                            radius: Some(rng.random_range(1e-3..2e-3)),
-                            inv_mass: 1e3,
-                            inv_inertia: 1e9,
-                        };
-                        let (bi, bj) = (body(&mut rng), body(&mut rng));
-                        let slip = match k {
-                            0 => DVec3::ZERO,
-                            1 => n * 1e-6,
-                            _ => vec(&mut rng, 1e-5),
-                        };
-                        let p = PairParams::new(
-                            1e7,
-                            4e6,
-                            0.9,
-                            [rng.random_range(0.1..0.8), 0.0, 0.0],
-                            0.0,
-                        );
-                        let state = ContactState {
-                            slip,
-                            stiffness: crate::contact::normal::stiffness(
-                                &normal, &p, 7e-4, 1e-3, 1.0, 0.2, false,
-                            ),
-                            touching: true,
-                            ..ContactState::default()
-                        };
-                        let put = |l: &mut F, x: f64| l.0[k] = x;
-                        let put3 = |l: &mut V3, x: DVec3| {
-                            put(&mut l.x, x.x);
-                            put(&mut l.y, x.y);
-                            put(&mut l.z, x.z);
-                        };
-                        // Centres apart by r_i + r_j − δ along n̂; the scalar law gets the
-                        // normal and overlap the pair loop works out from that separation.
-                        let reach = bi.radius.unwrap() + bj.radius.unwrap();
-                        let d = n * (reach - overlap);
-                        let d2 = d.length_squared();
-                        let dist = d2.sqrt();
-                        let touch = Touch {
-                            normal: d * (1.0 / dist),
-                            overlap: reach - dist,
-                        };
-                        put3(&mut c.d, d);
-                        put(&mut c.d2, d2);
-                        put(&mut c.r_i, bi.radius.unwrap());
-                        put(&mut c.r_j, bj.radius.unwrap());
-                        put3(&mut c.v_i, bi.vel);
-                        put3(&mut c.v_j, bj.vel);
-                        put3(&mut c.w_i, bi.omega);
-                        put3(&mut c.w_j, bj.omega);
-                        put3(&mut c.slip, slip);
-                        put(&mut c.kn, state.stiffness.kn);
-                        put(&mut c.kt, state.stiffness.kt);
-                        put(&mut c.gn, state.stiffness.gn);
-                        put(&mut c.gt, state.stiffness.gt);
-                        put(&mut c.mu, p.mu_s);
-                        scalar.push((p, touch, bi, bj, state));
-                    }
-                    let out = lanes.force(&c, &c.touches(), 1e-6);
-                    #[cfg(target_arch = "x86_64")]
-                    if std::arch::is_x86_feature_detected!("avx2") {
-                        // SAFETY: the processor has AVX2, checked just above.
-                        let wide = unsafe { force_avx2(lanes, &c, 1e-6) };
-                        assert_eq!(format!("{wide:?}"), format!("{out:?}"), "AVX2 lanes");
-                    }
-                    let t = c.touches();
-                    for (k, (p, touch, bi, bj, mut state)) in scalar.into_iter().enumerate() {
-                        let slip = state.slip;
-                        let f = model.force(&p, touch, &bi, &bj, &mut state, 1e-6);
-                        let lane = |v: &V3| DVec3::new(v.x.0[k], v.y.0[k], v.z.0[k]);
-                        let same = |a: DVec3, b: DVec3| {
-                            a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
-                        };
-                        assert!(same(lane(&t.normal), touch.normal), "normal");
-                        assert_eq!(t.overlap.0[k].to_bits(), touch.overlap.to_bits(), "overlap");
-                        assert!(same(lane(&out.force_i), f.force_i), "{normal:?} force");
-                        assert!(same(lane(&out.torque_i), f.torque_i), "{normal:?} torque i");
-                        assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");
-                        assert!(same(lane(&out.slip), state.slip), "{normal:?} slip");
-                        let f_t = f.force_i - f.force_i.dot(touch.normal) * touch.normal;
-                        match tangential {
-                            Tangential::Pebbles(law) => {
-                                let f_perp = f.normal_force.abs();
-                                kinetic += usize::from(
-                                    f_t.length() >= 0.999 * law.kinetic_friction * f_perp,
-                                );
-                                if let Some(st) = law.static_friction {
-                                    let mut s = slip;
-                                    st.limit_slip(&mut s, f_perp, false);
-                                    limited += usize::from(s != slip);
-                                }
+                })
+            })
+        });
+        for model in models {
+            let (normal, tangential) = (model.normal, model.tangential);
+            let lanes = Lanes::covers(&model, 1e-6).expect("covered");
+            for _ in 0..500 {
+                let mut c = Contacts::default();
+                let mut scalar = Vec::new();
+                for k in 0..LANES {
+                    let n = vec(&mut rng, 1.0).normalize();
+                    let overlap = rng.random_range(1e-7..1e-4);
+                    // With rolling: lane 1 turns slowly (the torque below its cap),
+                    // lane 2 not at all (no torque).
+                    let spin = match (model.rolling, k) {
+                        (Rolling::Constant, 1) => 1e-4,
+                        (Rolling::Constant, 2) => 0.0,
+                        _ => 10.0,
+                    };
+                    let body = |rng: &mut ChaCha8Rng| Body {
+                        vel: vec(rng, 0.1),
+                        omega: vec(rng, spin),
+                        radius: Some(rng.random_range(1e-3..2e-3)),
+                        inv_mass: 1e3,
+                        inv_inertia: rng.random_range(1e8..1e10),
+                    };
+                    let (bi, bj) = (body(&mut rng), body(&mut rng));
+                    let slip = match k {
+                        0 => DVec3::ZERO,
+                        1 => n * 1e-6,
+                        _ => vec(&mut rng, 1e-5),
+                    };
+                    // Lane 3 has no rolling friction (μ_r = 0: no torque).
+                    let mu_r = if k == 3 {
+                        0.0
+                    } else {
+                        rng.random_range(0.01..0.2)
+                    };
+                    let p = PairParams::new(
+                        1e7,
+                        4e6,
+                        0.9,
+                        [rng.random_range(0.1..0.8), mu_r, 0.0],
+                        0.0,
+                    );
+                    let state = ContactState {
+                        slip,
+                        stiffness: crate::contact::normal::stiffness(
+                            &normal, &p, 7e-4, 1e-3, 1.0, 0.2, false,
+                        ),
+                        touching: true,
+                        ..ContactState::default()
+                    };
+                    let put = |l: &mut F, x: f64| l.0[k] = x;
+                    let put3 = |l: &mut V3, x: DVec3| {
+                        put(&mut l.x, x.x);
+                        put(&mut l.y, x.y);
+                        put(&mut l.z, x.z);
+                    };
+                    // Centres apart by r_i + r_j − δ along n̂; the scalar law gets the
+                    // normal and overlap the pair loop works out from that separation.
+                    let reach = bi.radius.unwrap() + bj.radius.unwrap();
+                    let d = n * (reach - overlap);
+                    let d2 = d.length_squared();
+                    let dist = d2.sqrt();
+                    let touch = Touch {
+                        normal: d * (1.0 / dist),
+                        overlap: reach - dist,
+                    };
+                    put3(&mut c.d, d);
+                    put(&mut c.d2, d2);
+                    put(&mut c.r_i, bi.radius.unwrap());
+                    put(&mut c.r_j, bj.radius.unwrap());
+                    put3(&mut c.v_i, bi.vel);
+                    put3(&mut c.v_j, bj.vel);
+                    put3(&mut c.w_i, bi.omega);
+                    put3(&mut c.w_j, bj.omega);
+                    put3(&mut c.slip, slip);
+                    put(&mut c.kn, state.stiffness.kn);
+                    put(&mut c.kt, state.stiffness.kt);
+                    put(&mut c.gn, state.stiffness.gn);
+                    put(&mut c.gt, state.stiffness.gt);
+                    put(&mut c.mu, p.mu_s);
+                    put(&mut c.mu_r, p.mu_r);
+                    put(&mut c.ii_i, bi.inv_inertia);
+                    put(&mut c.ii_j, bj.inv_inertia);
+                    scalar.push((p, touch, bi, bj, state));
+                }
+                let out = lanes.force(&c, &c.touches(), 1e-6);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the processor has AVX2, checked just above.
+                    let wide = unsafe { force_avx2(lanes, &c, 1e-6) };
+                    assert_eq!(format!("{wide:?}"), format!("{out:?}"), "AVX2 lanes");
+                }
+                let t = c.touches();
+                for (k, (p, touch, bi, bj, mut state)) in scalar.into_iter().enumerate() {
+                    let slip = state.slip;
+                    let f = model.force(&p, touch, &bi, &bj, &mut state, 1e-6);
+                    let lane = |v: &V3| DVec3::new(v.x.0[k], v.y.0[k], v.z.0[k]);
+                    let same = |a: DVec3, b: DVec3| {
+                        a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+                    };
+                    assert!(same(lane(&t.normal), touch.normal), "normal");
+                    assert_eq!(t.overlap.0[k].to_bits(), touch.overlap.to_bits(), "overlap");
+                    assert!(same(lane(&out.force_i), f.force_i), "{normal:?} force");
+                    assert!(same(lane(&out.torque_i), f.torque_i), "{normal:?} torque i");
+                    assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");
+                    assert!(same(lane(&out.slip), state.slip), "{normal:?} slip");
+                    let f_t = f.force_i - f.force_i.dot(touch.normal) * touch.normal;
+                    match tangential {
+                        Tangential::Pebbles(law) => {
+                            let f_perp = f.normal_force.abs();
+                            kinetic +=
+                                usize::from(f_t.length() >= 0.999 * law.kinetic_friction * f_perp);
+                            if let Some(st) = law.static_friction {
+                                let mut s = slip;
+                                st.limit_slip(&mut s, f_perp, false);
+                                limited += usize::from(s != slip);
                             }
-                            _ => {
-                                let limit = 0.999 * p.mu_s * f.normal_force;
-                                sliding += usize::from(f_t.length() > limit);
-                            }
+                        }
+                        _ => {
+                            let limit = 0.999 * p.mu_s * f.normal_force;
+                            sliding += usize::from(f_t.length() > limit);
                         }
                     }
                 }
