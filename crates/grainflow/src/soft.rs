@@ -353,7 +353,7 @@ impl Rows<'_> {
         let (pos, radius, material, n) = (self.pos, self.radius, self.material, self.pos.len());
         let mut stats = ContactStats::default();
         let (a, base) = (block.first, block.first_slot);
-        let rolls = self.lanes.is_some_and(Lanes::rolls);
+        let per_pair = self.lanes.is_some_and(Lanes::per_pair);
         block.force.fill(DVec3::ZERO);
         block.torque.fill(DVec3::ZERO);
         for i in a..a + block.force.len() {
@@ -403,9 +403,13 @@ impl Rows<'_> {
                 let st = &state.stiffness;
                 (c.kn.0[l], c.kt.0[l], c.gn.0[l], c.gt.0[l]) = (st.kn, st.kt, st.gn, st.gt);
                 c.mu.0[l] = mu[material[j] as usize];
-                if rolls {
-                    let table = &self.physics.table;
-                    c.mu_r.0[l] = table.get(material[i] as usize, material[j] as usize).mu_r;
+                if per_pair {
+                    let p = self
+                        .physics
+                        .table
+                        .get(material[i] as usize, material[j] as usize);
+                    (c.mu_r.0[l], c.mu_t.0[l]) = (p.mu_r, p.mu_t);
+                    c.cohesion.0[l] = p.cohesion;
                     (c.ii_i.0[l], c.ii_j.0[l]) = (self.inv_inertia[i], self.inv_inertia[j]);
                 }
                 batch.len += 1;

@@ -5,12 +5,20 @@
 //! scalar law's bit for bit (a test holds them equal) while the compiler packs the four lanes
 //! into SIMD registers. It covers the models most runs use: every normal slot with the
 //! tangential spring, PEBBLES friction (001 eq 3.8, 3.40, 3.48, 3.50–3.52) or none, with or
-//! without rolling resistance (002 eq 17–18), and no cohesion or twisting resistance
-//! ([`Lanes::covers`]); contacts forming this step, and every contact of other models, take
-//! the scalar law.
+//! without cohesion (002 eq 10–14), rolling (002 eq 17–18) and twisting resistance (002 eq
+//! 19–20) ([`Lanes::covers`]); contacts forming this step, and PEBBLES contacts under
+//! Runge–Kutta and Adams, take the scalar law.
 
 use super::pebbles::PebblesFriction;
 use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+
+/// Which resistances to relative rotation are on: constant rolling (002 eq 17–18) and
+/// twisting (002 eq 19–20) torques.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Resistance {
+    rolling: bool,
+    twisting: bool,
+}
 
 /// Contacts evaluated together.
 pub const LANES: usize = 4;
@@ -167,8 +175,8 @@ enum Friction {
 pub struct Lanes {
     law: Law,
     friction: Friction,
-    /// Constant rolling resistance (002 eq 17–18) is on.
-    rolling: bool,
+    resistance: Resistance,
+    cohesion: Cohesion,
 }
 
 impl Lanes {
@@ -176,6 +184,10 @@ impl Lanes {
     /// cover it. PEBBLES friction needs dt > 0: at dt = 0 the integrator (Runge–Kutta, Adams)
     /// reads each contact's slip rate from its history, which only the scalar law boxes.
     pub fn covers(model: &ContactModel, dt: f64) -> Option<Lanes> {
+        let resistance = Resistance {
+            rolling: model.rolling == Rolling::Constant,
+            twisting: model.twisting == Twisting::Constant,
+        };
         let law = match model.normal {
             Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => Law::Linear,
             Normal::Hertz => Law::Hertz,
@@ -187,17 +199,18 @@ impl Lanes {
             Tangential::Pebbles(law) if dt > 0.0 => Friction::Pebbles(law),
             Tangential::Pebbles(_) => return None,
         };
-        let plain = model.cohesion == Cohesion::None && model.twisting == Twisting::None;
-        plain.then_some(Lanes {
+        Some(Lanes {
             law,
             friction,
-            rolling: model.rolling == Rolling::Constant,
+            resistance,
+            cohesion: model.cohesion,
         })
     }
 
-    /// Whether the lanes read μ_r and the inverse moments of inertia ([`Contacts`]).
-    pub fn rolls(self) -> bool {
-        self.rolling
+    /// Whether the lanes read μ_r, μ_t, the cohesion and the inverse moments of inertia
+    /// ([`Contacts`]).
+    pub fn per_pair(self) -> bool {
+        self.resistance.rolling || self.resistance.twisting || self.cohesion != Cohesion::None
     }
 }
 
@@ -225,9 +238,12 @@ pub struct Contacts {
     pub gt: F,
     /// Sliding friction μ_s of the pair.
     pub mu: F,
-    /// Rolling friction μ_r of the pair and the inverse moments of inertia (1/(kg m²)), read
-    /// only when the model has rolling resistance ([`Lanes::rolls`]).
+    /// Rolling and twisting friction μ_r, μ_t and cohesion value of the pair, and the inverse
+    /// moments of inertia (1/(kg m²)), read only when the model has rolling or twisting
+    /// resistance or cohesion ([`Lanes::per_pair`]).
     pub mu_r: F,
+    pub mu_t: F,
+    pub cohesion: F,
     pub ii_i: F,
     pub ii_j: F,
 }
@@ -263,12 +279,12 @@ pub struct Reaction {
 
 impl Lanes {
     /// [`ContactModel::force`] for four established contacts touching at `t`, advancing the
-    /// slip by `dt`. The branch on rolling resistance is taken once per call, so that models
-    /// without it compile their lanes as if it did not exist.
+    /// slip by `dt`. The branch on rolling and twisting resistance is taken once per call, so
+    /// that models without them compile their lanes as if they did not exist.
     #[inline(always)]
     pub fn force(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
-        if self.rolling {
-            self.force_rolling(c, t, dt)
+        if self.resistance.rolling || self.resistance.twisting {
+            self.force_resisted(c, t, dt)
         } else {
             self.sliding(c, t, dt).0
         }
@@ -301,10 +317,24 @@ impl Lanes {
                 (c.kn * d32 + damping * approach, c.kt * sqrt_d, c.gt * q)
             }
         };
-        // No cohesion: f_c = 0, and the normal force on i is (f_c − F_n) n̂.
-        let force_i = n.scale(zero - force);
+        // Cohesion f_c (002 eq 10–14; super::cohesion::cohesion_force) with R = r_i r_j/(r_i + r_j).
+        let r_eff = || c.r_i * c.r_j / (c.r_i + c.r_j);
+        let f_c = match self.cohesion {
+            Cohesion::None => zero,
+            Cohesion::Constant => c.cohesion,
+            Cohesion::Dmt => c.cohesion * r_eff().sqrt(),
+            Cohesion::Perko {
+                hamaker,
+                separation,
+            } => {
+                let vdw = F::splat(hamaker) * c.cohesion * c.cohesion;
+                vdw / F::splat(48.0 * separation * separation) * r_eff()
+            }
+        };
+        // The normal force on i: repulsion pushes i away from j (−n̂), cohesion pulls it back.
+        let force_i = n.scale(f_c - force);
         // |F_n − f_c|: the Coulomb limit's normal force, PEBBLES's |F⊥|.
-        let f_perp = (force - zero).map(f64::abs);
+        let f_perp = (force - f_c).map(f64::abs);
         let (f_t, slip) = match &self.friction {
             Friction::None => {
                 let none = V3::default();
@@ -332,18 +362,57 @@ impl Lanes {
         (r, force)
     }
 
-    /// The reaction with the rolling resistance's torques added (002 eq 17–18).
+    /// The reaction with the rolling (002 eq 17–18) and then twisting (002 eq 19–20)
+    /// resistance's torques added, each where its coefficient is positive.
     #[inline(always)]
-    fn force_rolling(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
-        let (r, f_n) = self.sliding(c, t, dt);
-        let (t_i, t_j) = rolling(c, t.normal, f_n, dt);
-        let on = c.mu_r.test(F::splat(0.0), |a, b| a > b);
-        Reaction {
-            torque_i: V3::select(on, r.torque_i + t_i, r.torque_i),
-            torque_j: V3::select(on, r.torque_j + t_j, r.torque_j),
-            ..r
+    fn force_resisted(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
+        let (mut r, f_n) = self.sliding(c, t, dt);
+        let zero = F::splat(0.0);
+        let mut add = |on: Mask, (t_i, t_j): (V3, V3)| {
+            r.torque_i = V3::select(on, r.torque_i + t_i, r.torque_i);
+            r.torque_j = V3::select(on, r.torque_j + t_j, r.torque_j);
+        };
+        if self.resistance.rolling {
+            add(
+                c.mu_r.test(zero, |a, b| a > b),
+                rolling(c, t.normal, f_n, dt),
+            );
         }
+        if self.resistance.twisting {
+            let twist = twisting(c, t.normal, t.overlap, f_n, dt);
+            add(c.mu_t.test(zero, |a, b| a > b), twist);
+        }
+        r
     }
+}
+
+/// Twisting-resistance torques on i and j (002 eq 19–20; super::twisting::twisting_torque
+/// with super::twisting::contact_radius) for the normal force `f_n`: zero where the pair does
+/// not spin relative to each other.
+#[inline(always)]
+fn twisting(c: &Contacts, n: V3, overlap: F, f_n: F, dt: f64) -> (V3, V3) {
+    let half = F::splat(0.5);
+    // r_c = √(r_i² − x_c²), x_c = ½ (r_i² − r_j²)/d + ½ d (eq 20).
+    let d = (c.r_i + c.r_j) - overlap;
+    let x_c = half * (c.r_i * c.r_i - c.r_j * c.r_j) / d + half * d;
+    let r_c = (c.r_i * c.r_i - x_c * x_c).map(|x| x.max(0.0)).sqrt();
+    let rel = c.w_j - c.w_i;
+    let norm = rel.dot(rel).sqrt();
+    let m = c.mu_t * r_c * f_n.map(f64::abs);
+    let rate = m * (c.ii_i + c.ii_j);
+    let still: Mask = std::array::from_fn(|k| norm.0[k] == 0.0 || rate.0[k] == 0.0);
+    let spin = rel.dot(n);
+    let full = m * spin / norm;
+    let scale = (spin.map(f64::abs) / (rate * F::splat(dt))).map(|x| x.min(1.0));
+    let t = n.scale(scale * full);
+    let none = V3::default();
+    let minus = |v: F| v.map(|x| -x);
+    let t_j = V3 {
+        x: minus(t.x),
+        y: minus(t.y),
+        z: minus(t.z),
+    };
+    (V3::select(still, none, t), V3::select(still, none, t_j))
 }
 
 /// Rolling-resistance torques on i and j (002 eq 17–18; super::rolling::rolling_torque) for
@@ -498,8 +567,10 @@ mod tests {
     #[test]
     fn lanes_give_the_scalar_law_bit_for_bit() {
         // Random established contacts of every covered model, sticking and sliding, some with
-        // no slip yet or a slip along the normal, with rolling resistance off, on, or on with
-        // μ_r = 0, rolling freely, slowly or not at all: each lane must equal
+        // no slip yet or a slip along the normal, with rolling and twisting resistance off, on,
+        // or on with μ_r = μ_t = 0, turning freely, slowly or not at all, with and without each
+        // cohesion model
+        // (some pairs pulled together harder than pushed apart): each lane must equal
         // ContactModel::force, and so must the lanes compiled for AVX2 where the processor has
         // it.
         let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -555,30 +626,51 @@ mod tests {
         // Contacts at the spring's Coulomb limit; PEBBLES forces at or above μ_k |F⊥|, and
         // PEBBLES slips the long-slip rules shortened.
         let (mut sliding, mut kinetic, mut limited) = (0, 0, 0);
+        let cohesions = [
+            Cohesion::None,
+            Cohesion::Constant,
+            Cohesion::Dmt,
+            Cohesion::Perko {
+                hamaker: 4.3e-20,
+                separation: 1.5e-10,
+            },
+        ];
         let models = normals.into_iter().flat_map(|normal| {
             tangentials.clone().flat_map(move |tangential| {
-                [Rolling::None, Rolling::Constant].map(|rolling| ContactModel {
-                    normal,
-                    tangential,
-                    rolling,
-                    ..ContactModel::hertz()
+                cohesions.into_iter().flat_map(move |cohesion| {
+                    [
+                        (Rolling::None, Twisting::None),
+                        (Rolling::Constant, Twisting::None),
+                        (Rolling::None, Twisting::Constant),
+                        (Rolling::Constant, Twisting::Constant),
+                    ]
+                    .map(|(rolling, twisting)| ContactModel {
+                        normal,
+                        tangential,
+                        rolling,
+                        twisting,
+                        cohesion,
+                        ..ContactModel::hertz()
+                    })
                 })
             })
         });
         for model in models {
             let (normal, tangential) = (model.normal, model.tangential);
             let lanes = Lanes::covers(&model, 1e-6).expect("covered");
-            for _ in 0..500 {
+            for _ in 0..200 {
                 let mut c = Contacts::default();
                 let mut scalar = Vec::new();
                 for k in 0..LANES {
                     let n = vec(&mut rng, 1.0).normalize();
                     let overlap = rng.random_range(1e-7..1e-4);
-                    // With rolling: lane 1 turns slowly (the torque below its cap),
-                    // lane 2 not at all (no torque).
-                    let spin = match (model.rolling, k) {
-                        (Rolling::Constant, 1) => 1e-4,
-                        (Rolling::Constant, 2) => 0.0,
+                    // With rolling or twisting resistance: lane 1 turns slowly (the
+                    // torques below their caps), lane 2 not at all (no torque).
+                    let resists =
+                        model.rolling == Rolling::Constant || model.twisting == Twisting::Constant;
+                    let spin = match (resists, k) {
+                        (true, 1) => 1e-4,
+                        (true, 2) => 0.0,
                         _ => 10.0,
                     };
                     let body = |rng: &mut ChaCha8Rng| Body {
@@ -594,18 +686,18 @@ mod tests {
                         1 => n * 1e-6,
                         _ => vec(&mut rng, 1e-5),
                     };
-                    // Lane 3 has no rolling friction (μ_r = 0: no torque).
-                    let mu_r = if k == 3 {
-                        0.0
+                    // Lane 3 has no rolling or twisting friction (μ_r = μ_t = 0: no torque).
+                    let (mu_r, mu_t) = if k == 3 {
+                        (0.0, 0.0)
                     } else {
-                        rng.random_range(0.01..0.2)
+                        (rng.random_range(0.01..0.2), rng.random_range(0.01..0.2))
                     };
                     let p = PairParams::new(
                         1e7,
                         4e6,
                         0.9,
-                        [rng.random_range(0.1..0.8), mu_r, 0.0],
-                        0.0,
+                        [rng.random_range(0.1..0.8), mu_r, mu_t],
+                        rng.random_range(0.0..2.0),
                     );
                     let state = ContactState {
                         slip,
@@ -646,6 +738,8 @@ mod tests {
                     put(&mut c.gt, state.stiffness.gt);
                     put(&mut c.mu, p.mu_s);
                     put(&mut c.mu_r, p.mu_r);
+                    put(&mut c.mu_t, p.mu_t);
+                    put(&mut c.cohesion, p.cohesion);
                     put(&mut c.ii_i, bi.inv_inertia);
                     put(&mut c.ii_j, bj.inv_inertia);
                     scalar.push((p, touch, bi, bj, state));
