@@ -1,6 +1,7 @@
 //! Micro-benchmarks of the hot kernels: `cargo bench -p grainflow`.
 //! The pair-force kernel (one Hertz–Mindlin contact, and four at once in the lanes the pair loop
-//! uses), a neighbour-list build and one soft-sphere step of the peers' settled bed S1 (20 000
+//! uses, also with rolling and twisting resistance and DMT cohesion, and with the PEBBLES law),
+//! a neighbour-list build and one soft-sphere step of the peers' settled bed S1 (20 000
 //! spheres), on one thread.
 
 use std::hint::black_box;
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use grainflow::contact::lanes::{Contacts, Lanes, F, V3};
+use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{
     Body, Cohesion, ContactModel, ContactState, Normal, Rolling, Tangential, Touch, Twisting,
 };
@@ -31,7 +33,7 @@ fn pair_kernel(c: &mut Criterion) {
         cohesion: Cohesion::None,
         characteristic_velocity: 1.0,
     };
-    let p = PairParams::new(3.7139e7, 1.5e7, 0.9, [0.5, 0.0, 0.0], 0.0);
+    let p = PairParams::new(3.7139e7, 1.5e7, 0.9, [0.5, 0.09, 0.05], 0.02);
     let body = |v: DVec3, w: DVec3| Body {
         vel: v,
         omega: w,
@@ -52,39 +54,83 @@ fn pair_kernel(c: &mut Criterion) {
         b.iter(|| model.force(black_box(&p), black_box(touch), &i, &j, &mut state, 1e-6))
     });
     // The same contact, established, in all four lanes (compiled for the baseline target here;
-    // the pair loop runs the AVX2 form where the processor has it).
-    let lanes = Lanes::covers(&model, 1e-6).expect("the lanes cover Hertz–Mindlin");
-    let k = state.stiffness;
+    // the pair loop runs the AVX2 form where the processor has it), for three models.
+    let pebbles = ContactModel {
+        normal: Normal::Pebbles {
+            hooke: 600.0,
+            vessel_hooke: 600.0,
+            dash_pot: 0.01,
+        },
+        tangential: Tangential::Pebbles(PebblesFriction {
+            kinetic_friction: 0.4,
+            dash_pot: 0.01,
+            static_friction: Some(StaticFriction {
+                friction: 0.6,
+                hooke: 600.0,
+                surface_friction: None,
+                surface_hooke: None,
+                velocity_max_sqr: 0.01,
+                linear_cutoff: false,
+                zero_long_slips: None,
+                decrease_long_slips: Some([1.1, 1.0]),
+            }),
+        }),
+        ..model
+    };
+    let resisted = ContactModel {
+        rolling: Rolling::Constant,
+        twisting: Twisting::Constant,
+        cohesion: Cohesion::Dmt,
+        ..model
+    };
     let all = |x: f64| F([x; 4]);
     let all3 = |v: DVec3| V3 {
         x: all(v.x),
         y: all(v.y),
         z: all(v.z),
     };
-    let four = Contacts {
-        // Centres 1e-3 − δ apart along the normal, as the pair loop finds them.
-        d: all3(touch.normal * (1e-3 - touch.overlap)),
-        d2: all((touch.normal * (1e-3 - touch.overlap)).length_squared()),
-        r_i: all(5e-4),
-        r_j: all(5e-4),
-        v_i: all3(i.vel),
-        v_j: all3(j.vel),
-        w_i: all3(i.omega),
-        w_j: all3(j.omega),
-        slip: all3(state.slip),
-        kn: all(k.kn),
-        kt: all(k.kt),
-        gn: all(k.gn),
-        gt: all(k.gt),
-        mu: all(p.mu_s),
-        ..Contacts::default()
-    };
-    c.bench_function("pair force, Hertz–Mindlin, four contacts in lanes", |b| {
-        b.iter(|| {
-            let four = black_box(&four);
-            lanes.force(four, &four.touches(), 1e-6)
-        })
-    });
+    for (name, model) in [
+        ("Hertz–Mindlin", model),
+        ("Hertz–Mindlin, rolling, twisting, DMT cohesion", resisted),
+        ("PEBBLES", pebbles),
+    ] {
+        let lanes = Lanes::covers(&model, 1e-6).expect("the lanes cover every model");
+        // The contact's history after its first step, as the pair loop holds it.
+        let mut state = ContactState::default();
+        model.force(&p, touch, &i, &j, &mut state, 1e-6);
+        let k = state.stiffness;
+        let four = Contacts {
+            // Centres 1e-3 − δ apart along the normal, as the pair loop finds them.
+            d: all3(touch.normal * (1e-3 - touch.overlap)),
+            d2: all((touch.normal * (1e-3 - touch.overlap)).length_squared()),
+            r_i: all(5e-4),
+            r_j: all(5e-4),
+            v_i: all3(i.vel),
+            v_j: all3(j.vel),
+            w_i: all3(i.omega),
+            w_j: all3(j.omega),
+            slip: all3(state.slip),
+            kn: all(k.kn),
+            kt: all(k.kt),
+            gn: all(k.gn),
+            gt: all(k.gt),
+            mu: all(p.mu_s),
+            mu_r: all(p.mu_r),
+            mu_t: all(p.mu_t),
+            cohesion: all(p.cohesion),
+            ii_i: all(i.inv_inertia),
+            ii_j: all(j.inv_inertia),
+        };
+        c.bench_function(
+            &format!("pair force, {name}, four contacts in lanes"),
+            |b| {
+                b.iter(|| {
+                    let four = black_box(&four);
+                    lanes.force(four, &four.touches(), 1e-6)
+                })
+            },
+        );
+    }
 }
 
 fn neighbor_build(c: &mut Criterion) {
