@@ -3,11 +3,11 @@
 //! Each lane does the scalar law's operations in the scalar law's order (002 §3.1–3.2, A5–A7;
 //! 003 eq 18–22), branches replaced by selects between both outcomes, so its results equal the
 //! scalar law's bit for bit (a test holds them equal) while the compiler packs the four lanes
-//! into SIMD registers. It covers the models most runs use: every normal slot with the
-//! tangential spring, PEBBLES friction (001 eq 3.8, 3.40, 3.48, 3.50–3.52) or none, with or
-//! without cohesion (002 eq 10–14), rolling (002 eq 17–18) and twisting resistance (002 eq
-//! 19–20) ([`Lanes::covers`]); contacts forming this step, and PEBBLES contacts under
-//! Runge–Kutta and Adams, take the scalar law.
+//! into SIMD registers. It covers every contact model: each normal slot with the tangential
+//! spring, PEBBLES friction (001 eq 3.8, 3.40, 3.48, 3.50–3.52) or none, with or without
+//! cohesion (002 eq 10–14), rolling (002 eq 17–18) and twisting resistance (002 eq 19–20)
+//! ([`Lanes::covers`]). Contacts forming this step, pairs of two immovable bodies, and PEBBLES
+//! contacts under Runge–Kutta and Adams take the scalar law.
 
 use super::pebbles::PebblesFriction;
 use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
@@ -55,6 +55,15 @@ impl F {
     #[inline(always)]
     fn select(m: Mask, a: F, b: F) -> F {
         F(std::array::from_fn(|k| if m[k] { a.0[k] } else { b.0[k] }))
+    }
+}
+
+impl std::ops::Neg for F {
+    type Output = F;
+    /// −x in each lane (not 0 − x: −(+0) is −0, as in the scalar law).
+    #[inline(always)]
+    fn neg(self) -> F {
+        self.map(|x| -x)
     }
 }
 
@@ -137,6 +146,18 @@ impl std::ops::Add for V3 {
     }
 }
 
+impl std::ops::Neg for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn neg(self) -> V3 {
+        V3 {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+        }
+    }
+}
+
 impl std::ops::Sub for V3 {
     type Output = V3;
     #[inline(always)]
@@ -196,7 +217,7 @@ impl Lanes {
         let friction = match model.tangential {
             Tangential::None => Friction::None,
             Tangential::Spring => Friction::Spring,
-            Tangential::Pebbles(law) if dt > 0.0 => Friction::Pebbles(law),
+            Tangential::Pebbles(pebbles) if dt > 0.0 => Friction::Pebbles(pebbles),
             Tangential::Pebbles(_) => return None,
         };
         Some(Lanes {
@@ -290,8 +311,8 @@ impl Lanes {
         }
     }
 
-    /// The normal and tangential slots: the reaction without rolling resistance, and the
-    /// normal force F_n.
+    /// The normal, cohesion and tangential slots: the reaction without rolling or twisting
+    /// resistance, and the normal force F_n.
     #[inline(always)]
     fn sliding(&self, c: &Contacts, t: &Touches, dt: f64) -> (Reaction, F) {
         let zero = F::splat(0.0);
@@ -406,13 +427,7 @@ fn twisting(c: &Contacts, n: V3, overlap: F, f_n: F, dt: f64) -> (V3, V3) {
     let scale = (spin.map(f64::abs) / (rate * F::splat(dt))).map(|x| x.min(1.0));
     let t = n.scale(scale * full);
     let none = V3::default();
-    let minus = |v: F| v.map(|x| -x);
-    let t_j = V3 {
-        x: minus(t.x),
-        y: minus(t.y),
-        z: minus(t.z),
-    };
-    (V3::select(still, none, t), V3::select(still, none, t_j))
+    (V3::select(still, none, t), V3::select(still, none, -t))
 }
 
 /// Rolling-resistance torques on i and j (002 eq 17–18; super::rolling::rolling_torque) for
@@ -428,7 +443,7 @@ fn rolling(c: &Contacts, n: V3, f_n: F, dt: f64) -> (V3, V3) {
     let still: Mask = std::array::from_fn(|k| speed.0[k] == 0.0 || rate.0[k] == 0.0);
     let scale = (speed / (rate * F::splat(dt))).map(|x| x.min(1.0));
     let dir = u.div(speed);
-    let t_i = dir.scale(scale.map(|x| -x) * m * c.r_i);
+    let t_i = dir.scale(-scale * m * c.r_i);
     let t_j = dir.scale(scale * m * c.r_j);
     (
         V3::select(still, V3::default(), t_i),
@@ -454,7 +469,7 @@ fn spring(c: &Contacts, n: V3, v_t: V3, f_max: F, kt: F, gt: F, dt: f64) -> (V3,
         ),
     );
     let slip = rotated + v_t.scale(F::splat(dt));
-    let trial = slip.scale(kt.map(|k| -k)) - v_t.scale(gt);
+    let trial = slip.scale(-kt) - v_t.scale(gt);
     let t2 = trial.dot(trial);
     let sticks = t2.test(f_max * f_max, |a, b| a <= b);
     // Sliding: |F_t| = μ F_n along the trial force, δ_t rescaled to the limit (003 eq 22).
@@ -489,9 +504,8 @@ fn pebbles(
     let speed2 = v_t.dot(v_t);
     let speed = speed2.sqrt();
     // eq 3.8: F_d = −min(μ_k |F⊥|, C∥ |v∥|) v̂∥.
-    let kinetic = (F::splat(law.kinetic_friction) * f_perp)
-        .zip(F::splat(law.dash_pot) * speed, f64::min)
-        .map(|x| -x);
+    let kinetic =
+        -(F::splat(law.kinetic_friction) * f_perp).zip(F::splat(law.dash_pot) * speed, f64::min);
     let f_d = V3::select(
         speed.test(zero, |a, b| a > b),
         v_t.scale(kinetic / speed),
@@ -499,21 +513,22 @@ fn pebbles(
     );
     let dt = F::splat(dt);
     let Some(st) = &law.static_friction else {
-        // Kinetic friction only: no slip rate (eq 3.40 is not integrated).
+        // Kinetic friction only: the scalar law adds dt times a zero rate (a −0 slip
+        // component becomes +0), so the lanes do too.
         return (f_d, slip + V3::default().scale(dt));
     };
     // The long-slip limits (super::pebbles::StaticFriction::limit_slip), pebble–pebble constants.
     let (mu_s, h_s) = st.constants(false);
     let limit = F::splat(mu_s) * f_perp;
-    let spring = F::splat(h_s) * slip.dot(slip).sqrt();
+    let stretch = F::splat(h_s) * slip.dot(slip).sqrt();
     let zeroed: Mask = match st.zero_long_slips {
-        Some(m) => spring.test(F::splat(m) * limit, |a, b| a > b),
+        Some(m) => stretch.test(F::splat(m) * limit, |a, b| a > b),
         None => [false; LANES],
     };
     let slip = match st.decrease_long_slips {
         Some([above, to]) => V3::select(
-            spring.test(F::splat(above) * limit, |a, b| a > b),
-            slip.scale(F::splat(to) * limit / spring),
+            stretch.test(F::splat(above) * limit, |a, b| a > b),
+            slip.scale(F::splat(to) * limit / stretch),
             slip,
         ),
         None => slip,

@@ -114,8 +114,7 @@ impl Hopper {
         if f.z_c > self.height - c.origin.z {
             return None;
         }
-        let closest = c.closest_at(&f);
-        let (foot, inside) = closest;
+        let (foot, inside) = c.closest_at(&f);
         if !inside && foot.distance(pos) >= r {
             return None;
         }
@@ -124,7 +123,7 @@ impl Hopper {
         if self.tube > 0.0 && below_cut && pos.z < self.cut(k).0 {
             return None;
         }
-        c.contact_at(pos, r, &f, closest)
+        c.contact_at(pos, r, &f, (foot, inside))
     }
 
     /// Inner face of tube `k` at the tube's heights, for a centre inside it or less than `r`
