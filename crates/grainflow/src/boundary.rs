@@ -41,6 +41,16 @@ impl Periodic {
         DVec3::from_array(l)
     }
 
+    /// The box's lower and upper corners: [lo, hi) along periodic axes, unbounded along open
+    /// ones.
+    pub fn bounds(&self) -> [DVec3; 2] {
+        let axes = self.axes();
+        [
+            DVec3::from_array(axes.map(|a| a.map_or(f64::NEG_INFINITY, |[lo, _]| lo))),
+            DVec3::from_array(axes.map(|a| a.map_or(f64::INFINITY, |[_, hi]| hi))),
+        ]
+    }
+
     /// `pos` wrapped into [lo, hi) along the periodic axes.
     #[inline]
     pub fn wrap(&self, pos: DVec3) -> DVec3 {
@@ -123,6 +133,9 @@ mod tests {
         assert_eq!(p.wrap(DVec3::new(-4.5, 0.0, 0.0)).x, 1.5);
         let l = p.lengths();
         assert_eq!(l, DVec3::new(2.0, 0.0, 2.0));
+        let [lo, hi] = p.bounds();
+        assert_eq!(lo, DVec3::new(0.0, f64::NEG_INFINITY, -1.0));
+        assert_eq!(hi, DVec3::new(2.0, f64::INFINITY, 1.0));
         // 1.9 apart along x in a box of 2 is 0.1 the other way; y is open.
         let d = Periodic::minimum_image(DVec3::new(1.9, 5.0, -1.5), l);
         assert!((d - DVec3::new(-0.1, 5.0, 0.5)).length() < 1e-15);

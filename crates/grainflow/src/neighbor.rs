@@ -431,16 +431,19 @@ impl NeighborList {
         let limit = limit * limit;
         let image = MinimumImage::new(period);
         // Chunks searched in parallel; within a chunk the largest move, with no early exit, so
-        // that the loop has no branch to leave by.
+        // that the loop has no branch to leave by. A plain difference is never shorter than
+        // its minimum image, so only a chunk with a plain move past the limit (a grain that
+        // wrapped across a periodic face, or moved far) is measured again by minimum image.
+        let largest = |ps: &[DVec3], rs: &[DVec3], fold: bool| {
+            let moved = ps.iter().zip(rs).map(|(p, r)| {
+                let d = *p - *r;
+                if fold { image.of(d) } else { d }.length_squared()
+            });
+            moved.fold(0.0, f64::max)
+        };
         pos.par_chunks(crate::soft::CHUNK)
             .zip(self.ref_pos.par_chunks(crate::soft::CHUNK))
-            .any(|(ps, rs)| {
-                let moved = ps
-                    .iter()
-                    .zip(rs)
-                    .map(|(p, r)| image.of(*p - *r).length_squared());
-                moved.fold(0.0, f64::max) > limit
-            })
+            .any(|(ps, rs)| largest(ps, rs, false) > limit && largest(ps, rs, true) > limit)
     }
 
     /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum
@@ -846,6 +849,9 @@ mod tests {
         // Wrapping a grain through the face is not a move.
         let wrapped = vec![DVec3::new(10.2, 0.0, 0.0), pos[1], pos[2]];
         assert!(!list.needs_rebuild(&wrapped, periodic.lengths()));
+        // Through the face and 0.26 on (more than half the skin) is a move.
+        let far = vec![DVec3::new(9.94, 0.0, 0.0), pos[1], pos[2]];
+        assert!(list.needs_rebuild(&far, periodic.lengths()));
     }
 
     #[test]
