@@ -440,6 +440,8 @@ impl Rows<'_> {
             let (pos_i, r_i) = (pos[i], radius[i]);
             let mu = self.physics.table.sliding(material[i] as usize);
             let (v_i, w_i) = (self.vel[i], self.omega[i]);
+            // Inverse masses are never negative: both are zero only if the owner's is.
+            let fixed_i = self.inv_mass[i] == 0.0;
             for s in self.start[i]..self.start[i + 1] {
                 prefetch(block.state.as_ptr().wrapping_add(s - base + AHEAD));
                 let j = self.partner[s] as usize;
@@ -462,9 +464,8 @@ impl Rows<'_> {
                 batch.slot[k] = s as u32;
                 batch.i[k] = i as u32;
                 batch.j[k] = j as u32;
-                batch.scalar[k] = self.lanes.is_none()
-                    || !state.touching
-                    || self.inv_mass[i] + self.inv_mass[j] == 0.0;
+                batch.scalar[k] =
+                    self.lanes.is_none() || !state.touching || fixed_i && self.inv_mass[j] == 0.0;
                 let c = &mut batch.lanes[g];
                 let put3 = |v: &mut V3, x: DVec3| {
                     v.x.0[l] = x.x;
@@ -533,6 +534,7 @@ impl Rows<'_> {
         // per pair; about 5 % of the pair stage in interleaved runs.
         let mut owner = usize::MAX;
         let (mut f_own, mut t_own) = (DVec3::ZERO, DVec3::ZERO);
+        stats.contacts += batch.len;
         for (g, c) in batch.lanes[..batch.len.div_ceil(LANES)].iter().enumerate() {
             let touches = c.touches();
             // A match, not `Option::map` with a closure: a closure the compiler keeps out of
@@ -552,7 +554,6 @@ impl Rows<'_> {
                 let state = &mut block.state[s - base];
                 let lane = |v: &V3| DVec3::new(v.x.0[l], v.y.0[l], v.z.0[l]);
                 let overlap = touches.overlap.0[l];
-                stats.contacts += 1;
                 let r_min = c.r_i.0[l].min(c.r_j.0[l]);
                 if overlap > stats.max_overlap_ratio * r_min {
                     stats.max_overlap_ratio = overlap / r_min;
