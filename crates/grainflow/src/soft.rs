@@ -476,9 +476,8 @@ impl Rows<'_> {
                 c.d2.0[l] = d2;
                 c.r_i.0[l] = r_i;
                 c.r_j.0[l] = radius[j];
-                put3(&mut c.v_i, v_i);
                 put3(&mut c.w_i, w_i);
-                put3(&mut c.v_j, self.vel[j]);
+                put3(&mut c.dv, v_i - self.vel[j]);
                 put3(&mut c.w_j, self.omega[j]);
                 put3(&mut c.slip, state.slip);
                 let st = &state.stiffness;

@@ -245,9 +245,9 @@ pub struct Contacts {
     /// Radii (m).
     pub r_i: F,
     pub r_j: F,
-    /// Velocities (m/s) and angular velocities (rad/s).
-    pub v_i: V3,
-    pub v_j: V3,
+    /// Relative velocity v_i − v_j (m/s), the first term of every law's relative velocity,
+    /// and the angular velocities (rad/s).
+    pub dv: V3,
     pub w_i: V3,
     pub w_j: V3,
     /// Tangential displacement δ_t (m), the contact's history.
@@ -320,7 +320,7 @@ impl Lanes {
         let overlap = t.overlap;
         let half = F::splat(0.5) * overlap;
         let (arm_i, arm_j) = (c.r_i - half, c.r_j - half);
-        let rel = c.v_i - c.v_j + (c.w_i.scale(arm_i) + c.w_j.scale(arm_j)).cross(n);
+        let rel = c.dv + (c.w_i.scale(arm_i) + c.w_j.scale(arm_j)).cross(n);
         let approach = rel.dot(n);
         let v_t = rel - n.scale(approach);
         // Normal slot (002 A5–A7; super::normal::normal_force).
@@ -500,7 +500,7 @@ fn pebbles(
 ) -> (V3, V3) {
     let zero = F::splat(0.0);
     // Turn::Pair of the scalar law: v_i − v_j and the centres' distance (eq 3.48).
-    let (slip, dv, dist) = (c.slip, c.v_i - c.v_j, (c.r_i + c.r_j) - overlap);
+    let (slip, dv, dist) = (c.slip, c.dv, (c.r_i + c.r_j) - overlap);
     let speed2 = v_t.dot(v_t);
     let speed = speed2.sqrt();
     // eq 3.8: F_d = −min(μ_k |F⊥|, C∥ |v∥|) v̂∥.
@@ -742,8 +742,7 @@ mod tests {
                     put(&mut c.d2, d2);
                     put(&mut c.r_i, bi.radius.unwrap());
                     put(&mut c.r_j, bj.radius.unwrap());
-                    put3(&mut c.v_i, bi.vel);
-                    put3(&mut c.v_j, bj.vel);
+                    put3(&mut c.dv, bi.vel - bj.vel);
                     put3(&mut c.w_i, bi.omega);
                     put3(&mut c.w_j, bj.omega);
                     put3(&mut c.slip, slip);
