@@ -245,8 +245,8 @@ pub struct Contacts {
     /// Radii (m).
     pub r_i: F,
     pub r_j: F,
-    /// Relative velocity v_i − v_j (m/s), the first term of every law's relative velocity,
-    /// and the angular velocities (rad/s).
+    /// Relative velocity v_i − v_j (m/s), the first term of every law's relative velocity at
+    /// the contact (002 eq 4), and the angular velocities (rad/s).
     pub dv: V3,
     pub w_i: V3,
     pub w_j: V3,
