@@ -434,10 +434,10 @@ impl NeighborList {
         // that the loop has no branch to leave by. A plain difference is never shorter than
         // its minimum image, so only a chunk with a plain move past the limit (a grain that
         // wrapped across a periodic face, or moved far) is measured again by minimum image.
-        let largest = |ps: &[DVec3], rs: &[DVec3], fold: bool| {
+        let largest = |ps: &[DVec3], rs: &[DVec3], by_image: bool| {
             let moved = ps.iter().zip(rs).map(|(p, r)| {
                 let d = *p - *r;
-                if fold { image.of(d) } else { d }.length_squared()
+                if by_image { image.of(d) } else { d }.length_squared()
             });
             moved.fold(0.0, f64::max)
         };

@@ -90,20 +90,10 @@ pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let p = &mut world.particles;
     let periodic = &physics.periodic;
     let [lo, hi] = periodic.bounds();
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
     p.pos
         .par_chunks_mut(CHUNK)
         .zip(p.vel.par_chunks(CHUNK))
         .for_each(|(xs, vs)| {
-            #[cfg(target_arch = "x86_64")]
-            if avx2 {
-                // SAFETY: `avx2` is set only when the processor has AVX2.
-                unsafe { drift_avx2(xs, vs, dt) };
-            } else {
-                drift(xs, vs, dt);
-            }
-            #[cfg(not(target_arch = "x86_64"))]
             drift(xs, vs, dt);
             // Inside the box, wrapping changes nothing: one test instead of its cases axis
             // by axis.
@@ -136,8 +126,6 @@ fn half_kick(world: &mut World, dt: f64) {
         ..
     } = &mut world.particles;
     let h = 0.5 * dt;
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
     vel.par_chunks_mut(CHUNK)
         .zip(omega.par_chunks_mut(CHUNK))
         .zip(force.par_chunks(CHUNK))
@@ -145,26 +133,34 @@ fn half_kick(world: &mut World, dt: f64) {
         .zip(inv_mass.par_chunks(CHUNK))
         .zip(inv_inertia.par_chunks(CHUNK))
         .for_each(|(((((vs, ws), fs), ts), ims), iis)| {
-            #[cfg(target_arch = "x86_64")]
-            if avx2 {
-                // SAFETY: `avx2` is set only when the processor has AVX2.
-                unsafe {
-                    kick_avx2(vs, fs, ims, h);
-                    kick_avx2(ws, ts, iis, h);
-                }
-                return;
-            }
             kick(vs, fs, ims, h);
             kick(ws, ts, iis, h);
         });
 }
 
-/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w. The vectors
-/// are taken as one run of numbers, four grains (twelve numbers) at a time, so that the
-/// compiler fills SIMD registers across grains; each number gets the same two products and sum
-/// as grain by grain, so the same bits.
+/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w: [`kick_run`],
+/// compiled for AVX2 when the processor has it (as [`Rows::flush`]).
 #[inline(always)]
 fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, checked just above.
+        return unsafe { kick_avx2(v, f, inverse, h) };
+    }
+    kick_run(v, f, inverse, h)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2")]
+fn kick_avx2(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
+    kick_run(v, f, inverse, h)
+}
+
+/// [`kick`] with the vectors taken as one run of numbers, four grains (twelve numbers) at a
+/// time, so that the compiler fills SIMD registers across grains; each number gets the same
+/// two products and sum as grain by grain, so the same bits.
+#[inline(always)]
+fn kick_run(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
     let v: &mut [f64] = bytemuck::cast_slice_mut(v);
     let f: &[f64] = bytemuck::cast_slice(f);
     let (mut vs, mut fs, mut ws) = (
@@ -189,28 +185,32 @@ fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
     }
 }
 
-/// x += v dt for each grain's position x and velocity v, taken as one run of numbers (each
-/// the same product and sum as grain by grain).
+/// x += v dt for each grain's position x and velocity v: [`drift_run`], compiled for AVX2
+/// when the processor has it (as [`Rows::flush`]).
 #[inline(always)]
 fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, checked just above.
+        return unsafe { drift_avx2(x, v, dt) };
+    }
+    drift_run(x, v, dt)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2")]
+fn drift_avx2(x: &mut [DVec3], v: &[DVec3], dt: f64) {
+    drift_run(x, v, dt)
+}
+
+/// [`drift`] with the vectors taken as one run of numbers (each the same product and sum as
+/// grain by grain).
+#[inline(always)]
+fn drift_run(x: &mut [DVec3], v: &[DVec3], dt: f64) {
     let x: &mut [f64] = bytemuck::cast_slice_mut(x);
     for (x, v) in x.iter_mut().zip(bytemuck::cast_slice::<DVec3, f64>(v)) {
         *x += v * dt;
     }
-}
-
-/// [`drift`] compiled for AVX2 (chosen at run time, as [`Rows::flush`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2")]
-fn drift_avx2(x: &mut [DVec3], v: &[DVec3], dt: f64) {
-    drift(x, v, dt)
-}
-
-/// [`kick`] compiled for AVX2 (chosen at run time, as [`Rows::flush`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2")]
-fn kick_avx2(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
-    kick(v, f, inverse, h)
 }
 
 /// Items one parallel task handles in the pair and gather loops: large enough that the loop
