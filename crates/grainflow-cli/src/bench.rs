@@ -115,12 +115,7 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
         "kinetic_rotational_j": e.rotational,
         "neighbor_builds": sim.world.neighbors.builds,
         "listed_pairs": sim.world.neighbors.len(),
-        "stage_s": {
-            "integrate": t.integrate,
-            "neighbor": t.neighbor,
-            "pairs": t.pairs,
-            "gather_walls": t.gather_walls,
-        },
+        "stage_s": t,
     });
     if sim.world.collisions > 0 {
         report["hard_spheres"] = hard.clone();
@@ -142,13 +137,7 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
             peak_rss_mib(),
             sim.world.neighbors.builds
         );
-        outln!(
-            "  stages: integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, gather + walls {:.2} s",
-            t.integrate,
-            t.neighbor,
-            t.pairs,
-            t.gather_walls
-        );
+        outln!("  stages: {t}");
         if sim.world.collisions > 0 {
             outln!("  hard spheres: {hard}");
         }

@@ -39,6 +39,7 @@ use grainflow::io::Outputs;
 use grainflow::neighbor::AutoSkin;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
+use grainflow::soft::StageTimes;
 use grainflow::validation::{self, Metric};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -413,8 +414,11 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     // On a terminal the bar updates in place; in a log, a plain line every tenth of the run.
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut next_line = 0.1;
+    let mut output_s = 0.0;
     sim.run_until(duration, |s| {
+        let clock = Instant::now();
         outputs.observe(s)?;
+        output_s += clock.elapsed().as_secs_f64();
         if s.world.step % 200 == 0 {
             let done = (s.world.step - first_step) as f64;
             let elapsed = start.elapsed().as_secs_f64().max(1e-9);
@@ -442,13 +446,14 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
         }
         Ok(())
     })?;
+    let clock = Instant::now();
     outputs.finish(&sim)?;
     bar.finish();
-    let t = sim.world.timers;
-    eprintln!(
-        "grainflow: stages: integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, gather + walls {:.2} s",
-        t.integrate, t.neighbor, t.pairs, t.gather_walls
-    );
+    let t = StageTimes {
+        output: output_s + clock.elapsed().as_secs_f64(),
+        ..sim.world.timers
+    };
+    eprintln!("grainflow: stages: {t}");
     let e = sim.energies();
     eprintln!(
         "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",

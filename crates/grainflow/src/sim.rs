@@ -54,6 +54,9 @@ pub struct World {
     /// The same for the pairs crossing into a later block, in the order of
     /// [`NeighborList::cross_slot`]: what the gather adds to their partners.
     pub cross: Vec<(DVec3, DVec3)>,
+    /// Per particle, the force and torque of the walls at the last evaluation (zero where no
+    /// wall acts): what the gather adds; empty when there are no walls.
+    pub wall_force: Vec<(DVec3, DVec3)>,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
     /// Simulated time (s).
@@ -281,6 +284,7 @@ impl Simulation {
             reaction: Vec::new(),
             keep_reactions: scene.output.stress.is_some(),
             cross: Vec::new(),
+            wall_force: Vec::new(),
             wall_runtime: WallRuntime::default(),
             time: scene.simulation.start_time,
             step: 0,

@@ -291,7 +291,7 @@ pub fn step(world: &mut World, physics: &Physics, spec: &ApproxHardSpec) -> Resu
     stats.sweeps = c.sweeps;
     stats.corrected = c.largest;
     stats.max_overlap_ratio = c.remaining;
-    world.timers.gather_walls += lap(&mut clock);
+    world.timers.gather += lap(&mut clock);
     if c.remaining > spec.overlap_tolerance {
         let k = c.worst;
         return Err(Error::Unstable {

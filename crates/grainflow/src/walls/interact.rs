@@ -62,9 +62,17 @@ pub struct WallRuntime {
 pub struct NearWalls {
     start: Vec<u32>,
     keys: Vec<u32>,
+    /// The particles with a member listed, ascending.
+    listed: Vec<u32>,
 }
 
 impl NearWalls {
+    /// The particles with a member listed, ascending, when the list was built for `n` particles.
+    #[inline]
+    pub fn listed(&self, n: usize) -> Option<&[u32]> {
+        (self.start.len() == n + 1).then_some(self.listed.as_slice())
+    }
+
     /// The listed members near particle `k`, or `None` when the list was not built for it.
     #[inline]
     fn of(&self, k: usize) -> Option<&[u32]> {
@@ -97,9 +105,13 @@ pub fn near_still_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64
     let mut near = NearWalls {
         start: Vec::with_capacity(pos.len() + 1),
         keys: Vec::new(),
+        listed: Vec::new(),
     };
     near.start.push(0);
-    for row in rows {
+    for (k, row) in rows.into_iter().enumerate() {
+        if !row.is_empty() {
+            near.listed.push(k as u32);
+        }
         near.keys.extend(row);
         near.start.push(near.keys.len() as u32);
     }
@@ -292,6 +304,17 @@ impl<'a> WallForces<'a> {
     #[inline]
     pub fn idle(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
         !self.held(k) && self.quiet(k, history)
+    }
+
+    /// The only particles a wall can act on among `n`, ascending, when every wall stays in
+    /// place and none holds grains: those with a near member listed (for the others
+    /// [`Self::on`] skips every member). `None` when any particle may feel a wall.
+    pub fn reach(&self, n: usize) -> Option<&'a [u32]> {
+        if self.all_still && !self.sticky {
+            self.rt.near.listed(n)
+        } else {
+            None
+        }
     }
 
     /// Whether a sticky wall holds particle `k`.
