@@ -96,6 +96,9 @@ impl World {
             &self.particles.radius,
             nl.skin,
         );
+        // Room for a contact with every member listed near a grain, so that contacts forming
+        // before the next build need no allocation in the step.
+        self.wall_runtime.near.reserve_history(&mut self.wall_state);
         self.reaction.clear();
         if self.keep_reactions {
             self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));

@@ -258,13 +258,6 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
     ContactStats::merge(ContactStats::merge(pair_stats, wall_stats), stats)
 }
 
-/// The first `len` items of `rest`, which keeps the others.
-fn take_front<'a, T>(rest: &mut &'a mut [T], len: usize) -> &'a mut [T] {
-    let (front, back) = std::mem::take(rest).split_at_mut(len);
-    *rest = back;
-    front
-}
-
 /// Particle k as the contact law sees it, from the particles' velocity, angular velocity,
 /// radius, inverse mass and inverse inertia.
 #[inline(always)]
@@ -318,9 +311,8 @@ struct Batch {
 }
 
 impl Batch {
-    /// A batch with no pairs. One serves every block a task of the pair loop takes (each
-    /// block ends with it empty): lanes past the last pair may hold an earlier block's values,
-    /// which are evaluated with the group and never read.
+    /// A batch with no pairs: each thread keeps one for every block it takes ([`THREAD_BATCH`]), and
+    /// each block leaves it empty.
     fn empty() -> Batch {
         Batch {
             len: 0,
@@ -398,29 +390,22 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         block_cross,
         ..
     } = &mut world.neighbors;
-    // Split the buffers at row boundaries into one task per block.
-    let mut blocks = Vec::with_capacity(n / BLOCK + 1);
-    let (mut outs, mut states) = (world.reaction.as_mut_slice(), state.as_mut_slice());
-    let mut crosses = world.cross.as_mut_slice();
+    // All the rows, to be split at block boundaries into one task per block (Rows::blocks).
     let keep = world.keep_reactions;
-    let (mut forces, mut torques) = (force.as_mut_slice(), torque.as_mut_slice());
-    for a in (0..n).step_by(BLOCK) {
-        let b = (a + BLOCK).min(n);
-        let slots = start[b] - start[a];
-        blocks.push(Block {
-            first: a,
-            first_slot: start[a],
-            first_cross: block_cross[a / BLOCK],
-            reaction: take_front(&mut outs, if keep { slots } else { 0 }),
-            cross: take_front(
-                &mut crosses,
-                block_cross[a / BLOCK + 1] - block_cross[a / BLOCK],
-            ),
-            state: take_front(&mut states, slots),
-            force: take_front(&mut forces, b - a),
-            torque: take_front(&mut torques, b - a),
-        });
-    }
+    let all = Block {
+        first: 0,
+        first_slot: 0,
+        first_cross: 0,
+        reaction: if keep {
+            &mut world.reaction[..]
+        } else {
+            &mut []
+        },
+        cross: &mut world.cross[..],
+        state: &mut state[..],
+        force: &mut force[..n],
+        torque: &mut torque[..n],
+    };
     // Slices of one length n, so that an index checked against n needs no further checks.
     let rows = Rows {
         start,
@@ -440,13 +425,67 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         image: MinimumImage::new(period),
         dt,
     };
-    blocks
-        .into_par_iter()
-        .map_init(Batch::empty, |batch, block| rows.block(block, batch))
-        .reduce(ContactStats::default, ContactStats::merge)
+    rows.blocks(all, block_cross)
+}
+
+thread_local! {
+    /// Each thread's batch, reused by every block it takes: lanes past a block's last pair may
+    /// hold an earlier block's values, which are evaluated with the group and never read.
+    static THREAD_BATCH: std::cell::RefCell<Batch> = std::cell::RefCell::new(Batch::empty());
+}
+
+impl<'a> Block<'a> {
+    /// The rows before `row` and the rest, each with its part of the buffers; `row` starts a
+    /// block, whose first crossing pair is `first_cross`.
+    fn split_at(self, row: usize, slot: usize, first_cross: usize) -> (Block<'a>, Block<'a>) {
+        let (a, b) = (row - self.first, slot - self.first_slot);
+        let c = first_cross - self.first_cross;
+        let kept = if self.reaction.is_empty() { 0 } else { b };
+        let (reaction, reaction_rest) = self.reaction.split_at_mut(kept);
+        let (cross, cross_rest) = self.cross.split_at_mut(c);
+        let (state, state_rest) = self.state.split_at_mut(b);
+        let (force, force_rest) = self.force.split_at_mut(a);
+        let (torque, torque_rest) = self.torque.split_at_mut(a);
+        let rest = Block {
+            first: row,
+            first_slot: slot,
+            first_cross,
+            reaction: reaction_rest,
+            cross: cross_rest,
+            state: state_rest,
+            force: force_rest,
+            torque: torque_rest,
+        };
+        let front = Block {
+            reaction,
+            cross,
+            state,
+            force,
+            torque,
+            ..self
+        };
+        (front, rest)
+    }
 }
 
 impl Rows<'_> {
+    /// The pair loop over the blocks of `span`, halved until one block is left, the halves in
+    /// parallel ([`rayon::join`]: no allocation). Each block's sums are its own, so the split
+    /// changes no bit; `block_cross` gives each block's first crossing pair.
+    fn blocks(&self, span: Block, block_cross: &[usize]) -> ContactStats {
+        let rows = span.force.len();
+        if rows <= BLOCK {
+            return THREAD_BATCH.with_borrow_mut(|batch| self.block(span, batch));
+        }
+        let mid = span.first + rows.div_ceil(2 * BLOCK) * BLOCK;
+        let (front, rest) = span.split_at(mid, self.start[mid], block_cross[mid / BLOCK]);
+        let (a, b) = rayon::join(
+            || self.blocks(front, block_cross),
+            || self.blocks(rest, block_cross),
+        );
+        ContactStats::merge(a, b)
+    }
+
     /// The pair loop over one block's rows.
     #[inline(always)]
     fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
@@ -717,26 +756,43 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
             .reduce(ContactStats::default, ContactStats::merge);
     };
     wall_force.resize(reach.len(), zero);
-    // One task per CHUNK listed particles, each with the histories from its first to its last.
-    let mut tasks = Vec::with_capacity(reach.len() / CHUNK + 1);
-    let (mut rest, mut next) = (wall_state.as_mut_slice(), 0);
-    for (ks, out) in reach.chunks(CHUNK).zip(wall_force.chunks_mut(CHUNK)) {
-        let (a, b) = (ks[0] as usize, ks[ks.len() - 1] as usize + 1);
-        take_front(&mut rest, a - next);
-        tasks.push((ks, out, take_front(&mut rest, b - a), a));
-        next = b;
+    listed_walls(reach, wall_force, wall_state, 0, &visit)
+}
+
+/// Listed particles a wall pass visits per task.
+const LISTED_TASK: usize = 256;
+
+/// [`wall_forces`] over the listed particles `reach`, with their entries `out` and the wall
+/// histories `states` of the particles from `first` on: halved until [`LISTED_TASK`] are left,
+/// the halves in parallel ([`rayon::join`]: no allocation).
+fn listed_walls<V>(
+    reach: &[u32],
+    out: &mut [(DVec3, DVec3)],
+    states: &mut [Vec<(u32, ContactState)>],
+    first: usize,
+    visit: &V,
+) -> ContactStats
+where
+    V: Fn(usize, &mut Vec<(u32, ContactState)>, &mut ContactStats) -> (DVec3, DVec3) + Sync,
+{
+    if reach.len() <= LISTED_TASK {
+        let mut stats = ContactStats::default();
+        for (&k, w) in reach.iter().zip(out) {
+            let k = k as usize;
+            *w = visit(k, &mut states[k - first], &mut stats);
+        }
+        return stats;
     }
-    tasks
-        .into_par_iter()
-        .map(|(ks, out, states, a)| {
-            let mut stats = ContactStats::default();
-            for (&k, w) in ks.iter().zip(out) {
-                let k = k as usize;
-                *w = visit(k, &mut states[k - a], &mut stats);
-            }
-            stats
-        })
-        .reduce(ContactStats::default, ContactStats::merge)
+    let mid = reach.len() / 2;
+    let split = reach[mid] as usize;
+    let (reach, reach_rest) = reach.split_at(mid);
+    let (out, out_rest) = out.split_at_mut(mid);
+    let (states, states_rest) = states.split_at_mut(split - first);
+    let (a, b) = rayon::join(
+        || listed_walls(reach, out, states, first, visit),
+        || listed_walls(reach_rest, out_rest, states_rest, split, visit),
+    );
+    ContactStats::merge(a, b)
 }
 
 /// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the

@@ -73,6 +73,15 @@ impl NearWalls {
         (self.start.len() == n + 1).then_some(self.listed.as_slice())
     }
 
+    /// Makes room in each listed particle's wall contact history for all its listed members.
+    pub fn reserve_history(&self, history: &mut [Vec<(u32, ContactState)>]) {
+        for &k in &self.listed {
+            if let (Some(h), Some(near)) = (history.get_mut(k as usize), self.of(k as usize)) {
+                h.reserve(near.len().saturating_sub(h.len()));
+            }
+        }
+    }
+
     /// The listed members near particle `k`, or `None` when the list was not built for it.
     #[inline]
     fn of(&self, k: usize) -> Option<&[u32]> {
