@@ -1,8 +1,8 @@
 //! Micro-benchmarks of the hot kernels: `cargo bench -p grainflow`.
 //! The pair-force kernel (one Hertz–Mindlin contact, and four at once in the lanes the pair loop
 //! uses, also with rolling and twisting resistance and DMT cohesion, and with the PEBBLES law),
-//! a neighbour-list build and one soft-sphere step of the peers' settled bed S1 (20 000
-//! spheres), on one thread.
+//! a neighbour-list build, the integrator's half kick and drift, and one soft-sphere step of
+//! the peers' settled bed S1 (20 000 spheres), on one thread.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -144,6 +144,25 @@ fn neighbor_build(c: &mut Criterion) {
     });
 }
 
+fn integrator(c: &mut Criterion) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let mut sim = s1();
+    let dt = sim.physics.dt;
+    let mut group = c.benchmark_group("integrator, S1 (20 000 spheres)");
+    group.bench_function("half kick of v and ω", |b| {
+        b.iter(|| pool.install(|| grainflow::soft::half_kick(&mut sim.world, black_box(dt))))
+    });
+    group.bench_function("drift and periodic wrap", |b| {
+        b.iter(|| {
+            pool.install(|| grainflow::soft::drift_and_wrap(&mut sim.world, &sim.physics, dt))
+        })
+    });
+    group.finish();
+}
+
 fn step(c: &mut Criterion) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
@@ -158,5 +177,5 @@ fn step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pair_kernel, neighbor_build, step);
+criterion_group!(benches, pair_kernel, neighbor_build, integrator, step);
 criterion_main!(benches);

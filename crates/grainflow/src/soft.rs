@@ -105,6 +105,20 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
     half_kick(world, dt);
+    drift_and_wrap(world, physics, dt);
+    world.time += dt;
+    world.timers.integrate += lap(&mut t);
+    let stats = compute_forces(world, physics, dt);
+    t = std::time::Instant::now();
+    half_kick(world, dt);
+    world.timers.integrate += lap(&mut t);
+    stats
+}
+
+/// x += dt v for every particle, each wrapped into the periodic box when it has left it
+/// (003 §2.1, eq 3–6); public for the benchmarks.
+#[inline(never)]
+pub fn drift_and_wrap(world: &mut World, physics: &Physics, dt: f64) {
     let p = &mut world.particles;
     let periodic = &physics.periodic;
     let [lo, hi] = periodic.bounds();
@@ -121,19 +135,13 @@ pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
                 }
             }
         });
-    world.time += dt;
-    world.timers.integrate += lap(&mut t);
-    let stats = compute_forces(world, physics, dt);
-    t = std::time::Instant::now();
-    half_kick(world, dt);
-    world.timers.integrate += lap(&mut t);
-    stats
 }
 
-/// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses): one
-/// parallel pass, each chunk a [`kick`] for v and one for ω.
+/// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
+/// eq 3–6 and 9–10): one parallel pass, each chunk a [`kick`] for v and one for ω; public for the
+/// benchmarks.
 #[inline(never)]
-fn half_kick(world: &mut World, dt: f64) {
+pub fn half_kick(world: &mut World, dt: f64) {
     let Particles {
         vel,
         omega,
