@@ -24,6 +24,14 @@ fn s1() -> Simulation {
     Simulation::new(Scene::from_toml(&text, "s1").expect("parses"), &dir).expect("builds")
 }
 
+/// A pool of one thread: the benchmarks measure per-core cost.
+fn one_thread() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool")
+}
+
 fn pair_kernel(c: &mut Criterion) {
     let model = ContactModel {
         normal: Normal::Hertz,
@@ -133,10 +141,7 @@ fn pair_kernel(c: &mut Criterion) {
 }
 
 fn neighbor_build(c: &mut Criterion) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("pool");
+    let pool = one_thread();
     let mut sim = s1();
     let periodic = sim.physics.periodic;
     c.bench_function("neighbour build, S1 (20 000 spheres)", |b| {
@@ -145,10 +150,7 @@ fn neighbor_build(c: &mut Criterion) {
 }
 
 fn integrator(c: &mut Criterion) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("pool");
+    let pool = one_thread();
     let mut sim = s1();
     let dt = sim.physics.dt;
     let mut group = c.benchmark_group("integrator, S1 (20 000 spheres)");
@@ -164,10 +166,7 @@ fn integrator(c: &mut Criterion) {
 }
 
 fn step(c: &mut Criterion) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("pool");
+    let pool = one_thread();
     let mut sim = s1();
     let mut group = c.benchmark_group("soft step");
     group.sample_size(20);

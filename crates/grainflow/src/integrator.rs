@@ -78,6 +78,21 @@ pub struct IntegratorWork {
     dy: Vec<[DVec3; 3]>,
 }
 
+impl IntegratorWork {
+    /// Puts the per-particle entries in `order` (as [`crate::particles::Particles::permute`]).
+    pub(crate) fn permute(&mut self, order: &[usize]) {
+        fn gather<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+            if v.len() == order.len() {
+                *v = order.iter().map(|&k| v[k]).collect();
+            }
+        }
+        gather(&mut self.base, order);
+        gather(&mut self.sum, order);
+        gather(&mut self.past, order);
+        gather(&mut self.dy, order);
+    }
+}
+
 /// Adams–Bashforth coefficients of the k-step formula (k = 1…4), most recent rate first.
 const AB: [&[f64]; 4] = [
     &[1.0],

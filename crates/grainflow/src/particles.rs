@@ -189,6 +189,27 @@ impl Particles {
         filter(&mut self.passes, keep);
     }
 
+    /// Puts the particles in `order`: the particle at new index k is the one at `order[k]`.
+    pub fn permute(&mut self, order: &[usize]) {
+        fn gather<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
+            *v = order.iter().map(|&k| v[k].clone()).collect();
+        }
+        gather(&mut self.id, order);
+        gather(&mut self.pos, order);
+        gather(&mut self.vel, order);
+        gather(&mut self.omega, order);
+        gather(&mut self.radius, order);
+        gather(&mut self.mass, order);
+        gather(&mut self.inv_mass, order);
+        gather(&mut self.inertia, order);
+        gather(&mut self.inv_inertia, order);
+        gather(&mut self.material, order);
+        gather(&mut self.mobility, order);
+        gather(&mut self.force, order);
+        gather(&mut self.torque, order);
+        gather(&mut self.passes, order);
+    }
+
     /// Largest radius (m), zero when empty.
     pub fn max_radius(&self) -> f64 {
         self.radius.iter().copied().fold(0.0, f64::max)

@@ -83,6 +83,76 @@ pub struct World {
 }
 
 impl World {
+    /// The contact history of every touching pair, keyed by the particles' ids (owner, partner).
+    pub(crate) fn pair_history_by_id(&self) -> Vec<(u64, u64, ContactState)> {
+        let (p, nl) = (&self.particles, &self.neighbors);
+        (0..nl.len())
+            .filter(|&s| nl.state[s].touching)
+            .map(|s| {
+                (
+                    p.id[nl.owner(s)],
+                    p.id[nl.partner[s] as usize],
+                    nl.state[s].clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// Puts back, after a rebuild, the history of the pairs `pairs` keyed by ids (owner,
+    /// partner); pairs with a particle gone, or no longer listed, are dropped. A pair whose
+    /// partner now comes first has its roles exchanged ([`ContactState::swapped`]).
+    pub(crate) fn set_pair_history_by_id(&mut self, pairs: &[(u64, u64, ContactState)]) {
+        let index = self.particles.index_map();
+        let entries: Vec<_> = pairs
+            .iter()
+            .filter_map(|(a, b, s)| {
+                let (i, j) = (*index.get(a)?, *index.get(b)?);
+                Some(if i < j {
+                    (i, j, s.clone())
+                } else {
+                    (j, i, s.swapped())
+                })
+            })
+            .collect();
+        self.neighbors.set_history(&entries);
+    }
+
+    /// Puts the soft-sphere particles in `order` (the particle at new index k is the one at
+    /// `order[k]`) with all their state, and rebuilds the neighbour list keeping every
+    /// contact's history.
+    pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
+        let pairs = self.pair_history_by_id();
+        self.particles.permute(order);
+        let histories = &mut self.wall_state;
+        if histories.len() == order.len() {
+            *histories = order
+                .iter()
+                .map(|&k| std::mem::take(&mut histories[k]))
+                .collect();
+        }
+        let attached = &mut self.wall_runtime.attached;
+        if attached.len() == order.len() {
+            *attached = order.iter().map(|&k| attached[k]).collect();
+        }
+        if self.body_acc.len() == order.len() {
+            self.body_acc = order.iter().map(|&k| self.body_acc[k]).collect();
+        }
+        self.integrator_work.permute(order);
+        self.neighbors = self.neighbors.emptied();
+        self.rebuild_neighbors(periodic);
+        self.set_pair_history_by_id(&pairs);
+    }
+
+    /// Sorts the particles along the Morton curve they are made in ([`curve_order`]), so that
+    /// grains near in space are near in memory again after they have mixed; nothing when they
+    /// already are (`simulation.sort_every`).
+    pub fn sort_along_curve(&mut self, periodic: &Periodic) {
+        let order = curve_order(&self.particles.pos, 2.0 * self.particles.max_radius());
+        if order.iter().enumerate().any(|(k, &o)| k != o) {
+            self.reorder(&order, periodic);
+        }
+    }
+
     /// Rebuilds the neighbour list (keeping the history of listed pairs) and its buffers.
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
@@ -366,6 +436,11 @@ impl Simulation {
         if let Some(r) = &self.scene.recirculation {
             r.apply(&mut self.world);
         }
+        if let Some(every) = self.scene.simulation.sort_every {
+            if self.world.step % every == 0 {
+                self.world.sort_along_curve(&self.physics.periodic);
+            }
+        }
         Ok(())
     }
 
@@ -386,17 +461,7 @@ impl Simulation {
     pub fn checkpoint(&self) -> Checkpoint {
         let w = &self.world;
         let p = &w.particles;
-        let nl = &w.neighbors;
-        let pairs = (0..nl.len())
-            .filter(|&s| nl.state[s].touching)
-            .map(|s| {
-                (
-                    p.id[nl.owner(s)],
-                    p.id[nl.partner[s] as usize],
-                    nl.state[s].clone(),
-                )
-            })
-            .collect();
+        let pairs = w.pair_history_by_id();
         let walls = w
             .wall_state
             .iter()
@@ -477,15 +542,7 @@ impl Simulation {
         w.approx.tally = ckpt.tally;
         w.collisions = ckpt.collisions;
         w.rebuild_neighbors(&sim.physics.periodic);
-        let entries: Vec<_> = ckpt
-            .pairs
-            .iter()
-            .filter_map(|(a, b, s)| {
-                let (i, j) = (*index.get(a)?, *index.get(b)?);
-                Some((i.min(j), i.max(j), s.clone()))
-            })
-            .collect();
-        w.neighbors.set_history(&entries);
+        w.set_pair_history_by_id(&ckpt.pairs);
         if sim.physics.integrator.needs_rate_form() {
             // Slip rates are not stored: the evaluation at the saved state gives them again,
             // bit for bit (the slips are unchanged by an evaluation with dt = 0).
@@ -783,11 +840,8 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
         }));
     }
     let cell = 2.0 * made.iter().map(|(s, ..)| s.radius).fold(0.0, f64::max);
-    let lo = made
-        .iter()
-        .fold(DVec3::splat(f64::INFINITY), |a, (s, ..)| a.min(s.pos));
-    let mut order: Vec<usize> = (0..made.len()).collect();
-    order.sort_by_key(|&k| morton(((made[k].0.pos - lo) / cell).as_uvec3().to_array()));
+    let pos: Vec<DVec3> = made.iter().map(|(s, ..)| s.pos).collect();
+    let order = curve_order(&pos, cell);
     let mut particles = Particles::default();
     for k in order {
         particles.push_with_inertia(k as u64, &made[k].0, made[k].1, made[k].2);
@@ -813,6 +867,17 @@ fn thermal_velocities(n: usize, mean: DVec3, sigma: f64, rng: &mut ChaCha8Rng) -
         *x += mean - drift;
     }
     v
+}
+
+/// The order of `pos` along a Morton curve through cubic cells of side `cell` (m) from their
+/// lowest corner; ties keep their order.
+fn curve_order(pos: &[DVec3], cell: f64) -> Vec<usize> {
+    let lo = pos
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, &x| a.min(x));
+    let mut order: Vec<usize> = (0..pos.len()).collect();
+    order.sort_by_key(|&k| morton(((pos[k] - lo) / cell).as_uvec3().to_array()));
+    order
 }
 
 /// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).

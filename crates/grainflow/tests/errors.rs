@@ -185,6 +185,23 @@ fn zero_substeps_are_refused_by_name() {
 }
 
 #[test]
+fn sorting_every_zero_steps_or_for_hard_spheres_is_refused_by_name() {
+    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nsort_every = 0");
+    assert!(
+        e.contains("simulation.sort_every: must be at least 1"),
+        "{e}"
+    );
+    let e = refusal(
+        "dt = \"auto\"",
+        "dt = 1e-4\nmethod = \"hard\"\nsort_every = 100",
+    );
+    assert!(
+        e.contains("simulation.sort_every: applies to method = \"soft\" only"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_skin_for_hard_spheres_is_refused() {
     // The hard-sphere method sizes the skin from the speeds; a set one would be ignored.
     let e = refusal("dt = \"auto\"", "dt = 1e-4\nmethod = \"hard\"\nskin = 1e-4");

@@ -97,6 +97,19 @@ pub struct Extra {
 }
 
 impl ContactState {
+    /// The same contact seen from the other body, when the two exchange the roles of i and
+    /// j: the slip, i's tangential displacement relative to j (002 eq 8), its rate and the
+    /// integrator's sums of them change sign; the constants are symmetric.
+    pub fn swapped(&self) -> ContactState {
+        let mut s = self.clone();
+        s.slip = -s.slip;
+        if let Some(e) = s.extra.as_deref_mut() {
+            e.rate = -e.rate;
+            e.scratch = e.scratch.map(|x| -x);
+        }
+        s
+    }
+
     /// The contact's [`Extra`] storage, made (zeroed) when first needed.
     pub fn extra(&mut self) -> &mut Extra {
         self.extra.get_or_insert_with(Default::default)

@@ -238,18 +238,7 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
 /// Removes the particles with `keep[k] == false`, keeping the order of the others and the
 /// contact history of every remaining touching pair.
 pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
-    let p = &world.particles;
-    let nl = &world.neighbors;
-    let pairs: Vec<(u64, u64, ContactState)> = (0..nl.len())
-        .filter(|&s| nl.state[s].touching)
-        .map(|s| {
-            (
-                p.id[nl.owner(s)],
-                p.id[nl.partner[s] as usize],
-                nl.state[s].clone(),
-            )
-        })
-        .collect();
+    let pairs = world.pair_history_by_id();
     world.particles.retain(keep);
     let mut k = 0;
     world.wall_state.retain(|_| {
@@ -261,17 +250,9 @@ pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
         k += 1;
         keep[k - 1]
     });
-    let index = world.particles.index_map();
     world.neighbors = world.neighbors.emptied();
     world.rebuild_neighbors(periodic);
-    let entries: Vec<_> = pairs
-        .iter()
-        .filter_map(|(a, b, s)| {
-            let (i, j) = (*index.get(a)?, *index.get(b)?);
-            Some((i.min(j), i.max(j), s.clone()))
-        })
-        .collect();
-    world.neighbors.set_history(&entries);
+    world.set_pair_history_by_id(&pairs);
 }
 
 /// Everything the wall forces of one particle need, shared by all particles of a step.
