@@ -347,10 +347,11 @@ impl NeighborList {
         }
     }
 
-    /// An empty list with this one's skin and its automatic sizing, if any.
+    /// An empty list with this one's skin, its automatic sizing, if any, and its count of builds.
     pub fn emptied(&self) -> Self {
         NeighborList {
             auto: self.auto,
+            builds: self.builds,
             ..NeighborList::new(self.skin)
         }
     }

@@ -119,8 +119,18 @@ impl World {
 
     /// Puts the soft-sphere particles in `order` (the particle at new index k is the one at
     /// `order[k]`) with all their state, and rebuilds the neighbour list keeping every
-    /// contact's history.
+    /// contact's history. The per-grain state of the hard-sphere methods (drift, impulse
+    /// tallies) is not carried: `simulation.sort_every` is refused for them.
     pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
+        debug_assert!(
+            {
+                let mut seen = vec![false; order.len()];
+                order
+                    .iter()
+                    .all(|&k| !std::mem::replace(&mut seen[k], true))
+            },
+            "not a permutation"
+        );
         let pairs = self.pair_history_by_id();
         self.particles.permute(order);
         let histories = &mut self.wall_state;
@@ -416,6 +426,13 @@ impl Simulation {
 
     /// Advances one step with the scene's method.
     pub fn step(&mut self) -> Result<()> {
+        // Sorted before the step, so that the step's own evaluation fills what is kept per
+        // slot (the reactions stress output reads) for the new order.
+        if let Some(every) = self.scene.simulation.sort_every {
+            if self.world.step > 0 && self.world.step % every == 0 {
+                self.world.sort_along_curve(&self.physics.periodic);
+            }
+        }
         match self.physics.method {
             Method::Soft => self.stats = crate::integrator::step(&mut self.world, &self.physics)?,
             Method::Hard => {
@@ -435,11 +452,6 @@ impl Simulation {
         }
         if let Some(r) = &self.scene.recirculation {
             r.apply(&mut self.world);
-        }
-        if let Some(every) = self.scene.simulation.sort_every {
-            if self.world.step % every == 0 {
-                self.world.sort_along_curve(&self.physics.periodic);
-            }
         }
         Ok(())
     }

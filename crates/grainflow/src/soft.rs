@@ -501,6 +501,8 @@ impl Rows<'_> {
         let mut stats = ContactStats::default();
         let (a, base) = (block.first, block.first_slot);
         let per_pair = self.lanes.is_some_and(Lanes::per_pair);
+        // A block left half done (a panic caught above) must not leave its pairs to the next.
+        batch.len = 0;
         block.force.fill(DVec3::ZERO);
         block.torque.fill(DVec3::ZERO);
         for i in a..a + block.force.len() {
@@ -748,6 +750,7 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
         (fw, tw)
     };
     let n = p.len();
+    debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
     let Some(reach) = walls.reach(n) else {
         wall_force.resize(n, zero);
         return wall_force
