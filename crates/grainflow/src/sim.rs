@@ -175,6 +175,7 @@ impl World {
             &self.particles.pos,
             &self.particles.radius,
             nl.skin,
+            periodic,
         );
         // Room for a contact with every member listed near a grain, so that contacts forming
         // before the next build need no allocation in the step.

@@ -90,20 +90,51 @@ impl NearWalls {
     }
 }
 
-/// The members of walls that stay in place within `radius + skin` of each particle.
-pub fn near_still_walls(walls: &[Wall], pos: &[DVec3], radius: &[f64], skin: f64) -> NearWalls {
+/// The members of walls that stay in place within `radius + skin` of each particle, or of
+/// its image across a periodic face it lies within a skin of: such a grain may be wrapped to
+/// the other side before the next build, a move the rebuild check (by minimum image) does not
+/// count, and walls are not periodic.
+pub fn near_still_walls(
+    walls: &[Wall],
+    pos: &[DVec3],
+    radius: &[f64],
+    skin: f64,
+    periodic: &Periodic,
+) -> NearWalls {
+    let axes = periodic.axes();
     let rows: Vec<Vec<u32>> = pos
         .par_iter()
         .zip(radius.par_iter())
         .with_min_len(crate::soft::MIN_LEN)
         .map(|(&x, &r)| {
+            // x and its images across the faces it is near: up to 8 at a corner.
+            let mut images = [x; 8];
+            let mut count = 1;
+            for (k, axis) in axes.iter().enumerate() {
+                let Some([lo, hi]) = *axis else { continue };
+                let shift = if x[k] - lo < skin {
+                    hi - lo
+                } else if hi - x[k] < skin {
+                    lo - hi
+                } else {
+                    continue;
+                };
+                for i in 0..count {
+                    images[count + i] = images[i];
+                    images[count + i][k] += shift;
+                }
+                count *= 2;
+            }
             let mut row = Vec::new();
             for (w, wall) in walls.iter().enumerate() {
                 if !wall.motion.keeps_in_place(&wall.shape) {
                     continue;
                 }
                 for (m, shape) in wall.shape.members().iter().enumerate() {
-                    if shape.may_touch(x, r + skin) {
+                    if images[..count]
+                        .iter()
+                        .any(|&p| shape.may_touch(p, r + skin))
+                    {
                         row.push(key(w, m));
                     }
                 }
@@ -421,6 +452,25 @@ mod tests {
     }
 
     #[test]
+    fn near_lists_see_across_the_periodic_faces_a_grain_may_wrap_through() {
+        // A floor at z = 0.05 in a box periodic along z from 0 to 1; spheres of radius 0.1,
+        // skin 0.05. The grain at z = 0.97 lies within a skin of the upper face: wrapped, it
+        // would be at −0.03, touching the floor, before the rebuild check (by minimum image)
+        // sees it move; it must be listed. The grain at z = 0.5 must not.
+        let walls = [floor(0.05, Motion::Fixed)];
+        let periodic = Periodic {
+            z: Some([0.0, 1.0]),
+            ..Periodic::default()
+        };
+        let pos = [0.97, 0.5].map(|z| DVec3::new(0.3, 0.3, z));
+        let near = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &periodic);
+        assert_eq!(near.of(0), Some(&[key(0, 0)][..]));
+        assert_eq!(near.of(1), Some(&[][..]));
+        let open = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default());
+        assert_eq!(open.of(0), Some(&[][..]));
+    }
+
+    #[test]
     fn near_lists_hold_the_still_members_within_radius_plus_skin() {
         // Floors at z = 0 (fixed), z = 0.5 (fixed) and z = 0 (moving: always checked, never
         // listed); spheres of radius 0.1 with a skin of 0.05 at heights 0.12, 0.16 and 0.3.
@@ -436,7 +486,7 @@ mod tests {
             ),
         ];
         let pos = [0.12, 0.16, 0.3].map(|z| DVec3::new(0.0, 0.0, z));
-        let near = near_still_walls(&walls, &pos, &[0.1; 3], 0.05);
+        let near = near_still_walls(&walls, &pos, &[0.1; 3], 0.05, &Periodic::default());
         // Every height is below the plane at z = 0.5, whose grains sit on top of it: all touch.
         assert_eq!(near.of(0), Some(&[key(0, 0), key(1, 0)][..]));
         assert_eq!(near.of(1), Some(&[key(1, 0)][..]));
