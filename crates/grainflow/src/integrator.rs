@@ -81,15 +81,11 @@ pub struct IntegratorWork {
 impl IntegratorWork {
     /// Puts the per-particle entries in `order` (as [`crate::particles::Particles::permute`]).
     pub(crate) fn permute(&mut self, order: &[usize]) {
-        fn gather<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
-            if v.len() == order.len() {
-                *v = order.iter().map(|&k| v[k]).collect();
-            }
-        }
-        gather(&mut self.base, order);
-        gather(&mut self.sum, order);
-        gather(&mut self.past, order);
-        gather(&mut self.dy, order);
+        use crate::particles::permute;
+        permute(&mut self.base, order);
+        permute(&mut self.sum, order);
+        permute(&mut self.past, order);
+        permute(&mut self.dy, order);
     }
 }
 

@@ -191,23 +191,20 @@ impl Particles {
 
     /// Puts the particles in `order`: the particle at new index k is the one at `order[k]`.
     pub fn permute(&mut self, order: &[usize]) {
-        fn gather<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
-            *v = order.iter().map(|&k| v[k].clone()).collect();
-        }
-        gather(&mut self.id, order);
-        gather(&mut self.pos, order);
-        gather(&mut self.vel, order);
-        gather(&mut self.omega, order);
-        gather(&mut self.radius, order);
-        gather(&mut self.mass, order);
-        gather(&mut self.inv_mass, order);
-        gather(&mut self.inertia, order);
-        gather(&mut self.inv_inertia, order);
-        gather(&mut self.material, order);
-        gather(&mut self.mobility, order);
-        gather(&mut self.force, order);
-        gather(&mut self.torque, order);
-        gather(&mut self.passes, order);
+        permute(&mut self.id, order);
+        permute(&mut self.pos, order);
+        permute(&mut self.vel, order);
+        permute(&mut self.omega, order);
+        permute(&mut self.radius, order);
+        permute(&mut self.mass, order);
+        permute(&mut self.inv_mass, order);
+        permute(&mut self.inertia, order);
+        permute(&mut self.inv_inertia, order);
+        permute(&mut self.material, order);
+        permute(&mut self.mobility, order);
+        permute(&mut self.force, order);
+        permute(&mut self.torque, order);
+        permute(&mut self.passes, order);
     }
 
     /// Largest radius (m), zero when empty.
@@ -234,6 +231,14 @@ impl Particles {
             .filter(|&k| self.inv_inertia[k] > 0.0)
             .map(|k| 0.5 * self.inertia[k] * self.omega[k].length_squared())
             .sum()
+    }
+}
+
+/// Puts a per-particle vector in `order` (the entry at new index k is the one at `order[k]`),
+/// moving the entries; one of another length (not kept for these particles) is left alone.
+pub(crate) fn permute<T: Default>(v: &mut Vec<T>, order: &[usize]) {
+    if v.len() == order.len() {
+        *v = order.iter().map(|&k| std::mem::take(&mut v[k])).collect();
     }
 }
 

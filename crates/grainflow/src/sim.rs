@@ -54,9 +54,10 @@ pub struct World {
     /// The same for the pairs crossing into a later block, in the order of
     /// [`NeighborList::cross_slot`]: what the gather adds to their partners.
     pub cross: Vec<(DVec3, DVec3)>,
-    /// Per particle, the force and torque of the walls at the last evaluation (zero where no
-    /// wall acts): what the gather adds; empty when there are no walls.
-    pub wall_force: Vec<(DVec3, DVec3)>,
+    /// The walls' force and torque at the last evaluation, as (particle, force, torque) in
+    /// ascending particle, for every particle a wall may act on: what the gather adds; empty
+    /// when there are no walls.
+    pub wall_force: Vec<(u32, DVec3, DVec3)>,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
     /// Simulated time (s).
@@ -122,6 +123,7 @@ impl World {
     /// contact's history. The per-grain state of the hard-sphere methods (drift, impulse
     /// tallies) is not carried: `simulation.sort_every` is refused for them.
     pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
+        use crate::particles::permute;
         debug_assert!(
             {
                 let mut seen = vec![false; order.len()];
@@ -133,20 +135,9 @@ impl World {
         );
         let pairs = self.pair_history_by_id();
         self.particles.permute(order);
-        let histories = &mut self.wall_state;
-        if histories.len() == order.len() {
-            *histories = order
-                .iter()
-                .map(|&k| std::mem::take(&mut histories[k]))
-                .collect();
-        }
-        let attached = &mut self.wall_runtime.attached;
-        if attached.len() == order.len() {
-            *attached = order.iter().map(|&k| attached[k]).collect();
-        }
-        if self.body_acc.len() == order.len() {
-            self.body_acc = order.iter().map(|&k| self.body_acc[k]).collect();
-        }
+        permute(&mut self.wall_state, order);
+        permute(&mut self.wall_runtime.attached, order);
+        permute(&mut self.body_acc, order);
         self.integrator_work.permute(order);
         self.neighbors = self.neighbors.emptied();
         self.rebuild_neighbors(periodic);

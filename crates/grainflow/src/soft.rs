@@ -319,8 +319,8 @@ struct Batch {
 }
 
 impl Batch {
-    /// A batch with no pairs: each thread keeps one for every block it takes ([`THREAD_BATCH`]), and
-    /// each block leaves it empty.
+    /// A batch with no pairs: each thread keeps one for every block it takes
+    /// ([`THREAD_BATCH`]), and each block leaves it empty.
     fn empty() -> Batch {
         Batch {
             len: 0,
@@ -712,11 +712,12 @@ impl Rows<'_> {
     }
 }
 
-/// Every wall's force and torque on the particles walls can reach, into `world.wall_force`,
-/// updating the wall contact history: one entry per particle listed near a wall
-/// ([`WallForces::reach`]) when only those can feel one, else one per particle (zeros where no
-/// wall acts); empty when there are no walls. Visiting the listed particles only spares the
-/// step a pass over every grain's wall history (S1's floor: a tenth of the grains).
+/// Every wall's force and torque on the particles walls can reach, into `world.wall_force`
+/// as (particle, force, torque) in ascending particle, updating the wall contact history: one
+/// entry per particle listed near a wall ([`WallForces::reach`]) when only those can feel one,
+/// else one per particle (zeros where no wall acts); empty when there are no walls. Visiting
+/// the listed particles only spares the step a pass over every grain's wall history (S1's
+/// floor: a tenth of the grains).
 #[inline(never)]
 fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let World {
@@ -732,10 +733,10 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
         return ContactStats::default();
     }
     let walls = WallForces::new(walls, wall_runtime, &physics.model, &physics.table, dt);
-    let zero = (DVec3::ZERO, DVec3::ZERO);
+    let zero = (0, DVec3::ZERO, DVec3::ZERO);
     let visit = |k: usize, state: &mut Vec<_>, stats: &mut ContactStats| {
         if walls.idle(k, state) {
-            return zero;
+            return (k as u32, DVec3::ZERO, DVec3::ZERO);
         }
         let body = body(&p.vel, &p.omega, &p.radius, &p.inv_mass, &p.inv_inertia, k);
         let (fw, tw, wall_stats) = walls.on(
@@ -747,7 +748,7 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
             state,
         );
         *stats = ContactStats::merge(*stats, wall_stats);
-        (fw, tw)
+        (k as u32, fw, tw)
     };
     let n = p.len();
     debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
@@ -778,13 +779,13 @@ const LISTED_TASK: usize = 256;
 /// the halves in parallel ([`rayon::join`]: no allocation).
 fn listed_walls<V>(
     reach: &[u32],
-    out: &mut [(DVec3, DVec3)],
+    out: &mut [(u32, DVec3, DVec3)],
     states: &mut [Vec<(u32, ContactState)>],
     first: usize,
     visit: &V,
 ) -> ContactStats
 where
-    V: Fn(usize, &mut Vec<(u32, ContactState)>, &mut ContactStats) -> (DVec3, DVec3) + Sync,
+    V: Fn(usize, &mut Vec<(u32, ContactState)>, &mut ContactStats) -> (u32, DVec3, DVec3) + Sync,
 {
     if reach.len() <= LISTED_TASK {
         let mut stats = ContactStats::default();
@@ -824,15 +825,6 @@ fn gather_forces(world: &mut World, physics: &Physics) -> ContactStats {
     let nl = &world.neighbors;
     let cross = &world.cross;
     let wall_force = &world.wall_force;
-    // Which particle each entry of `wall_force` is for ([`wall_forces`]): one per particle,
-    // or one per listed particle. Listed particles are distinct and ascending, so a list as
-    // long as the particles is every particle in order.
-    let n = mass.len();
-    let reach = world
-        .wall_runtime
-        .near
-        .listed(n)
-        .filter(|_| wall_force.len() < n);
     let body_acc = &world.body_acc;
     let uniform = crate::sim::uniform_acceleration(physics);
     force
@@ -850,18 +842,10 @@ fn gather_forces(world: &mut World, physics: &Physics) -> ContactStats {
                     *t += ct;
                 }
             }
-            let entries = match reach {
-                Some(r) => {
-                    r.partition_point(|&k| (k as usize) < a)
-                        ..r.partition_point(|&k| (k as usize) < b)
-                }
-                None => a.min(wall_force.len())..b.min(wall_force.len()),
-            };
-            for w in entries {
-                let k = reach.map_or(w, |r| r[w] as usize);
-                let (fw, tw) = wall_force[w];
-                fs[k - a] += fw;
-                ts[k - a] += tw;
+            let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
+            for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
+                fs[k as usize - a] += fw;
+                ts[k as usize - a] += tw;
             }
             let (mass, inv_mass) = (&mass[a..b], &inv_mass[a..b]);
             match uniform {
@@ -890,8 +874,8 @@ fn gather_forces(world: &mut World, physics: &Physics) -> ContactStats {
         .reduce(ContactStats::default, ContactStats::merge)
 }
 
-/// F += m a(k) for the movable particles of a chunk (inverse mass > 0), with `acc` the
-/// acceleration of the chunk's k-th particle.
+/// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`
+/// the acceleration of the chunk's k-th particle.
 #[inline(always)]
 fn body_force(fs: &mut [DVec3], mass: &[f64], inv_mass: &[f64], acc: impl Fn(usize) -> DVec3) {
     for (o, (f, (&m, &im))) in fs.iter_mut().zip(mass.iter().zip(inv_mass)).enumerate() {
@@ -1027,7 +1011,7 @@ mod tests {
             let m = p.material[k] as usize;
             let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut state);
             match listed.binary_search(&(k as u32)) {
-                Ok(e) => assert_eq!(w.wall_force[e], (f, t), "grain {k}"),
+                Ok(e) => assert_eq!(w.wall_force[e], (k as u32, f, t), "grain {k}"),
                 Err(_) => assert_eq!((f, t), (DVec3::ZERO, DVec3::ZERO), "grain {k}"),
             }
             touching += usize::from(f != DVec3::ZERO);
