@@ -319,8 +319,9 @@ struct Batch {
 }
 
 impl Batch {
-    /// A batch with no pairs: each thread keeps one for every block it takes
-    /// ([`THREAD_BATCH`]), and each block leaves it empty.
+    /// A batch with no pairs. One serves every block of a half of the pair loop
+    /// ([`Rows::blocks`]) and each block leaves it empty: lanes past a block's last pair may
+    /// hold an earlier block's values, which are evaluated with the group and never read.
     fn empty() -> Batch {
         Batch {
             len: 0,
@@ -433,13 +434,7 @@ fn pair_forces(world: &mut World, physics: &Physics, dt: f64, period: DVec3) -> 
         image: MinimumImage::new(period),
         dt,
     };
-    rows.blocks(all, block_cross)
-}
-
-thread_local! {
-    /// Each thread's batch, reused by every block it takes: lanes past a block's last pair may
-    /// hold an earlier block's values, which are evaluated with the group and never read.
-    static THREAD_BATCH: std::cell::RefCell<Batch> = std::cell::RefCell::new(Batch::empty());
+    rows.blocks(all, block_cross, &mut Batch::empty())
 }
 
 impl<'a> Block<'a> {
@@ -478,18 +473,19 @@ impl<'a> Block<'a> {
 
 impl Rows<'_> {
     /// The pair loop over the blocks of `span`, halved until one block is left, the halves in
-    /// parallel ([`rayon::join`]: no allocation). Each block's sums are its own, so the split
-    /// changes no bit; `block_cross` gives each block's first crossing pair.
-    fn blocks(&self, span: Block, block_cross: &[usize]) -> ContactStats {
+    /// parallel ([`rayon::join`]: no allocation), the first with `batch` and the second with
+    /// a batch of its own on the stack. Each block's sums are its own, so the split changes no
+    /// bit; `block_cross` gives each block's first crossing pair.
+    fn blocks(&self, span: Block, block_cross: &[usize], batch: &mut Batch) -> ContactStats {
         let rows = span.force.len();
         if rows <= BLOCK {
-            return THREAD_BATCH.with_borrow_mut(|batch| self.block(span, batch));
+            return self.block(span, batch);
         }
         let mid = span.first + rows.div_ceil(2 * BLOCK) * BLOCK;
         let (front, rest) = span.split_at(mid, self.start[mid], block_cross[mid / BLOCK]);
         let (a, b) = rayon::join(
-            || self.blocks(front, block_cross),
-            || self.blocks(rest, block_cross),
+            || self.blocks(front, block_cross, batch),
+            || self.blocks(rest, block_cross, &mut Batch::empty()),
         );
         ContactStats::merge(a, b)
     }
@@ -501,8 +497,6 @@ impl Rows<'_> {
         let mut stats = ContactStats::default();
         let (a, base) = (block.first, block.first_slot);
         let per_pair = self.lanes.is_some_and(Lanes::per_pair);
-        // A block left half done (a panic caught above) must not leave its pairs to the next.
-        batch.len = 0;
         block.force.fill(DVec3::ZERO);
         block.torque.fill(DVec3::ZERO);
         for i in a..a + block.force.len() {
