@@ -125,13 +125,13 @@ impl World {
     pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
         use crate::particles::permute;
         debug_assert!(
-            {
+            order.len() == self.particles.len() && {
                 let mut seen = vec![false; order.len()];
                 order
                     .iter()
                     .all(|&k| !std::mem::replace(&mut seen[k], true))
             },
-            "not a permutation"
+            "not a permutation of the particles"
         );
         let pairs = self.pair_history_by_id();
         self.particles.permute(order);
