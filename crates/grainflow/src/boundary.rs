@@ -99,21 +99,25 @@ impl MinimumImage {
     /// The minimum image of a separation `d` (m) between two wrapped positions.
     #[inline(always)]
     pub fn of(&self, d: DVec3) -> DVec3 {
-        #[inline(always)]
-        fn fold(d: f64, l: f64, half: f64) -> f64 {
-            if d > half {
-                d - l
-            } else if d < -half {
-                d + l
-            } else {
-                d
-            }
+        DVec3::new(self.fold(d.x, 0), self.fold(d.y, 1), self.fold(d.z, 2))
+    }
+
+    /// The periods L (0 on open axes) and L/2 (+∞ on open axes), per axis (m).
+    pub fn lengths(&self) -> ([f64; 3], [f64; 3]) {
+        (self.l.to_array(), self.half.to_array())
+    }
+
+    /// The minimum image of the component `d` (m) of a separation along `axis` (0, 1, 2).
+    #[inline(always)]
+    pub fn fold(&self, d: f64, axis: usize) -> f64 {
+        let (l, half) = (self.l[axis], self.half[axis]);
+        if d > half {
+            d - l
+        } else if d < -half {
+            d + l
+        } else {
+            d
         }
-        DVec3::new(
-            fold(d.x, self.l.x, self.half.x),
-            fold(d.y, self.l.y, self.half.y),
-            fold(d.z, self.l.z, self.half.z),
-        )
     }
 }
 

@@ -24,6 +24,7 @@ pub mod particles;
 pub mod planar;
 pub mod scene;
 pub mod sim;
+pub mod simd;
 pub mod soft;
 pub mod timestep;
 pub mod validation;

@@ -24,6 +24,8 @@ pub struct NeighborList {
     pub start: Vec<usize>,
     /// Partner j (> i) of each slot.
     pub partner: Vec<u32>,
+    /// Owner i of each slot (the row it lies in).
+    pub owner: Vec<u32>,
     /// Contact history of each slot.
     pub state: Vec<ContactState>,
     /// Reverse rows: the owners i of the slots where particle k is the partner, in ascending
@@ -532,8 +534,10 @@ impl NeighborList {
             partner[fill[i as usize]] = j;
             fill[i as usize] += 1;
         }
+        let mut owner = vec![0u32; partner.len()];
         for i in 0..n {
             partner[start[i]..start[i + 1]].sort_unstable();
+            owner[start[i]..start[i + 1]].fill(i as u32);
         }
         self.carry_history(n, &start, &partner);
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
@@ -585,6 +589,7 @@ impl NeighborList {
         }
         self.start = start;
         self.partner = partner;
+        self.owner = owner;
         self.rev_start = rev_start;
         self.rev_owner = rev_owner;
         self.cross_slot = cross_slot;

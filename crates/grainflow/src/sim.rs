@@ -58,6 +58,9 @@ pub struct World {
     /// ascending particle, for every particle a wall may act on: what the gather adds; empty
     /// when there are no walls.
     pub wall_force: Vec<(u32, DVec3, DVec3)>,
+    /// Every grain's state as the pair loop reads it, packed at each force evaluation
+    /// ([`crate::soft::Packed`]).
+    pub packed: crate::soft::Packed,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
     /// Simulated time (s).
@@ -360,6 +363,7 @@ impl Simulation {
             keep_reactions: scene.output.stress.is_some(),
             cross: Vec::new(),
             wall_force: Vec::new(),
+            packed: Default::default(),
             wall_runtime: WallRuntime::default(),
             time: scene.simulation.start_time,
             step: 0,

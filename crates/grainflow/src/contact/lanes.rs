@@ -11,6 +11,7 @@
 
 use super::pebbles::PebblesFriction;
 use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+pub use crate::simd::{Mask, F, LANES};
 
 /// Which resistances to relative rotation are on: constant rolling (002 eq 17–18) and
 /// twisting (002 eq 19–20) torques.
@@ -19,69 +20,6 @@ struct Resistance {
     rolling: bool,
     twisting: bool,
 }
-
-/// Contacts evaluated together.
-pub const LANES: usize = 4;
-
-/// One f64 per lane.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct F(pub [f64; LANES]);
-
-/// One flag per lane.
-type Mask = [bool; LANES];
-
-impl F {
-    #[inline(always)]
-    fn splat(x: f64) -> F {
-        F([x; LANES])
-    }
-    #[inline(always)]
-    fn map(self, f: impl Fn(f64) -> f64) -> F {
-        F(self.0.map(f))
-    }
-    #[inline(always)]
-    fn zip(self, o: F, f: impl Fn(f64, f64) -> f64) -> F {
-        F(std::array::from_fn(|k| f(self.0[k], o.0[k])))
-    }
-    #[inline(always)]
-    fn test(self, o: F, f: impl Fn(f64, f64) -> bool) -> Mask {
-        std::array::from_fn(|k| f(self.0[k], o.0[k]))
-    }
-    #[inline(always)]
-    fn sqrt(self) -> F {
-        self.map(f64::sqrt)
-    }
-    /// `a` where the mask is set, `b` elsewhere.
-    #[inline(always)]
-    fn select(m: Mask, a: F, b: F) -> F {
-        F(std::array::from_fn(|k| if m[k] { a.0[k] } else { b.0[k] }))
-    }
-}
-
-impl std::ops::Neg for F {
-    type Output = F;
-    /// −x in each lane (not 0 − x: −(+0) is −0, as in the scalar law).
-    #[inline(always)]
-    fn neg(self) -> F {
-        self.map(|x| -x)
-    }
-}
-
-macro_rules! lane_op {
-    ($tr:ident, $f:ident, $op:tt) => {
-        impl std::ops::$tr for F {
-            type Output = F;
-            #[inline(always)]
-            fn $f(self, o: F) -> F {
-                self.zip(o, |a, b| a $op b)
-            }
-        }
-    };
-}
-lane_op!(Add, add, +);
-lane_op!(Sub, sub, -);
-lane_op!(Mul, mul, *);
-lane_op!(Div, div, /);
 
 /// A vector per lane, as three lanes of components.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -94,7 +32,7 @@ pub struct V3 {
 impl V3 {
     /// glam's order: (x x' + y y') + z z'.
     #[inline(always)]
-    fn dot(self, o: V3) -> F {
+    pub fn dot(self, o: V3) -> F {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
     /// glam's order: (y z' − y' z, z x' − z' x, x y' − x' y).
@@ -355,7 +293,7 @@ impl Lanes {
         // The normal force on i: repulsion pushes i away from j (−n̂), cohesion pulls it back.
         let force_i = n.scale(f_c - force);
         // |F_n − f_c|: the Coulomb limit's normal force, PEBBLES's |F⊥|.
-        let f_perp = (force - f_c).map(f64::abs);
+        let f_perp = (force - f_c).abs();
         let (f_t, slip) = match &self.friction {
             Friction::None => {
                 let none = V3::default();
@@ -370,8 +308,7 @@ impl Lanes {
             Friction::Spring => spring(c, n, v_t, c.mu * f_perp, kt, gt, dt),
             Friction::Pebbles(law) => pebbles(law, c, n, v_t, f_perp, overlap, dt),
         };
-        let nonzero: Mask =
-            std::array::from_fn(|k| f_t.x.0[k] != 0.0 || f_t.y.0[k] != 0.0 || f_t.z.0[k] != 0.0);
+        let nonzero = f_t.x.differs(zero) | f_t.y.differs(zero) | f_t.z.differs(zero);
         let arm = n.cross(f_t);
         let none = V3::default();
         let r = Reaction {
@@ -395,13 +332,13 @@ impl Lanes {
         };
         if self.resistance.rolling {
             add(
-                c.mu_r.test(zero, |a, b| a > b),
+                c.mu_r.gt(zero),
                 rolling(c, t.normal, f_n, dt),
             );
         }
         if self.resistance.twisting {
             let twist = twisting(c, t.normal, t.overlap, f_n, dt);
-            add(c.mu_t.test(zero, |a, b| a > b), twist);
+            add(c.mu_t.gt(zero), twist);
         }
         r
     }
@@ -416,15 +353,15 @@ fn twisting(c: &Contacts, n: V3, overlap: F, f_n: F, dt: f64) -> (V3, V3) {
     // r_c = √(r_i² − x_c²), x_c = ½ (r_i² − r_j²)/d + ½ d (eq 20).
     let d = (c.r_i + c.r_j) - overlap;
     let x_c = half * (c.r_i * c.r_i - c.r_j * c.r_j) / d + half * d;
-    let r_c = (c.r_i * c.r_i - x_c * x_c).map(|x| x.max(0.0)).sqrt();
+    let r_c = (c.r_i * c.r_i - x_c * x_c).max(F::splat(0.0)).sqrt();
     let rel = c.w_j - c.w_i;
     let norm = rel.dot(rel).sqrt();
-    let m = c.mu_t * r_c * f_n.map(f64::abs);
+    let m = c.mu_t * r_c * f_n.abs();
     let rate = m * (c.ii_i + c.ii_j);
-    let still: Mask = std::array::from_fn(|k| norm.0[k] == 0.0 || rate.0[k] == 0.0);
+    let still = norm.equals(F::splat(0.0)) | rate.equals(F::splat(0.0));
     let spin = rel.dot(n);
     let full = m * spin / norm;
-    let scale = (spin.map(f64::abs) / (rate * F::splat(dt))).map(|x| x.min(1.0));
+    let scale = (spin.abs() / (rate * F::splat(dt))).min(F::splat(1.0));
     let t = n.scale(scale * full);
     let none = V3::default();
     (V3::select(still, none, t), V3::select(still, none, -t))
@@ -438,10 +375,10 @@ fn rolling(c: &Contacts, n: V3, f_n: F, dt: f64) -> (V3, V3) {
     // n̂ × v_rot of 002 eq 18: the relative rolling expressed as an axis (m/s).
     let u = perp(c.w_i).scale(c.r_i) - perp(c.w_j).scale(c.r_j);
     let speed = u.dot(u).sqrt();
-    let m = c.mu_r * f_n.map(f64::abs);
+    let m = c.mu_r * f_n.abs();
     let rate = m * (c.r_i * c.r_i * c.ii_i + c.r_j * c.r_j * c.ii_j);
-    let still: Mask = std::array::from_fn(|k| speed.0[k] == 0.0 || rate.0[k] == 0.0);
-    let scale = (speed / (rate * F::splat(dt))).map(|x| x.min(1.0));
+    let still = speed.equals(F::splat(0.0)) | rate.equals(F::splat(0.0));
+    let scale = (speed / (rate * F::splat(dt))).min(F::splat(1.0));
     let dir = u.div(speed);
     let t_i = dir.scale(-scale * m * c.r_i);
     let t_j = dir.scale(scale * m * c.r_j);
@@ -460,10 +397,10 @@ fn spring(c: &Contacts, n: V3, v_t: V3, f_max: F, kt: F, gt: F, dt: f64) -> (V3,
     let projected = c.slip - n.scale(c.slip.dot(n));
     let p2 = projected.dot(projected);
     let rotated = V3::select(
-        len2.test(zero, |a, b| a == b),
+        len2.equals(zero),
         c.slip,
         V3::select(
-            p2.test(zero, |a, b| a == b),
+            p2.equals(zero),
             V3::default(),
             projected.scale((len2 / p2).sqrt()),
         ),
@@ -471,14 +408,14 @@ fn spring(c: &Contacts, n: V3, v_t: V3, f_max: F, kt: F, gt: F, dt: f64) -> (V3,
     let slip = rotated + v_t.scale(F::splat(dt));
     let trial = slip.scale(-kt) - v_t.scale(gt);
     let t2 = trial.dot(trial);
-    let sticks = t2.test(f_max * f_max, |a, b| a <= b);
+    let sticks = t2.le(f_max * f_max);
     // Sliding: |F_t| = μ F_n along the trial force, δ_t rescaled to the limit (003 eq 22).
-    if sticks.iter().all(|&s| s) {
+    if sticks.all() {
         (trial, slip)
     } else {
         let s = slip.dot(slip).sqrt();
-        let rescale: Mask = std::array::from_fn(|k| !sticks[k] && kt.0[k] > 0.0 && s.0[k] > 0.0);
-        let factor = (f_max / (kt * s)).map(|x| x.min(1.0));
+        let rescale = !sticks & kt.gt(zero) & s.gt(zero);
+        let factor = (f_max / (kt * s)).min(F::splat(1.0));
         let slid = V3::select(rescale, slip.scale(factor), slip);
         let capped = trial.scale(f_max / t2.sqrt());
         (V3::select(sticks, trial, capped), slid)
@@ -505,9 +442,9 @@ fn pebbles(
     let speed = speed2.sqrt();
     // eq 3.8: F_d = −min(μ_k |F⊥|, C∥ |v∥|) v̂∥.
     let kinetic =
-        -(F::splat(law.kinetic_friction) * f_perp).zip(F::splat(law.dash_pot) * speed, f64::min);
+        -(F::splat(law.kinetic_friction) * f_perp).min(F::splat(law.dash_pot) * speed);
     let f_d = V3::select(
-        speed.test(zero, |a, b| a > b),
+        speed.gt(zero),
         v_t.scale(kinetic / speed),
         V3::default(),
     );
@@ -522,12 +459,12 @@ fn pebbles(
     let limit = F::splat(mu_s) * f_perp;
     let stretch = F::splat(h_s) * slip.dot(slip).sqrt();
     let zeroed: Mask = match st.zero_long_slips {
-        Some(m) => stretch.test(F::splat(m) * limit, |a, b| a > b),
-        None => [false; LANES],
+        Some(m) => stretch.gt(F::splat(m) * limit),
+        None => Mask::splat(false),
     };
     let slip = match st.decrease_long_slips {
         Some([above, to]) => V3::select(
-            stretch.test(F::splat(above) * limit, |a, b| a > b),
+            stretch.gt(F::splat(above) * limit),
             slip.scale(F::splat(to) * limit / stretch),
             slip,
         ),
@@ -535,7 +472,7 @@ fn pebbles(
     };
     let slip = V3::select(zeroed, V3::default(), slip);
     // eq 3.50: the slip's tangential part as a spring, while |v∥|² < v_max².
-    let sticking = speed2.test(F::splat(st.velocity_max_sqr), |a, b| a < b);
+    let sticking = speed2.lt(F::splat(st.velocity_max_sqr));
     let cut = if st.linear_cutoff {
         F::splat(1.0) - speed / F::splat(st.velocity_max_sqr.sqrt())
     } else {
@@ -548,7 +485,7 @@ fn pebbles(
     let total = f_s + f_d;
     let cap = mu * f_perp;
     let len = total.dot(total).sqrt();
-    let force = V3::select(len.test(cap, |a, b| a > b), total.scale(cap / len), total);
+    let force = V3::select(len.gt(cap), total.scale(cap / len), total);
     // eq 3.40 with eq 3.48: ds/dt = v∥ + n̂ (s·(v_i − v_j))/d, then s += dt ds/dt.
     let rate = v_t + n.scale(slip.dot(dv) / dist);
     (force, slip + rate.scale(dt))
@@ -570,13 +507,6 @@ mod tests {
             rng.random_range(-1.0..1.0),
             rng.random_range(-1.0..1.0),
         ) * scale
-    }
-
-    /// The lanes compiled for AVX2, as the pair loop runs them on processors that have it.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx,avx2")]
-    fn force_avx2(lanes: Lanes, c: &Contacts, dt: f64) -> Reaction {
-        lanes.force(c, &c.touches(), dt)
     }
 
     #[test]
@@ -721,7 +651,11 @@ mod tests {
                         touching: true,
                         ..ContactState::default()
                     };
-                    let put = |l: &mut F, x: f64| l.0[k] = x;
+                    let put = |l: &mut F, x: f64| {
+                        let mut a = l.to_array();
+                        a[k] = x;
+                        *l = F::new(a);
+                    };
                     let put3 = |l: &mut V3, x: DVec3| {
                         put(&mut l.x, x.x);
                         put(&mut l.y, x.y);
@@ -758,22 +692,16 @@ mod tests {
                     scalar.push((p, touch, bi, bj, state));
                 }
                 let out = lanes.force(&c, &c.touches(), 1e-6);
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the processor has AVX2, checked just above.
-                    let wide = unsafe { force_avx2(lanes, &c, 1e-6) };
-                    assert_eq!(format!("{wide:?}"), format!("{out:?}"), "AVX2 lanes");
-                }
                 let t = c.touches();
                 for (k, (p, touch, bi, bj, mut state)) in scalar.into_iter().enumerate() {
                     let slip = state.slip;
                     let f = model.force(&p, touch, &bi, &bj, &mut state, 1e-6);
-                    let lane = |v: &V3| DVec3::new(v.x.0[k], v.y.0[k], v.z.0[k]);
+                    let lane = |v: &V3| DVec3::new(v.x.lane(k), v.y.lane(k), v.z.lane(k));
                     let same = |a: DVec3, b: DVec3| {
                         a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
                     };
                     assert!(same(lane(&t.normal), touch.normal), "normal");
-                    assert_eq!(t.overlap.0[k].to_bits(), touch.overlap.to_bits(), "overlap");
+                    assert_eq!(t.overlap.lane(k).to_bits(), touch.overlap.to_bits(), "overlap");
                     assert!(same(lane(&out.force_i), f.force_i), "{normal:?} force");
                     assert!(same(lane(&out.torque_i), f.torque_i), "{normal:?} torque i");
                     assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");

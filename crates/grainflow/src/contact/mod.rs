@@ -71,6 +71,7 @@ impl ContactModel {
 /// The pair loop streams these slot by slot, so they hold only what every contact uses (72
 /// bytes); the rest is boxed in [`Extra`] for the slots and integrators that need it.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
     pub slip: DVec3,

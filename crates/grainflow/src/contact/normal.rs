@@ -100,6 +100,7 @@ pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
 /// Stiffness and damping constants of one contact, resolved once when it forms: they depend
 /// only on the pair (materials, effective radius and mass) and, for Flores, on v₀.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct Stiffness {
     /// Normal stiffness k_n (N/m for Hooke and linear, N/m^{3/2} for Hertz and Flores).
     pub kn: f64,

@@ -1,0 +1,580 @@
+//! Four f64 lanes and their masks, for laws evaluated four contacts at a time
+//! ([`crate::contact::lanes`]) and the pair loop that feeds them.
+//!
+//! On x86-64 built with AVX (this repository's default build targets x86-64-v3, see
+//! `.cargo/config.toml`) a lane set is one AVX register and every operation one instruction;
+//! elsewhere it is four numbers. Each operation is, lane by lane, the IEEE operation the scalar
+//! code does (Rust never fuses or reorders floating-point operations), so both forms give the
+//! scalar law's bits.
+
+pub use imp::{Mask, F};
+
+/// Lanes in a set.
+pub const LANES: usize = 4;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+mod imp {
+    use std::arch::x86_64::*;
+
+    /// An AVX intrinsic: safe here, as this module is compiled only with AVX enabled.
+    macro_rules! avx {
+        ($e:expr) => {
+            // SAFETY: the module exists only when the build enables AVX (cfg above), and the
+            // intrinsics wrapped take no pointers.
+            unsafe { $e }
+        };
+    }
+
+    /// Four f64 lanes: one AVX register.
+    #[derive(Clone, Copy)]
+    #[repr(transparent)]
+    pub struct F(__m256d);
+
+    /// A flag per lane: all bits set or clear in each f64 lane.
+    #[derive(Clone, Copy)]
+    #[repr(transparent)]
+    pub struct Mask(__m256d);
+
+    impl F {
+        /// `x` in every lane.
+        #[inline(always)]
+        pub fn splat(x: f64) -> F {
+            F(avx!(_mm256_set1_pd(x)))
+        }
+
+        /// The lanes `x`.
+        #[inline(always)]
+        pub fn new(x: [f64; 4]) -> F {
+            // SAFETY: reads the four numbers of `x`.
+            F(unsafe { _mm256_loadu_pd(x.as_ptr()) })
+        }
+
+        /// The four numbers at `p` (no alignment needed).
+        ///
+        /// # Safety
+        /// `p` must be valid for reading four f64s.
+        #[inline(always)]
+        pub unsafe fn load(p: *const f64) -> F {
+            // SAFETY: the caller's promise.
+            F(unsafe { _mm256_loadu_pd(p) })
+        }
+
+        /// Stores the four lanes at `p` (no alignment needed).
+        ///
+        /// # Safety
+        /// `p` must be valid for writing four f64s.
+        #[inline(always)]
+        pub unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's promise.
+            unsafe { _mm256_storeu_pd(p, self.0) }
+        }
+
+        /// The lanes as numbers.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; 4] {
+            let mut a = [0.0; 4];
+            // SAFETY: writes the four numbers of `a`.
+            unsafe { _mm256_storeu_pd(a.as_mut_ptr(), self.0) };
+            a
+        }
+
+        /// Lane `k`.
+        #[inline(always)]
+        pub fn lane(self, k: usize) -> f64 {
+            self.to_array()[k]
+        }
+
+        /// √x per lane.
+        #[inline(always)]
+        pub fn sqrt(self) -> F {
+            F(avx!(_mm256_sqrt_pd(self.0)))
+        }
+
+        /// |x| per lane (the sign bit cleared, as f64::abs).
+        #[inline(always)]
+        pub fn abs(self) -> F {
+            F(avx!(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)))
+        }
+
+        /// The smaller per lane, as f64::min: the other lane where one is NaN. (x86's min
+        /// gives its second operand for a NaN or for equal lanes; a NaN in `self` is then
+        /// replaced by `o`, as LLVM lowers f64::min.)
+        #[inline(always)]
+        pub fn min(self, o: F) -> F {
+            let m = avx!(_mm256_min_pd(o.0, self.0));
+            let nan = avx!(_mm256_cmp_pd::<_CMP_UNORD_Q>(self.0, self.0));
+            F(avx!(_mm256_blendv_pd(m, o.0, nan)))
+        }
+
+        /// The larger per lane, as f64::max (see [`F::min`]).
+        #[inline(always)]
+        pub fn max(self, o: F) -> F {
+            let m = avx!(_mm256_max_pd(o.0, self.0));
+            let nan = avx!(_mm256_cmp_pd::<_CMP_UNORD_Q>(self.0, self.0));
+            F(avx!(_mm256_blendv_pd(m, o.0, nan)))
+        }
+
+        /// self < o per lane.
+        #[inline(always)]
+        pub fn lt(self, o: F) -> Mask {
+            Mask(avx!(_mm256_cmp_pd::<_CMP_LT_OQ>(self.0, o.0)))
+        }
+
+        /// self ≤ o per lane.
+        #[inline(always)]
+        pub fn le(self, o: F) -> Mask {
+            Mask(avx!(_mm256_cmp_pd::<_CMP_LE_OQ>(self.0, o.0)))
+        }
+
+        /// self > o per lane.
+        #[inline(always)]
+        pub fn gt(self, o: F) -> Mask {
+            Mask(avx!(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, o.0)))
+        }
+
+        /// self = o per lane.
+        #[inline(always)]
+        pub fn equals(self, o: F) -> Mask {
+            Mask(avx!(_mm256_cmp_pd::<_CMP_EQ_OQ>(self.0, o.0)))
+        }
+
+        /// self ≠ o per lane (true where either is NaN, as Rust's `!=`).
+        #[inline(always)]
+        pub fn differs(self, o: F) -> Mask {
+            Mask(avx!(_mm256_cmp_pd::<_CMP_NEQ_UQ>(self.0, o.0)))
+        }
+
+        /// `a` where the mask is set, `b` elsewhere.
+        #[inline(always)]
+        pub fn select(m: Mask, a: F, b: F) -> F {
+            F(avx!(_mm256_blendv_pd(b.0, a.0, m.0)))
+        }
+
+        /// The 4 × 4 transpose: lane l of result k is lane k of `r[l]`.
+        #[inline(always)]
+        pub fn transpose(r: [F; 4]) -> [F; 4] {
+            let t0 = avx!(_mm256_unpacklo_pd(r[0].0, r[1].0));
+            let t1 = avx!(_mm256_unpackhi_pd(r[0].0, r[1].0));
+            let t2 = avx!(_mm256_unpacklo_pd(r[2].0, r[3].0));
+            let t3 = avx!(_mm256_unpackhi_pd(r[2].0, r[3].0));
+            [
+                F(avx!(_mm256_permute2f128_pd::<0x20>(t0, t2))),
+                F(avx!(_mm256_permute2f128_pd::<0x20>(t1, t3))),
+                F(avx!(_mm256_permute2f128_pd::<0x31>(t0, t2))),
+                F(avx!(_mm256_permute2f128_pd::<0x31>(t1, t3))),
+            ]
+        }
+    }
+
+    impl Default for F {
+        fn default() -> F {
+            F(avx!(_mm256_setzero_pd()))
+        }
+    }
+
+    impl std::ops::Neg for F {
+        type Output = F;
+        /// −x per lane (the sign bit flipped, as Rust's `-x`: −(+0) is −0).
+        #[inline(always)]
+        fn neg(self) -> F {
+            F(avx!(_mm256_xor_pd(self.0, _mm256_set1_pd(-0.0))))
+        }
+    }
+
+    macro_rules! lane_op {
+        ($tr:ident, $f:ident, $op:ident) => {
+            impl std::ops::$tr for F {
+                type Output = F;
+                #[inline(always)]
+                fn $f(self, o: F) -> F {
+                    F(avx!($op(self.0, o.0)))
+                }
+            }
+        };
+    }
+    lane_op!(Add, add, _mm256_add_pd);
+    lane_op!(Sub, sub, _mm256_sub_pd);
+    lane_op!(Mul, mul, _mm256_mul_pd);
+    lane_op!(Div, div, _mm256_div_pd);
+
+    impl Mask {
+        /// `b` in every lane.
+        #[inline(always)]
+        pub fn splat(b: bool) -> Mask {
+            Mask(avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-i64::from(b)))))
+        }
+
+        /// The lanes' flags as bits 0–3.
+        #[inline(always)]
+        pub fn bits(self) -> u32 {
+            avx!(_mm256_movemask_pd(self.0)) as u32
+        }
+
+        /// Whether lane `k` is set.
+        #[inline(always)]
+        pub fn lane(self, k: usize) -> bool {
+            self.bits() >> k & 1 == 1
+        }
+
+        /// Every lane set.
+        #[inline(always)]
+        pub fn all(self) -> bool {
+            self.bits() == 0b1111
+        }
+
+        /// Some lane set.
+        #[inline(always)]
+        pub fn any(self) -> bool {
+            self.bits() != 0
+        }
+    }
+
+    impl std::ops::BitAnd for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn bitand(self, o: Mask) -> Mask {
+            Mask(avx!(_mm256_and_pd(self.0, o.0)))
+        }
+    }
+
+    impl std::ops::BitOr for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn bitor(self, o: Mask) -> Mask {
+            Mask(avx!(_mm256_or_pd(self.0, o.0)))
+        }
+    }
+
+    impl std::ops::Not for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn not(self) -> Mask {
+            Mask(avx!(_mm256_xor_pd(self.0, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)))))
+        }
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+mod imp {
+    /// Four f64 lanes.
+    #[derive(Clone, Copy, Default)]
+    #[repr(transparent)]
+    pub struct F([f64; 4]);
+
+    /// A flag per lane.
+    #[derive(Clone, Copy, Default)]
+    pub struct Mask([bool; 4]);
+
+    impl F {
+        #[inline(always)]
+        fn map(self, f: impl Fn(f64) -> f64) -> F {
+            F(self.0.map(f))
+        }
+
+        #[inline(always)]
+        fn zip(self, o: F, f: impl Fn(f64, f64) -> f64) -> F {
+            F(std::array::from_fn(|k| f(self.0[k], o.0[k])))
+        }
+
+        #[inline(always)]
+        fn test(self, o: F, f: impl Fn(f64, f64) -> bool) -> Mask {
+            Mask(std::array::from_fn(|k| f(self.0[k], o.0[k])))
+        }
+
+        /// `x` in every lane.
+        #[inline(always)]
+        pub fn splat(x: f64) -> F {
+            F([x; 4])
+        }
+
+        /// The lanes `x`.
+        #[inline(always)]
+        pub fn new(x: [f64; 4]) -> F {
+            F(x)
+        }
+
+        /// The four numbers at `p`.
+        ///
+        /// # Safety
+        /// `p` must be valid for reading four f64s.
+        #[inline(always)]
+        pub unsafe fn load(p: *const f64) -> F {
+            // SAFETY: the caller's promise.
+            F(unsafe { std::ptr::read_unaligned(p.cast::<[f64; 4]>()) })
+        }
+
+        /// Stores the four lanes at `p`.
+        ///
+        /// # Safety
+        /// `p` must be valid for writing four f64s.
+        #[inline(always)]
+        pub unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's promise.
+            unsafe { std::ptr::write_unaligned(p.cast::<[f64; 4]>(), self.0) }
+        }
+
+        /// The lanes as numbers.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; 4] {
+            self.0
+        }
+
+        /// Lane `k`.
+        #[inline(always)]
+        pub fn lane(self, k: usize) -> f64 {
+            self.0[k]
+        }
+
+        /// √x per lane.
+        #[inline(always)]
+        pub fn sqrt(self) -> F {
+            self.map(f64::sqrt)
+        }
+
+        /// |x| per lane.
+        #[inline(always)]
+        pub fn abs(self) -> F {
+            self.map(f64::abs)
+        }
+
+        /// The smaller per lane, as f64::min.
+        #[inline(always)]
+        pub fn min(self, o: F) -> F {
+            self.zip(o, f64::min)
+        }
+
+        /// The larger per lane, as f64::max.
+        #[inline(always)]
+        pub fn max(self, o: F) -> F {
+            self.zip(o, f64::max)
+        }
+
+        /// self < o per lane.
+        #[inline(always)]
+        pub fn lt(self, o: F) -> Mask {
+            self.test(o, |a, b| a < b)
+        }
+
+        /// self ≤ o per lane.
+        #[inline(always)]
+        pub fn le(self, o: F) -> Mask {
+            self.test(o, |a, b| a <= b)
+        }
+
+        /// self > o per lane.
+        #[inline(always)]
+        pub fn gt(self, o: F) -> Mask {
+            self.test(o, |a, b| a > b)
+        }
+
+        /// self = o per lane.
+        #[inline(always)]
+        pub fn equals(self, o: F) -> Mask {
+            self.test(o, |a, b| a == b)
+        }
+
+        /// self ≠ o per lane.
+        #[inline(always)]
+        pub fn differs(self, o: F) -> Mask {
+            self.test(o, |a, b| a != b)
+        }
+
+        /// `a` where the mask is set, `b` elsewhere.
+        #[inline(always)]
+        pub fn select(m: Mask, a: F, b: F) -> F {
+            F(std::array::from_fn(|k| if m.0[k] { a.0[k] } else { b.0[k] }))
+        }
+
+        /// The 4 × 4 transpose: lane l of result k is lane k of `r[l]`.
+        #[inline(always)]
+        pub fn transpose(r: [F; 4]) -> [F; 4] {
+            std::array::from_fn(|k| F(std::array::from_fn(|l| r[l].0[k])))
+        }
+    }
+
+    impl std::ops::Neg for F {
+        type Output = F;
+        /// −x per lane (−(+0) is −0, as Rust's `-x`).
+        #[inline(always)]
+        fn neg(self) -> F {
+            self.map(|x| -x)
+        }
+    }
+
+    macro_rules! lane_op {
+        ($tr:ident, $f:ident, $op:tt) => {
+            impl std::ops::$tr for F {
+                type Output = F;
+                #[inline(always)]
+                fn $f(self, o: F) -> F {
+                    self.zip(o, |a, b| a $op b)
+                }
+            }
+        };
+    }
+    lane_op!(Add, add, +);
+    lane_op!(Sub, sub, -);
+    lane_op!(Mul, mul, *);
+    lane_op!(Div, div, /);
+
+    impl Mask {
+        /// `b` in every lane.
+        #[inline(always)]
+        pub fn splat(b: bool) -> Mask {
+            Mask([b; 4])
+        }
+
+        /// The lanes' flags as bits 0–3.
+        #[inline(always)]
+        pub fn bits(self) -> u32 {
+            (0..4).map(|k| u32::from(self.0[k]) << k).sum()
+        }
+
+        /// Whether lane `k` is set.
+        #[inline(always)]
+        pub fn lane(self, k: usize) -> bool {
+            self.0[k]
+        }
+
+        /// Every lane set.
+        #[inline(always)]
+        pub fn all(self) -> bool {
+            self.0.iter().all(|&b| b)
+        }
+
+        /// Some lane set.
+        #[inline(always)]
+        pub fn any(self) -> bool {
+            self.0.iter().any(|&b| b)
+        }
+    }
+
+    impl std::ops::BitAnd for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn bitand(self, o: Mask) -> Mask {
+            Mask(std::array::from_fn(|k| self.0[k] & o.0[k]))
+        }
+    }
+
+    impl std::ops::BitOr for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn bitor(self, o: Mask) -> Mask {
+            Mask(std::array::from_fn(|k| self.0[k] | o.0[k]))
+        }
+    }
+
+    impl std::ops::Not for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn not(self) -> Mask {
+            Mask(self.0.map(|b| !b))
+        }
+    }
+}
+
+impl std::fmt::Debug for F {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.to_array().fmt(f)
+    }
+}
+
+impl PartialEq for F {
+    /// Lane by lane, as f64's `==`.
+    fn eq(&self, o: &F) -> bool {
+        self.to_array() == o.to_array()
+    }
+}
+
+impl std::fmt::Debug for Mask {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let b = self.bits();
+        f.debug_list()
+            .entries((0..LANES).map(|k| b >> k & 1 == 1))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers that probe the edges: zeros of both signs, infinities, NaN, ties.
+    const EDGES: [f64; 8] = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.5];
+
+    #[test]
+    fn every_lane_operation_is_the_scalar_operation_bit_for_bit() {
+        let bits = |x: f64| x.to_bits();
+        for a in EDGES {
+            for b in EDGES {
+                let (x, y) = (F::new([a, b, a, b]), F::new([b, a, 1.0, a]));
+                let (xs, ys) = (x.to_array(), y.to_array());
+                type Op = (fn(F, F) -> F, fn(f64, f64) -> f64);
+                let ops: [Op; 7] = [
+                    (|x, y| x + y, |x, y| x + y),
+                    (|x, y| x - y, |x, y| x - y),
+                    (|x, y| x * y, |x, y| x * y),
+                    (|x, y| x / y, |x, y| x / y),
+                    (F::min, f64::min),
+                    (F::max, f64::max),
+                    (|x, _| -x.abs().sqrt(), |x, _| -x.abs().sqrt()),
+                ];
+                for (k, (vector, scalar)) in ops.iter().enumerate() {
+                    let v = vector(x, y).to_array();
+                    for l in 0..LANES {
+                        let s = scalar(xs[l], ys[l]);
+                        assert!(
+                            bits(v[l]) == bits(s) || v[l].is_nan() && s.is_nan(),
+                            "op {k} on {} and {}: {} against {}",
+                            xs[l],
+                            ys[l],
+                            v[l],
+                            s
+                        );
+                    }
+                }
+                type Cmp = (fn(F, F) -> Mask, fn(f64, f64) -> bool);
+                let cmps: [Cmp; 5] = [
+                    (F::lt, |x, y| x < y),
+                    (F::le, |x, y| x <= y),
+                    (F::gt, |x, y| x > y),
+                    (F::equals, |x, y| x == y),
+                    (F::differs, |x, y| x != y),
+                ];
+                for (k, (vector, scalar)) in cmps.iter().enumerate() {
+                    let m = vector(x, y);
+                    for l in 0..LANES {
+                        assert_eq!(m.lane(l), scalar(xs[l], ys[l]), "comparison {k}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn masks_select_combine_and_count() {
+        let (a, b) = (F::new([1.0, 2.0, 3.0, 4.0]), F::splat(-1.0));
+        let m = a.gt(F::splat(2.5));
+        assert_eq!(m.bits(), 0b1100);
+        assert_eq!(F::select(m, a, b).to_array(), [-1.0, -1.0, 3.0, 4.0]);
+        assert_eq!((!m).bits(), 0b0011);
+        assert_eq!((m & a.lt(F::splat(3.5))).bits(), 0b0100);
+        assert_eq!((m | a.lt(F::splat(1.5))).bits(), 0b1101);
+        assert!(Mask::splat(true).all() && !Mask::splat(false).any() && m.any() && !m.all());
+        assert_eq!((-F::splat(0.0)).lane(0).to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn transpose_turns_runs_into_lanes_and_back() {
+        let r: [F; 4] = std::array::from_fn(|l| F::new(std::array::from_fn(|k| (10 * l + k) as f64)));
+        let t = F::transpose(r);
+        for (k, lanes) in t.iter().enumerate() {
+            assert_eq!(lanes.to_array(), std::array::from_fn(|l| (10 * l + k) as f64));
+        }
+        let back = F::transpose(t);
+        for l in 0..4 {
+            assert_eq!(back[l].to_array(), r[l].to_array());
+        }
+    }
+}

@@ -1,0 +1,633 @@
+//! The pair loop: every listed particle pair, row by row, with the contact law (002 §3).
+//!
+//! Rows are taken one task per fixed block ([`BLOCK`]). A block's touching pairs are found
+//! first (the overlap test), then evaluated [`LANES`] at a time by the contact law's lanes
+//! ([`crate::contact::lanes`]) and summed in slot order into both particles when both lie in
+//! the block; a pair reaching into a later block leaves its reaction in a buffer of crossing
+//! pairs that the gather adds after the block's sum. The order of every sum is fixed by the
+//! list alone, so results are bit-identical for any thread count.
+//!
+//! The lanes' inputs come from [`Packed`] grains and the contact history as runs of four
+//! numbers, transposed four pairs at a time ([`F::transpose`]); the results go back the same
+//! way. Moving numbers changes no operation of the law or of any sum, nor their order.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::{body, ContactStats, CHUNK};
+use crate::boundary::MinimumImage;
+use crate::contact::lanes::{Contacts, Lanes, Reaction, V3};
+use crate::contact::{ContactState, Touch};
+use crate::neighbor::{BLOCK, NOT_CROSSING};
+use crate::particles::Particles;
+use crate::simd::{F, LANES};
+use crate::sim::{Physics, World};
+
+/// The grains as the pair loop reads them, as runs of four numbers (one aligned load each):
+/// the centres, which the overlap test reads for every listed pair, apart from the motion,
+/// read only for touching pairs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Packed {
+    /// Centre (m) and radius (m).
+    pub pos: Vec<Run>,
+    /// Velocity, angular velocity and inverse moment of inertia.
+    pub motion: Vec<Motion>,
+    /// The material of every grain, when they all have the same.
+    pub material: Option<u16>,
+    /// Whether some grain is immovable (inverse mass 0).
+    pub fixed: bool,
+}
+
+/// A grain's motion as the pair loop reads it: one cache line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(64))]
+pub struct Motion {
+    /// Velocity (m/s) and 0.
+    pub vel: Run,
+    /// Angular velocity (rad/s) and inverse moment of inertia (1/(kg m²)).
+    pub omega: Run,
+}
+
+/// Packs every grain's centre, radius, velocity, angular velocity and inverse inertia for
+/// the pair loop, and notes whether one material serves them all and whether some are fixed.
+#[inline(never)]
+fn pack(world: &mut World) {
+    let p = &world.particles;
+    let q = &mut world.packed;
+    q.pos.resize(p.len(), Run::default());
+    q.motion.resize(p.len(), Motion::default());
+    q.pos
+        .par_chunks_mut(CHUNK)
+        .zip(q.motion.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(c, (pos, motion))| {
+            let (a, b) = (c * CHUNK, c * CHUNK + pos.len());
+            for ((q, x), &r) in pos.iter_mut().zip(&p.pos[a..b]).zip(&p.radius[a..b]) {
+                *q = Run([x.x, x.y, x.z, r]);
+            }
+            let grains = p.vel[a..b].iter().zip(&p.omega[a..b]);
+            for (m, ((v, w), &ii)) in motion.iter_mut().zip(grains.zip(&p.inv_inertia[a..b])) {
+                *m = Motion {
+                    vel: Run([v.x, v.y, v.z, 0.0]),
+                    omega: Run([w.x, w.y, w.z, ii]),
+                };
+            }
+        });
+    let first = p.material.first().copied();
+    q.material = first.filter(|&m| p.material.iter().all(|&k| k == m));
+    q.fixed = p.inv_mass.iter().any(|&w| w == 0.0);
+}
+
+/// Slots ahead of the loop whose contact history is asked for early (see [`prefetch`]).
+const AHEAD: usize = 12;
+
+/// Asks the processor to bring the cache line at `p` closer. The contact history is streamed
+/// slot by slot at 72 bytes a slot; a hint [`AHEAD`] slots ahead hides part of the wait for it
+/// (about 6 % of the S1 step in interleaved runs). A hint reads nothing and never faults.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it dereferences nothing, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Touching pairs gathered from a block's rows and evaluated together, [`LANES`] at a time.
+const BATCH: usize = 8 * LANES;
+
+/// Up to [`BATCH`] touching pairs of one block: their slots and particles.
+struct Batch {
+    len: usize,
+    slot: [u32; BATCH],
+    i: [u32; BATCH],
+    j: [u32; BATCH],
+}
+
+impl Batch {
+    /// A batch with no pairs. One serves every block of a half of the pair loop
+    /// ([`Rows::blocks`]) and each block leaves it empty.
+    fn empty() -> Batch {
+        Batch {
+            len: 0,
+            slot: [0; BATCH],
+            i: [0; BATCH],
+            j: [0; BATCH],
+        }
+    }
+}
+
+/// One block's share of the pair loop: its first row, slot and crossing pair, and the parts
+/// of the per-slot and per-particle buffers it owns.
+struct Block<'a> {
+    first: usize,
+    first_slot: usize,
+    first_cross: usize,
+    /// Per slot (empty unless the reactions are kept).
+    reaction: &'a mut [(DVec3, DVec3)],
+    /// The block's pairs crossing into a later block, places `first_cross` on.
+    cross: &'a mut [(DVec3, DVec3)],
+    state: &'a mut [ContactState],
+    force: &'a mut [DVec3],
+    torque: &'a mut [DVec3],
+}
+
+impl<'a> Block<'a> {
+    /// The rows before `row` and the rest, each with its part of the buffers; `row` starts a
+    /// block, whose first crossing pair is `first_cross`.
+    fn split_at(self, row: usize, slot: usize, first_cross: usize) -> (Block<'a>, Block<'a>) {
+        let (a, b) = (row - self.first, slot - self.first_slot);
+        let c = first_cross - self.first_cross;
+        let kept = if self.reaction.is_empty() { 0 } else { b };
+        let (reaction, reaction_rest) = self.reaction.split_at_mut(kept);
+        let (cross, cross_rest) = self.cross.split_at_mut(c);
+        let (state, state_rest) = self.state.split_at_mut(b);
+        let (force, force_rest) = self.force.split_at_mut(a);
+        let (torque, torque_rest) = self.torque.split_at_mut(a);
+        let rest = Block {
+            first: row,
+            first_slot: slot,
+            first_cross,
+            reaction: reaction_rest,
+            cross: cross_rest,
+            state: state_rest,
+            force: force_rest,
+            torque: torque_rest,
+        };
+        let front = Block {
+            reaction,
+            cross,
+            state,
+            force,
+            torque,
+            ..self
+        };
+        (front, rest)
+    }
+}
+
+/// The constants of the material pairs the lanes read: the same for every pair when one
+/// material serves every grain, else looked up pair by pair.
+#[derive(Clone, Copy)]
+enum PairConstants {
+    /// μ_s, μ_r, μ_t and the cohesion value of the one material with itself.
+    Uniform([f64; 4]),
+    ByMaterial,
+}
+
+/// What every block of the pair loop reads.
+struct Rows<'a> {
+    start: &'a [usize],
+    owner: &'a [u32],
+    partner: &'a [u32],
+    cross_slot: &'a [u32],
+    pos: &'a [Run],
+    motion: &'a [Motion],
+    vel: &'a [DVec3],
+    omega: &'a [DVec3],
+    radius: &'a [f64],
+    material: &'a [u16],
+    inv_mass: &'a [f64],
+    inv_inertia: &'a [f64],
+    physics: &'a Physics,
+    lanes: Option<Lanes>,
+    constants: PairConstants,
+    /// Whether some grain is immovable: a pair of two takes the scalar law.
+    fixed: bool,
+    fold: Fold,
+    dt: f64,
+}
+
+/// Every listed particle pair with the contact law: forces and torques into the particles'
+/// (their owner's and, within a block, their partner's), the reaction on a partner in a later
+/// block into `world.cross`, and per slot into `world.reaction` when it is kept (for stress
+/// analysis); history updated in place; pairs that separated lose their history and reaction.
+#[inline(never)]
+pub(super) fn pair_forces(
+    world: &mut World,
+    physics: &Physics,
+    dt: f64,
+    period: DVec3,
+) -> ContactStats {
+    pack(world);
+    let Particles {
+        vel,
+        omega,
+        radius,
+        material,
+        inv_mass,
+        inv_inertia,
+        force,
+        torque,
+        ..
+    } = &mut world.particles;
+    let n = world.packed.pos.len();
+    let crate::neighbor::NeighborList {
+        start,
+        owner,
+        partner,
+        state,
+        cross_slot,
+        block_cross,
+        ..
+    } = &mut world.neighbors;
+    // All the rows, to be split at block boundaries into one task per block (Rows::blocks).
+    let all = Block {
+        first: 0,
+        first_slot: 0,
+        first_cross: 0,
+        reaction: if world.keep_reactions {
+            &mut world.reaction[..]
+        } else {
+            &mut []
+        },
+        cross: &mut world.cross[..],
+        state: &mut state[..],
+        force: &mut force[..n],
+        torque: &mut torque[..n],
+    };
+    let constants = match world.packed.material {
+        Some(m) => {
+            let p = physics.table.get(m as usize, m as usize);
+            PairConstants::Uniform([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
+        }
+        None => PairConstants::ByMaterial,
+    };
+    // Slices of one length n, so that an index checked against n needs no further checks.
+    let rows = Rows {
+        start,
+        owner,
+        partner,
+        cross_slot,
+        pos: &world.packed.pos[..n],
+        motion: &world.packed.motion[..n],
+        vel: &vel[..n],
+        omega: &omega[..n],
+        radius: &radius[..n],
+        material: &material[..n],
+        inv_mass: &inv_mass[..n],
+        inv_inertia: &inv_inertia[..n],
+        physics,
+        lanes: Lanes::covers(&physics.model, dt),
+        constants,
+        fixed: world.packed.fixed,
+        fold: Fold::new(&MinimumImage::new(period)),
+        dt,
+    };
+    rows.blocks(all, block_cross, &mut Batch::empty())
+}
+
+impl Rows<'_> {
+    /// The pair loop over the blocks of `span`, halved until one block is left, the halves in
+    /// parallel ([`rayon::join`]: no allocation), the first with `batch` and the second with
+    /// a batch of its own on the stack. Each block's sums are its own, so the split changes no
+    /// bit; `block_cross` gives each block's first crossing pair.
+    fn blocks(&self, span: Block, block_cross: &[usize], batch: &mut Batch) -> ContactStats {
+        let rows = span.force.len();
+        if rows <= BLOCK {
+            return self.block(span, batch);
+        }
+        let mid = span.first + rows.div_ceil(2 * BLOCK) * BLOCK;
+        let (front, rest) = span.split_at(mid, self.start[mid], block_cross[mid / BLOCK]);
+        let (a, b) = rayon::join(
+            || self.blocks(front, block_cross, batch),
+            || self.blocks(rest, block_cross, &mut Batch::empty()),
+        );
+        ContactStats::merge(a, b)
+    }
+
+    /// The pair loop over one block's rows: the overlap test of every listed pair, slot by
+    /// slot, the touching ones into the batch, evaluated whenever it fills; pairs that
+    /// separated lose their history and reaction. Without a branch on the test (each pair is
+    /// written to the batch, which counts only the touching ones), so that the processor,
+    /// which cannot predict it, keeps loading the next pairs' centres meanwhile.
+    #[inline(always)]
+    fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
+        let (pos, n) = (self.pos, self.pos.len());
+        let mut stats = ContactStats::default();
+        let (a, base) = (block.first, block.first_slot);
+        block.force.fill(DVec3::ZERO);
+        block.torque.fill(DVec3::ZERO);
+        let mut len = batch.len;
+        let slots = base..self.start[a + block.force.len()];
+        let rows = self.owner[slots.clone()].iter().zip(&self.partner[slots.clone()]);
+        for (s, (&i, &j)) in slots.zip(rows) {
+            prefetch(block.state.as_ptr().wrapping_add(s - base + AHEAD));
+            let (i, j) = (i as usize, j as usize);
+            if j >= n || i >= n {
+                continue;
+            }
+            prefetch(&self.motion[j]);
+            let (d2, reach) = self.fold.squared(&pos[i], &pos[j]);
+            let touching = !(d2 >= reach * reach || d2 == 0.0);
+            batch.slot[len] = s as u32;
+            batch.i[len] = i as u32;
+            batch.j[len] = j as u32;
+            len += usize::from(touching);
+            let state = &mut block.state[s - base];
+            if !touching & state.touching {
+                *state = ContactState::default();
+                self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
+            }
+            if len == BATCH {
+                batch.len = len;
+                self.sum(batch, &mut block, &mut stats);
+                len = 0;
+            }
+        }
+        batch.len = len;
+        self.sum(batch, &mut block, &mut stats);
+        stats
+    }
+
+    /// Evaluates the batch and sums each pair, in order, into its two particles and the
+    /// contact statistics. Kept out of the overlap test's loop, whose registers it would
+    /// otherwise crowd.
+    #[inline(never)]
+    fn sum(&self, batch: &mut Batch, block: &mut Block, stats: &mut ContactStats) {
+        let (a, base) = (block.first, block.first_slot);
+        // The owner's force and torque are summed in registers while its row lasts: the same
+        // additions in the same order (a partner is always a later particle, so no pair of
+        // the row adds to the owner through memory meanwhile), without a store and reload
+        // per pair.
+        let mut owner = usize::MAX;
+        let (mut f_own, mut t_own) = (F::default(), F::default());
+        stats.contacts += batch.len;
+        for g in 0..batch.len.div_ceil(LANES) {
+            let count = LANES.min(batch.len - g * LANES);
+            let mut c = Contacts::default();
+            let mut out = Runs::default();
+            let scalar = self.group(batch, g, count, block, &mut c);
+            let touches = c.touches();
+            if let Some(lanes) = &self.lanes {
+                out.put(&lanes.force(&c, &touches, self.dt), c.kn);
+            }
+            // The largest overlap for its radius, lane by lane in order where some lane
+            // exceeds the largest so far.
+            let r_min = c.r_i.min(c.r_j);
+            if touches.overlap.gt(F::splat(stats.max_overlap_ratio) * r_min).any() {
+                for l in 0..count {
+                    let (overlap, r_min) = (touches.overlap.lane(l), r_min.lane(l));
+                    if overlap > stats.max_overlap_ratio * r_min {
+                        stats.max_overlap_ratio = overlap / r_min;
+                        stats.worst = batch.i[g * LANES + l] as usize;
+                    }
+                }
+            }
+            for l in 0..count {
+                let k = g * LANES + l;
+                let (s, i, j) = (
+                    batch.slot[k] as usize,
+                    batch.i[k] as usize,
+                    batch.j[k] as usize,
+                );
+                let state = &mut block.state[s - base];
+                let (f, t_i, t_j) = if scalar >> l & 1 == 1 {
+                    let n = &touches.normal;
+                    let touch = Touch {
+                        normal: DVec3::new(n.x.lane(l), n.y.lane(l), n.z.lane(l)),
+                        overlap: touches.overlap.lane(l),
+                    };
+                    let (f, t_i, t_j) = self.scalar_pair(touch, i, j, state);
+                    (run(f), run(t_i), run(t_j))
+                } else {
+                    // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness
+                    // are repr(C)): the four numbers are the new slip and k_n unchanged.
+                    unsafe { out.lane(SLIP, l).store((state as *mut ContactState).cast::<f64>()) };
+                    (out.lane(FORCE, l), out.lane(TORQUE_I, l), out.lane(TORQUE_J, l))
+                };
+                if i != owner {
+                    if owner != usize::MAX {
+                        block.force[owner - a] = vec(f_own);
+                        block.torque[owner - a] = vec(t_own);
+                    }
+                    owner = i;
+                    (f_own, t_own) = (run(block.force[i - a]), run(block.torque[i - a]));
+                }
+                f_own = f_own + f;
+                t_own = t_own + t_i;
+                let (fj, tj) = (block.force.get_mut(j - a), block.torque.get_mut(j - a));
+                if let (Some(fj), Some(tj)) = (fj, tj) {
+                    *fj = vec(run(*fj) - f);
+                    *tj = vec(run(*tj) + t_j);
+                }
+                if self.cross_slot[s] != NOT_CROSSING || !block.reaction.is_empty() {
+                    self.put_reaction(block, s, (-vec(f), vec(t_j)));
+                }
+            }
+        }
+        if owner != usize::MAX {
+            block.force[owner - a] = vec(f_own);
+            block.torque[owner - a] = vec(t_own);
+        }
+        batch.len = 0;
+    }
+
+    /// Fills `c` with the contact law's inputs for the `count` pairs of the batch's group `g`,
+    /// the grains' state and the contacts' history transposed from their runs of four
+    /// numbers; lanes past the batch's end repeat its last pair, evaluated with the group and
+    /// never read. Returns the lanes that take the scalar law as bits: contacts forming this
+    /// step, pairs of two immovable bodies, every lane of a model the lanes do not cover.
+    #[inline(always)]
+    fn group(&self, batch: &Batch, g: usize, count: usize, block: &Block, c: &mut Contacts) -> u32 {
+        let k0 = g * LANES;
+        let last = count - 1;
+        let (k1, k2, k3) = (k0 + last.min(1), k0 + last.min(2), k0 + last.min(3));
+        let (pos, motion) = (self.pos, self.motion);
+        let i = [batch.i[k0], batch.i[k1], batch.i[k2], batch.i[k3]];
+        let j = [batch.j[k0], batch.j[k1], batch.j[k2], batch.j[k3]];
+        let [i0, i1, i2, i3] = [i[0] as usize, i[1] as usize, i[2] as usize, i[3] as usize];
+        let [j0, j1, j2, j3] = [j[0] as usize, j[1] as usize, j[2] as usize, j[3] as usize];
+        let t = |a: &Run, b: &Run, c: &Run, d: &Run| {
+            F::transpose([F::new(a.0), F::new(b.0), F::new(c.0), F::new(d.0)])
+        };
+        let [xi, yi, zi, r_i] = t(&pos[i0], &pos[i1], &pos[i2], &pos[i3]);
+        let [xj, yj, zj, r_j] = t(&pos[j0], &pos[j1], &pos[j2], &pos[j3]);
+        c.d = V3 {
+            x: self.fold.lanes(xj - xi, 0),
+            y: self.fold.lanes(yj - yi, 1),
+            z: self.fold.lanes(zj - zi, 2),
+        };
+        c.d2 = c.d.dot(c.d);
+        (c.r_i, c.r_j) = (r_i, r_j);
+        let dv = |i: usize, j: usize| F::new(motion[i].vel.0) - F::new(motion[j].vel.0);
+        let [x, y, z, _] = F::transpose([dv(i0, j0), dv(i1, j1), dv(i2, j2), dv(i3, j3)]);
+        c.dv = V3 { x, y, z };
+        let w = |k: usize| &motion[k].omega;
+        let [x, y, z, ii] = t(w(i0), w(i1), w(i2), w(i3));
+        (c.w_i, c.ii_i) = (V3 { x, y, z }, ii);
+        let [x, y, z, ii] = t(w(j0), w(j1), w(j2), w(j3));
+        (c.w_j, c.ii_j) = (V3 { x, y, z }, ii);
+        let st = |k: usize| &block.state[batch.slot[k] as usize - block.first_slot];
+        let s = [st(k0), st(k1), st(k2), st(k3)];
+        // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness are repr(C)).
+        let head = |s: &ContactState| unsafe { F::load((s as *const ContactState).cast::<f64>()) };
+        let [x, y, z, _] = F::transpose([head(s[0]), head(s[1]), head(s[2]), head(s[3])]);
+        c.slip = V3 { x, y, z };
+        let k = |s: &ContactState| {
+            let s = &s.stiffness;
+            F::new([s.kn, s.kt, s.gn, s.gt])
+        };
+        [c.kn, c.kt, c.gn, c.gt] = F::transpose([k(s[0]), k(s[1]), k(s[2]), k(s[3])]);
+        [c.mu, c.mu_r, c.mu_t, c.cohesion] = match self.constants {
+            PairConstants::Uniform(p) => p.map(F::splat),
+            PairConstants::ByMaterial => {
+                let m = |k: u32| self.material[k as usize] as usize;
+                let p = |l: usize| {
+                    let p = self.physics.table.get(m(i[l]), m(j[l]));
+                    F::new([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
+                };
+                F::transpose([p(0), p(1), p(2), p(3)])
+            }
+        };
+        let mut scalar = 0;
+        for (l, s) in s.iter().enumerate() {
+            let fixed = |k: u32| self.inv_mass[k as usize] == 0.0;
+            let both_fixed = self.fixed && fixed(i[l]) && fixed(j[l]);
+            scalar |= u32::from(self.lanes.is_none() || !s.touching || both_fixed) << l;
+        }
+        scalar
+    }
+
+    /// Force on i and torques on i and j of the pair (i, j) touching at `touch`, by the scalar
+    /// law: for contacts forming this step, between two immovable bodies, or of a model the
+    /// lanes do not cover. Kept out of line: most steps never call it, and inlined it would
+    /// crowd the registers of the sum.
+    #[inline(never)]
+    fn scalar_pair(
+        &self,
+        touch: Touch,
+        i: usize,
+        j: usize,
+        state: &mut ContactState,
+    ) -> (DVec3, DVec3, DVec3) {
+        let m = self.material;
+        let params = self.physics.table.get(m[i] as usize, m[j] as usize);
+        let body = |k: usize| {
+            body(
+                self.vel,
+                self.omega,
+                self.radius,
+                self.inv_mass,
+                self.inv_inertia,
+                k,
+            )
+        };
+        let c = self
+            .physics
+            .model
+            .force(params, touch, &body(i), &body(j), state, self.dt);
+        (c.force_i, c.torque_i, c.torque_j)
+    }
+
+    /// Stores the reaction on the partner of slot `s` among the crossing pairs when the partner
+    /// lies in a later block, and per slot when the reactions are kept.
+    #[inline(always)]
+    fn put_reaction(&self, block: &mut Block, s: usize, r: (DVec3, DVec3)) {
+        if let Some(kept) = block.reaction.get_mut(s - block.first_slot) {
+            *kept = r;
+        }
+        let c = self.cross_slot[s];
+        if c != NOT_CROSSING {
+            block.cross[c as usize - block.first_cross] = r;
+        }
+    }
+}
+
+/// The minimum image of separations, as [`MinimumImage::fold`] axis by axis: d − L above
+/// L/2, d + L below −L/2.
+struct Fold {
+    /// L, L/2 and −L/2 per axis, then 0, +∞ and −∞ (a run's radius is never folded).
+    l: Run,
+    half: Run,
+    neg_half: Run,
+}
+
+impl Fold {
+    fn new(image: &MinimumImage) -> Fold {
+        let (l, half) = image.lengths();
+        let run = |v: [f64; 3], w: f64| Run([v[0], v[1], v[2], w]);
+        Fold {
+            l: run(l, 0.0),
+            half: run(half, f64::INFINITY),
+            neg_half: run(half.map(|h| -h), f64::NEG_INFINITY),
+        }
+    }
+
+    /// The minimum image of the lanes' separations `d` along `axis`.
+    #[inline(always)]
+    fn lanes(&self, d: F, axis: usize) -> F {
+        let at = |r: &Run| F::splat(r.0[axis]);
+        fold(d, at(&self.l), at(&self.half), at(&self.neg_half))
+    }
+
+    /// |d|² for the minimum image d of b − a, in glam's order ((x² + y²) + z²), and the sum of
+    /// the radii, for runs of centre and radius `a` and `b`.
+    #[inline(always)]
+    fn squared(&self, a: &Run, b: &Run) -> (f64, f64) {
+        let (l, half, neg_half) = (F::new(self.l.0), F::new(self.half.0), F::new(self.neg_half.0));
+        let d = fold(F::new(b.0) - F::new(a.0), l, half, neg_half);
+        let q = (d * d).to_array();
+        ((q[0] + q[1]) + q[2], a.0[3] + b.0[3])
+    }
+}
+
+/// d − l where d > half, d + l where d < neg_half, d elsewhere, lane by lane.
+#[inline(always)]
+fn fold(d: F, l: F, half: F, neg_half: F) -> F {
+    let (above, below) = (d.gt(half), d.lt(neg_half));
+    F::select(above, d - l, F::select(below, d + l, d))
+}
+
+/// Four numbers that travel together, aligned for one load: a grain's centre and radius,
+/// its velocity, or its angular velocity and inverse inertia.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+pub struct Run(pub [f64; 4]);
+
+/// A vector as lanes (fourth lane 0).
+#[inline(always)]
+fn run(v: DVec3) -> F {
+    F::new([v.x, v.y, v.z, 0.0])
+}
+
+/// The first three lanes as a vector.
+#[inline(always)]
+fn vec(f: F) -> DVec3 {
+    let a = f.to_array();
+    DVec3::new(a[0], a[1], a[2])
+}
+
+/// Rows of [`Runs`]: the force on i, the torques on i and j, the slip followed by k_n.
+const FORCE: usize = 0;
+const TORQUE_I: usize = 1;
+const TORQUE_J: usize = 2;
+const SLIP: usize = 3;
+
+/// The reaction of four contacts as one run of four numbers per contact and quantity (rows
+/// [`FORCE`], [`TORQUE_I`], [`TORQUE_J`], [`SLIP`]), as the sums and the history take them.
+#[derive(Default)]
+struct Runs([[F; LANES]; 4]);
+
+impl Runs {
+    /// Puts the lanes' reaction `r`, with `kn` the fourth number of the slips.
+    #[inline(always)]
+    fn put(&mut self, r: &Reaction, kn: F) {
+        let zero = F::default();
+        let back = |v: &V3, w: F| F::transpose([v.x, v.y, v.z, w]);
+        self.0 = [
+            back(&r.force_i, zero),
+            back(&r.torque_i, zero),
+            back(&r.torque_j, zero),
+            back(&r.slip, kn),
+        ];
+    }
+
+    /// Contact `l`'s run of `row`.
+    #[inline(always)]
+    fn lane(&self, row: usize, l: usize) -> F {
+        self.0[row][l]
+    }
+}
