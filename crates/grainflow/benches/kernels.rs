@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use grainflow::contact::lanes::{Contacts, Lanes, F, V3};
+use grainflow::contact::lanes::{Contacts, Lanes, F, LANES, V3};
 use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{
     Body, Cohesion, ContactModel, ContactState, Normal, Rolling, Tangential, Touch, Twisting,
@@ -61,8 +61,7 @@ fn pair_kernel(c: &mut Criterion) {
     c.bench_function("pair force, Hertz–Mindlin", |b| {
         b.iter(|| model.force(black_box(&p), black_box(touch), &i, &j, &mut state, 1e-6))
     });
-    // The same contact, established, in all four lanes (compiled for the baseline target here;
-    // the pair loop runs the AVX2 form where the processor has it), for three models.
+    // The same contact, established, in every lane, for three models.
     let pebbles = ContactModel {
         normal: Normal::Pebbles {
             hooke: 600.0,
@@ -91,7 +90,7 @@ fn pair_kernel(c: &mut Criterion) {
         cohesion: Cohesion::Dmt,
         ..model
     };
-    let all = |x: f64| F([x; 4]);
+    let all = F::splat;
     let all3 = |v: DVec3| V3 {
         x: all(v.x),
         y: all(v.y),
@@ -129,7 +128,7 @@ fn pair_kernel(c: &mut Criterion) {
             ii_j: all(j.inv_inertia),
         };
         c.bench_function(
-            &format!("pair force, {name}, four contacts in lanes"),
+            &format!("pair force, {name}, {LANES} contacts in lanes"),
             |b| {
                 b.iter(|| {
                     let four = black_box(&four);

@@ -1,19 +1,22 @@
-//! Four f64 lanes and their masks, for laws evaluated four contacts at a time
-//! ([`crate::contact::lanes`]) and the pair loop that feeds them.
+//! Eight f64 lanes and their masks, for laws evaluated eight contacts at a time
+//! ([`crate::contact::lanes`]), and runs of four numbers ([`Quad`]) for the pair loop that
+//! feeds them.
 //!
 //! On x86-64 built with AVX (this repository's default build targets x86-64-v3, see
-//! `.cargo/config.toml`) a lane set is one AVX register and every operation one instruction;
-//! elsewhere it is four numbers. Each operation is, lane by lane, the IEEE operation the scalar
+//! `.cargo/config.toml`) a lane set is two AVX registers and every operation two independent
+//! instructions; elsewhere it is eight numbers. Each operation is, lane by lane, the IEEE operation the scalar
 //! code does (Rust never fuses or reorders floating-point operations), so both forms give the
 //! scalar law's bits.
 
-pub use imp::{Mask, F};
+pub use imp::{Mask, Quad, F};
 
-/// Lanes in a set.
-pub const LANES: usize = 4;
+/// Lanes in a set: eight, so that two registers' worth of independent work hide the
+/// latency of each operation (square roots, divisions) in the law's long chains.
+pub const LANES: usize = 8;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
 mod imp {
+    use super::LANES;
     use std::arch::x86_64::*;
 
     /// An AVX intrinsic: safe here, as this module is compiled only with AVX enabled.
@@ -25,56 +28,48 @@ mod imp {
         };
     }
 
-    /// Four f64 lanes: one AVX register.
+    /// Eight f64 lanes: two AVX registers, whose operations the processor overlaps.
     #[derive(Clone, Copy)]
-    #[repr(transparent)]
-    pub struct F(__m256d);
+    pub struct F(__m256d, __m256d);
 
     /// A flag per lane: all bits set or clear in each f64 lane.
     #[derive(Clone, Copy)]
+    pub struct Mask(__m256d, __m256d);
+
+    /// Four numbers in one AVX register.
+    #[derive(Clone, Copy)]
     #[repr(transparent)]
-    pub struct Mask(__m256d);
+    pub struct Quad(__m256d);
 
     impl F {
         /// `x` in every lane.
         #[inline(always)]
         pub fn splat(x: f64) -> F {
-            F(avx!(_mm256_set1_pd(x)))
+            let v = avx!(_mm256_set1_pd(x));
+            F(v, v)
         }
 
         /// The lanes `x`.
         #[inline(always)]
-        pub fn new(x: [f64; 4]) -> F {
-            // SAFETY: reads the four numbers of `x`.
-            F(unsafe { _mm256_loadu_pd(x.as_ptr()) })
-        }
-
-        /// The four numbers at `p` (no alignment needed).
-        ///
-        /// # Safety
-        /// `p` must be valid for reading four f64s.
-        #[inline(always)]
-        pub unsafe fn load(p: *const f64) -> F {
-            // SAFETY: the caller's promise.
-            F(unsafe { _mm256_loadu_pd(p) })
-        }
-
-        /// Stores the four lanes at `p` (no alignment needed).
-        ///
-        /// # Safety
-        /// `p` must be valid for writing four f64s.
-        #[inline(always)]
-        pub unsafe fn store(self, p: *mut f64) {
-            // SAFETY: the caller's promise.
-            unsafe { _mm256_storeu_pd(p, self.0) }
+        pub fn new(x: [f64; LANES]) -> F {
+            // SAFETY: reads the eight numbers of `x`.
+            unsafe {
+                F(
+                    _mm256_loadu_pd(x.as_ptr()),
+                    _mm256_loadu_pd(x.as_ptr().add(4)),
+                )
+            }
         }
 
         /// The lanes as numbers.
         #[inline(always)]
-        pub fn to_array(self) -> [f64; 4] {
-            let mut a = [0.0; 4];
-            // SAFETY: writes the four numbers of `a`.
-            unsafe { _mm256_storeu_pd(a.as_mut_ptr(), self.0) };
+        pub fn to_array(self) -> [f64; LANES] {
+            let mut a = [0.0; LANES];
+            // SAFETY: writes the eight numbers of `a`.
+            unsafe {
+                _mm256_storeu_pd(a.as_mut_ptr(), self.0);
+                _mm256_storeu_pd(a.as_mut_ptr().add(4), self.1);
+            }
             a
         }
 
@@ -84,16 +79,31 @@ mod imp {
             self.to_array()[k]
         }
 
+        #[inline(always)]
+        fn map(self, f: impl Fn(__m256d) -> __m256d) -> F {
+            F(f(self.0), f(self.1))
+        }
+
+        #[inline(always)]
+        fn zip(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> F {
+            F(f(self.0, o.0), f(self.1, o.1))
+        }
+
+        #[inline(always)]
+        fn test(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> Mask {
+            Mask(f(self.0, o.0), f(self.1, o.1))
+        }
+
         /// √x per lane.
         #[inline(always)]
         pub fn sqrt(self) -> F {
-            F(avx!(_mm256_sqrt_pd(self.0)))
+            self.map(|a| avx!(_mm256_sqrt_pd(a)))
         }
 
         /// |x| per lane (the sign bit cleared, as f64::abs).
         #[inline(always)]
         pub fn abs(self) -> F {
-            F(avx!(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)))
+            self.map(|a| avx!(_mm256_andnot_pd(_mm256_set1_pd(-0.0), a)))
         }
 
         /// The smaller per lane, as f64::min: the other lane where one is NaN. (x86's min
@@ -101,74 +111,105 @@ mod imp {
         /// replaced by `o`, as LLVM lowers f64::min.)
         #[inline(always)]
         pub fn min(self, o: F) -> F {
-            let m = avx!(_mm256_min_pd(o.0, self.0));
-            let nan = avx!(_mm256_cmp_pd::<_CMP_UNORD_Q>(self.0, self.0));
-            F(avx!(_mm256_blendv_pd(m, o.0, nan)))
+            self.zip(o, |a, b| {
+                let m = avx!(_mm256_min_pd(b, a));
+                let nan = avx!(_mm256_cmp_pd::<_CMP_UNORD_Q>(a, a));
+                avx!(_mm256_blendv_pd(m, b, nan))
+            })
         }
 
         /// The larger per lane, as f64::max (see [`F::min`]).
         #[inline(always)]
         pub fn max(self, o: F) -> F {
-            let m = avx!(_mm256_max_pd(o.0, self.0));
-            let nan = avx!(_mm256_cmp_pd::<_CMP_UNORD_Q>(self.0, self.0));
-            F(avx!(_mm256_blendv_pd(m, o.0, nan)))
+            self.zip(o, |a, b| {
+                let m = avx!(_mm256_max_pd(b, a));
+                let nan = avx!(_mm256_cmp_pd::<_CMP_UNORD_Q>(a, a));
+                avx!(_mm256_blendv_pd(m, b, nan))
+            })
         }
 
         /// self < o per lane.
         #[inline(always)]
         pub fn lt(self, o: F) -> Mask {
-            Mask(avx!(_mm256_cmp_pd::<_CMP_LT_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_LT_OQ>(a, b)))
         }
 
         /// self ≤ o per lane.
         #[inline(always)]
         pub fn le(self, o: F) -> Mask {
-            Mask(avx!(_mm256_cmp_pd::<_CMP_LE_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_LE_OQ>(a, b)))
         }
 
         /// self > o per lane.
         #[inline(always)]
         pub fn gt(self, o: F) -> Mask {
-            Mask(avx!(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_GT_OQ>(a, b)))
+        }
+
+        /// self ≥ o per lane.
+        #[inline(always)]
+        pub fn ge(self, o: F) -> Mask {
+            self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_GE_OQ>(a, b)))
         }
 
         /// self = o per lane.
         #[inline(always)]
         pub fn equals(self, o: F) -> Mask {
-            Mask(avx!(_mm256_cmp_pd::<_CMP_EQ_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_EQ_OQ>(a, b)))
         }
 
         /// self ≠ o per lane (true where either is NaN, as Rust's `!=`).
         #[inline(always)]
         pub fn differs(self, o: F) -> Mask {
-            Mask(avx!(_mm256_cmp_pd::<_CMP_NEQ_UQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_NEQ_UQ>(a, b)))
         }
 
         /// `a` where the mask is set, `b` elsewhere.
         #[inline(always)]
         pub fn select(m: Mask, a: F, b: F) -> F {
-            F(avx!(_mm256_blendv_pd(b.0, a.0, m.0)))
+            F(
+                avx!(_mm256_blendv_pd(b.0, a.0, m.0)),
+                avx!(_mm256_blendv_pd(b.1, a.1, m.1)),
+            )
         }
 
-        /// The 4 × 4 transpose: lane l of result k is lane k of `r[l]`.
+        /// Runs of four numbers, one per lane, as four lane sets: lane l of set k is number
+        /// k of `r[l]`.
         #[inline(always)]
-        pub fn transpose(r: [F; 4]) -> [F; 4] {
-            let t0 = avx!(_mm256_unpacklo_pd(r[0].0, r[1].0));
-            let t1 = avx!(_mm256_unpackhi_pd(r[0].0, r[1].0));
-            let t2 = avx!(_mm256_unpacklo_pd(r[2].0, r[3].0));
-            let t3 = avx!(_mm256_unpackhi_pd(r[2].0, r[3].0));
-            [
-                F(avx!(_mm256_permute2f128_pd::<0x20>(t0, t2))),
-                F(avx!(_mm256_permute2f128_pd::<0x20>(t1, t3))),
-                F(avx!(_mm256_permute2f128_pd::<0x31>(t0, t2))),
-                F(avx!(_mm256_permute2f128_pd::<0x31>(t1, t3))),
-            ]
+        pub fn from_quads(r: [Quad; LANES]) -> [F; 4] {
+            let a = transpose([r[0].0, r[1].0, r[2].0, r[3].0]);
+            let b = transpose([r[4].0, r[5].0, r[6].0, r[7].0]);
+            [F(a[0], b[0]), F(a[1], b[1]), F(a[2], b[2]), F(a[3], b[3])]
         }
+
+        /// Four lane sets as runs of four numbers, one per lane (the inverse of
+        /// [`F::from_quads`]).
+        #[inline(always)]
+        pub fn to_quads(v: [F; 4]) -> [Quad; LANES] {
+            let a = transpose([v[0].0, v[1].0, v[2].0, v[3].0]);
+            let b = transpose([v[0].1, v[1].1, v[2].1, v[3].1]);
+            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]].map(Quad)
+        }
+    }
+
+    /// The 4 × 4 transpose in four unpacks and four lane permutes.
+    #[inline(always)]
+    fn transpose(r: [__m256d; 4]) -> [__m256d; 4] {
+        let t0 = avx!(_mm256_unpacklo_pd(r[0], r[1]));
+        let t1 = avx!(_mm256_unpackhi_pd(r[0], r[1]));
+        let t2 = avx!(_mm256_unpacklo_pd(r[2], r[3]));
+        let t3 = avx!(_mm256_unpackhi_pd(r[2], r[3]));
+        [
+            avx!(_mm256_permute2f128_pd::<0x20>(t0, t2)),
+            avx!(_mm256_permute2f128_pd::<0x20>(t1, t3)),
+            avx!(_mm256_permute2f128_pd::<0x31>(t0, t2)),
+            avx!(_mm256_permute2f128_pd::<0x31>(t1, t3)),
+        ]
     }
 
     impl Default for F {
         fn default() -> F {
-            F(avx!(_mm256_setzero_pd()))
+            F::splat(0.0)
         }
     }
 
@@ -177,7 +218,7 @@ mod imp {
         /// −x per lane (the sign bit flipped, as Rust's `-x`: −(+0) is −0).
         #[inline(always)]
         fn neg(self) -> F {
-            F(avx!(_mm256_xor_pd(self.0, _mm256_set1_pd(-0.0))))
+            self.map(|a| avx!(_mm256_xor_pd(a, _mm256_set1_pd(-0.0))))
         }
     }
 
@@ -187,7 +228,14 @@ mod imp {
                 type Output = F;
                 #[inline(always)]
                 fn $f(self, o: F) -> F {
-                    F(avx!($op(self.0, o.0)))
+                    self.zip(o, |a, b| avx!($op(a, b)))
+                }
+            }
+            impl std::ops::$tr for Quad {
+                type Output = Quad;
+                #[inline(always)]
+                fn $f(self, o: Quad) -> Quad {
+                    Quad(avx!($op(self.0, o.0)))
                 }
             }
         };
@@ -201,13 +249,18 @@ mod imp {
         /// `b` in every lane.
         #[inline(always)]
         pub fn splat(b: bool) -> Mask {
-            Mask(avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-i64::from(b)))))
+            let v = avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-i64::from(b))));
+            Mask(v, v)
         }
 
-        /// The lanes' flags as bits 0–3.
+        /// The lanes' flags as bits 0–7.
         #[inline(always)]
         pub fn bits(self) -> u32 {
-            avx!(_mm256_movemask_pd(self.0)) as u32
+            let (a, b) = (
+                avx!(_mm256_movemask_pd(self.0)),
+                avx!(_mm256_movemask_pd(self.1)),
+            );
+            (a | b << 4) as u32
         }
 
         /// Whether lane `k` is set.
@@ -219,7 +272,7 @@ mod imp {
         /// Every lane set.
         #[inline(always)]
         pub fn all(self) -> bool {
-            self.bits() == 0b1111
+            self.bits() == 0xff
         }
 
         /// Some lane set.
@@ -233,7 +286,10 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn bitand(self, o: Mask) -> Mask {
-            Mask(avx!(_mm256_and_pd(self.0, o.0)))
+            Mask(
+                avx!(_mm256_and_pd(self.0, o.0)),
+                avx!(_mm256_and_pd(self.1, o.1)),
+            )
         }
     }
 
@@ -241,7 +297,10 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn bitor(self, o: Mask) -> Mask {
-            Mask(avx!(_mm256_or_pd(self.0, o.0)))
+            Mask(
+                avx!(_mm256_or_pd(self.0, o.0)),
+                avx!(_mm256_or_pd(self.1, o.1)),
+            )
         }
     }
 
@@ -249,21 +308,102 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn not(self) -> Mask {
-            Mask(avx!(_mm256_xor_pd(self.0, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)))))
+            let ones = avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
+            Mask(
+                avx!(_mm256_xor_pd(self.0, ones)),
+                avx!(_mm256_xor_pd(self.1, ones)),
+            )
+        }
+    }
+
+    impl Quad {
+        /// Each number where `m` is greater than `o`'s, `a`, else `b`: the fold of a separation
+        /// into its minimum image takes two of these.
+        #[inline(always)]
+        pub fn select_gt(self, o: Quad, a: Quad, b: Quad) -> Quad {
+            let m = avx!(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, o.0));
+            Quad(avx!(_mm256_blendv_pd(b.0, a.0, m)))
+        }
+
+        /// The first three numbers, then the fourth of `o`.
+        #[inline(always)]
+        pub fn with_last_of(self, o: Quad) -> Quad {
+            Quad(avx!(_mm256_blend_pd::<0b1000>(self.0, o.0)))
+        }
+
+        /// (x² + y²) + z² of the first three numbers, in glam's order.
+        #[inline(always)]
+        pub fn length_squared3(self) -> f64 {
+            let sq = avx!(_mm256_mul_pd(self.0, self.0));
+            let xy = avx!(_mm256_castpd256_pd128(sq));
+            let xy = avx!(_mm_add_sd(xy, _mm_unpackhi_pd(xy, xy)));
+            avx!(_mm_cvtsd_f64(_mm_add_sd(
+                xy,
+                _mm256_extractf128_pd::<1>(sq)
+            )))
+        }
+
+        /// The numbers `x`.
+        #[inline(always)]
+        pub fn new(x: [f64; 4]) -> Quad {
+            // SAFETY: reads the four numbers of `x`.
+            Quad(unsafe { _mm256_loadu_pd(x.as_ptr()) })
+        }
+
+        /// The four numbers at `p` (no alignment needed).
+        ///
+        /// # Safety
+        /// `p` must be valid for reading four f64s.
+        #[inline(always)]
+        pub unsafe fn load(p: *const f64) -> Quad {
+            // SAFETY: the caller's promise.
+            Quad(unsafe { _mm256_loadu_pd(p) })
+        }
+
+        /// Stores the four numbers at `p` (no alignment needed).
+        ///
+        /// # Safety
+        /// `p` must be valid for writing four f64s.
+        #[inline(always)]
+        pub unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's promise.
+            unsafe { _mm256_storeu_pd(p, self.0) }
+        }
+
+        /// The numbers.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; 4] {
+            let mut a = [0.0; 4];
+            // SAFETY: writes the four numbers of `a`.
+            unsafe { _mm256_storeu_pd(a.as_mut_ptr(), self.0) };
+            a
+        }
+    }
+
+    impl Default for Quad {
+        fn default() -> Quad {
+            Quad(avx!(_mm256_setzero_pd()))
         }
     }
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
 mod imp {
-    /// Four f64 lanes.
+    use super::LANES;
+
+    /// Eight f64 lanes.
     #[derive(Clone, Copy, Default)]
     #[repr(transparent)]
-    pub struct F([f64; 4]);
+    pub struct F([f64; LANES]);
 
     /// A flag per lane.
     #[derive(Clone, Copy, Default)]
-    pub struct Mask([bool; 4]);
+    pub struct Mask([bool; LANES]);
+
+    /// Four numbers.
+    #[derive(Clone, Copy, Default)]
+    #[repr(transparent)]
+    pub struct Quad([f64; 4]);
 
     impl F {
         #[inline(always)]
@@ -284,38 +424,18 @@ mod imp {
         /// `x` in every lane.
         #[inline(always)]
         pub fn splat(x: f64) -> F {
-            F([x; 4])
+            F([x; LANES])
         }
 
         /// The lanes `x`.
         #[inline(always)]
-        pub fn new(x: [f64; 4]) -> F {
+        pub fn new(x: [f64; LANES]) -> F {
             F(x)
-        }
-
-        /// The four numbers at `p`.
-        ///
-        /// # Safety
-        /// `p` must be valid for reading four f64s.
-        #[inline(always)]
-        pub unsafe fn load(p: *const f64) -> F {
-            // SAFETY: the caller's promise.
-            F(unsafe { std::ptr::read_unaligned(p.cast::<[f64; 4]>()) })
-        }
-
-        /// Stores the four lanes at `p`.
-        ///
-        /// # Safety
-        /// `p` must be valid for writing four f64s.
-        #[inline(always)]
-        pub unsafe fn store(self, p: *mut f64) {
-            // SAFETY: the caller's promise.
-            unsafe { std::ptr::write_unaligned(p.cast::<[f64; 4]>(), self.0) }
         }
 
         /// The lanes as numbers.
         #[inline(always)]
-        pub fn to_array(self) -> [f64; 4] {
+        pub fn to_array(self) -> [f64; LANES] {
             self.0
         }
 
@@ -367,6 +487,12 @@ mod imp {
             self.test(o, |a, b| a > b)
         }
 
+        /// self ≥ o per lane.
+        #[inline(always)]
+        pub fn ge(self, o: F) -> Mask {
+            self.test(o, |a, b| a >= b)
+        }
+
         /// self = o per lane.
         #[inline(always)]
         pub fn equals(self, o: F) -> Mask {
@@ -382,13 +508,23 @@ mod imp {
         /// `a` where the mask is set, `b` elsewhere.
         #[inline(always)]
         pub fn select(m: Mask, a: F, b: F) -> F {
-            F(std::array::from_fn(|k| if m.0[k] { a.0[k] } else { b.0[k] }))
+            F(std::array::from_fn(
+                |k| if m.0[k] { a.0[k] } else { b.0[k] },
+            ))
         }
 
-        /// The 4 × 4 transpose: lane l of result k is lane k of `r[l]`.
+        /// Runs of four numbers, one per lane, as four lane sets: lane l of set k is number
+        /// k of `r[l]`.
         #[inline(always)]
-        pub fn transpose(r: [F; 4]) -> [F; 4] {
+        pub fn from_quads(r: [Quad; LANES]) -> [F; 4] {
             std::array::from_fn(|k| F(std::array::from_fn(|l| r[l].0[k])))
+        }
+
+        /// Four lane sets as runs of four numbers, one per lane (the inverse of
+        /// [`F::from_quads`]).
+        #[inline(always)]
+        pub fn to_quads(v: [F; 4]) -> [Quad; LANES] {
+            std::array::from_fn(|l| Quad(std::array::from_fn(|k| v[k].0[l])))
         }
     }
 
@@ -410,6 +546,13 @@ mod imp {
                     self.zip(o, |a, b| a $op b)
                 }
             }
+            impl std::ops::$tr for Quad {
+                type Output = Quad;
+                #[inline(always)]
+                fn $f(self, o: Quad) -> Quad {
+                    Quad(std::array::from_fn(|k| self.0[k] $op o.0[k]))
+                }
+            }
         };
     }
     lane_op!(Add, add, +);
@@ -421,13 +564,13 @@ mod imp {
         /// `b` in every lane.
         #[inline(always)]
         pub fn splat(b: bool) -> Mask {
-            Mask([b; 4])
+            Mask([b; LANES])
         }
 
-        /// The lanes' flags as bits 0–3.
+        /// The lanes' flags as bits 0–7.
         #[inline(always)]
         pub fn bits(self) -> u32 {
-            (0..4).map(|k| u32::from(self.0[k]) << k).sum()
+            (0..LANES).map(|k| u32::from(self.0[k]) << k).sum()
         }
 
         /// Whether lane `k` is set.
@@ -472,6 +615,65 @@ mod imp {
             Mask(self.0.map(|b| !b))
         }
     }
+
+    impl Quad {
+        /// Each number where `m` is greater than `o`'s, `a`, else `b`.
+        #[inline(always)]
+        pub fn select_gt(self, o: Quad, a: Quad, b: Quad) -> Quad {
+            Quad(std::array::from_fn(|k| {
+                if self.0[k] > o.0[k] {
+                    a.0[k]
+                } else {
+                    b.0[k]
+                }
+            }))
+        }
+
+        /// The first three numbers, then the fourth of `o`.
+        #[inline(always)]
+        pub fn with_last_of(self, o: Quad) -> Quad {
+            Quad([self.0[0], self.0[1], self.0[2], o.0[3]])
+        }
+
+        /// (x² + y²) + z² of the first three numbers, in glam's order.
+        #[inline(always)]
+        pub fn length_squared3(self) -> f64 {
+            let x = self.0;
+            (x[0] * x[0] + x[1] * x[1]) + x[2] * x[2]
+        }
+
+        /// The numbers `x`.
+        #[inline(always)]
+        pub fn new(x: [f64; 4]) -> Quad {
+            Quad(x)
+        }
+
+        /// The four numbers at `p`.
+        ///
+        /// # Safety
+        /// `p` must be valid for reading four f64s.
+        #[inline(always)]
+        pub unsafe fn load(p: *const f64) -> Quad {
+            // SAFETY: the caller's promise.
+            Quad(unsafe { std::ptr::read_unaligned(p.cast::<[f64; 4]>()) })
+        }
+
+        /// Stores the four numbers at `p`.
+        ///
+        /// # Safety
+        /// `p` must be valid for writing four f64s.
+        #[inline(always)]
+        pub unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's promise.
+            unsafe { std::ptr::write_unaligned(p.cast::<[f64; 4]>(), self.0) }
+        }
+
+        /// The numbers.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; 4] {
+            self.0
+        }
+    }
 }
 
 impl std::fmt::Debug for F {
@@ -501,14 +703,26 @@ mod tests {
     use super::*;
 
     /// Numbers that probe the edges: zeros of both signs, infinities, NaN, ties.
-    const EDGES: [f64; 8] = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.5];
+    const EDGES: [f64; 8] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.5,
+    ];
 
     #[test]
     fn every_lane_operation_is_the_scalar_operation_bit_for_bit() {
         let bits = |x: f64| x.to_bits();
         for a in EDGES {
             for b in EDGES {
-                let (x, y) = (F::new([a, b, a, b]), F::new([b, a, 1.0, a]));
+                let (x, y) = (
+                    F::new([a, b, a, b, b, a, 2.0, a]),
+                    F::new([b, a, 1.0, a, b, 0.0, a, -0.0]),
+                );
                 let (xs, ys) = (x.to_array(), y.to_array());
                 type Op = (fn(F, F) -> F, fn(f64, f64) -> f64);
                 let ops: [Op; 7] = [
@@ -535,10 +749,11 @@ mod tests {
                     }
                 }
                 type Cmp = (fn(F, F) -> Mask, fn(f64, f64) -> bool);
-                let cmps: [Cmp; 5] = [
+                let cmps: [Cmp; 6] = [
                     (F::lt, |x, y| x < y),
                     (F::le, |x, y| x <= y),
                     (F::gt, |x, y| x > y),
+                    (F::ge, |x, y| x >= y),
                     (F::equals, |x, y| x == y),
                     (F::differs, |x, y| x != y),
                 ];
@@ -554,27 +769,41 @@ mod tests {
 
     #[test]
     fn masks_select_combine_and_count() {
-        let (a, b) = (F::new([1.0, 2.0, 3.0, 4.0]), F::splat(-1.0));
-        let m = a.gt(F::splat(2.5));
-        assert_eq!(m.bits(), 0b1100);
-        assert_eq!(F::select(m, a, b).to_array(), [-1.0, -1.0, 3.0, 4.0]);
-        assert_eq!((!m).bits(), 0b0011);
-        assert_eq!((m & a.lt(F::splat(3.5))).bits(), 0b0100);
-        assert_eq!((m | a.lt(F::splat(1.5))).bits(), 0b1101);
+        let a = F::new(std::array::from_fn(|l| l as f64));
+        let b = F::splat(-1.0);
+        let m = a.gt(F::splat(5.5));
+        assert_eq!(m.bits(), 0b1100_0000);
+        let chosen = F::select(m, a, b).to_array();
+        assert_eq!(chosen, [-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, 6.0, 7.0]);
+        assert_eq!((!m).bits(), 0b0011_1111);
+        assert_eq!((m & a.lt(F::splat(6.5))).bits(), 0b0100_0000);
+        assert_eq!((m | a.lt(F::splat(0.5))).bits(), 0b1100_0001);
         assert!(Mask::splat(true).all() && !Mask::splat(false).any() && m.any() && !m.all());
-        assert_eq!((-F::splat(0.0)).lane(0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!((-F::splat(0.0)).lane(3).to_bits(), (-0.0f64).to_bits());
     }
 
     #[test]
-    fn transpose_turns_runs_into_lanes_and_back() {
-        let r: [F; 4] = std::array::from_fn(|l| F::new(std::array::from_fn(|k| (10 * l + k) as f64)));
-        let t = F::transpose(r);
-        for (k, lanes) in t.iter().enumerate() {
-            assert_eq!(lanes.to_array(), std::array::from_fn(|l| (10 * l + k) as f64));
+    fn quads_turn_into_lanes_and_back() {
+        let runs: [[f64; 4]; LANES] =
+            std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f64));
+        let lanes = F::from_quads(runs.map(Quad::new));
+        for (k, set) in lanes.iter().enumerate() {
+            assert_eq!(set.to_array(), std::array::from_fn(|l| (10 * l + k) as f64));
         }
-        let back = F::transpose(t);
-        for l in 0..4 {
-            assert_eq!(back[l].to_array(), r[l].to_array());
+        let q = Quad::new([3.0, -4.0, 12.0, 7.0]);
+        assert_eq!(q.length_squared3(), 169.0);
+        let picked = q.select_gt(
+            Quad::new([0.0; 4]),
+            Quad::new([1.0; 4]),
+            Quad::new([2.0; 4]),
+        );
+        assert_eq!(picked.to_array(), [1.0, 2.0, 1.0, 1.0]);
+        assert_eq!(q.with_last_of(picked).to_array(), [3.0, -4.0, 12.0, 1.0]);
+        let back = F::to_quads(lanes);
+        for l in 0..LANES {
+            assert_eq!(back[l].to_array(), runs[l]);
+            let sum = (back[l] + back[l] - Quad::new(runs[l])).to_array();
+            assert_eq!(sum, runs[l]);
         }
     }
 }

@@ -331,10 +331,7 @@ impl Lanes {
             r.torque_j = V3::select(on, r.torque_j + t_j, r.torque_j);
         };
         if self.resistance.rolling {
-            add(
-                c.mu_r.gt(zero),
-                rolling(c, t.normal, f_n, dt),
-            );
+            add(c.mu_r.gt(zero), rolling(c, t.normal, f_n, dt));
         }
         if self.resistance.twisting {
             let twist = twisting(c, t.normal, t.overlap, f_n, dt);
@@ -441,13 +438,8 @@ fn pebbles(
     let speed2 = v_t.dot(v_t);
     let speed = speed2.sqrt();
     // eq 3.8: F_d = −min(μ_k |F⊥|, C∥ |v∥|) v̂∥.
-    let kinetic =
-        -(F::splat(law.kinetic_friction) * f_perp).min(F::splat(law.dash_pot) * speed);
-    let f_d = V3::select(
-        speed.gt(zero),
-        v_t.scale(kinetic / speed),
-        V3::default(),
-    );
+    let kinetic = -(F::splat(law.kinetic_friction) * f_perp).min(F::splat(law.dash_pot) * speed);
+    let f_d = V3::select(speed.gt(zero), v_t.scale(kinetic / speed), V3::default());
     let dt = F::splat(dt);
     let Some(st) = &law.static_friction else {
         // Kinetic friction only: the scalar law adds dt times a zero rate (a −0 slip
@@ -701,7 +693,11 @@ mod tests {
                         a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
                     };
                     assert!(same(lane(&t.normal), touch.normal), "normal");
-                    assert_eq!(t.overlap.lane(k).to_bits(), touch.overlap.to_bits(), "overlap");
+                    assert_eq!(
+                        t.overlap.lane(k).to_bits(),
+                        touch.overlap.to_bits(),
+                        "overlap"
+                    );
                     assert!(same(lane(&out.force_i), f.force_i), "{normal:?} force");
                     assert!(same(lane(&out.torque_i), f.torque_i), "{normal:?} torque i");
                     assert!(same(lane(&out.torque_j), f.torque_j), "{normal:?} torque j");

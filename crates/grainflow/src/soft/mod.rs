@@ -20,8 +20,8 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 mod pairs;
-pub use pairs::Packed;
 use pairs::pair_forces;
+pub use pairs::Packed;
 
 use crate::contact::{Body, ContactState};
 use crate::particles::Particles;
@@ -517,6 +517,7 @@ pub(crate) fn check_stability(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::neighbor::BLOCK;
 
     #[test]
     fn every_particle_gets_each_pair_force_once_across_blocks() {
@@ -524,7 +525,7 @@ mod tests {
         // floor and gravity: after one step each grain's force must be the sum over its
         // touching pairs of the force each pair left in its slot (−f on the owner, +f on the
         // partner), whether the pair lies within a block or crosses two.
-        let toml = include_str!("../../../scenes/bench/s1.toml");
+        let toml = include_str!("../../../../scenes/bench/s1.toml");
         let cut = toml.find("[gravity]").expect("has gravity");
         let at = toml.find("[[particles]]").expect("has particles");
         let toml = format!("{}{}", &toml[..cut], &toml[at..]);
@@ -563,7 +564,7 @@ mod tests {
         // S1 on its floor: the wall pass visits only the grains listed near the floor. Every
         // grain's wall force, found by visiting all of them, must equal the pass's entry for
         // a listed grain and be zero for the others; and some grains must touch the floor.
-        let toml = include_str!("../../../scenes/bench/s1.toml");
+        let toml = include_str!("../../../../scenes/bench/s1.toml");
         let scene = crate::scene::Scene::from_toml(toml, "s1").expect("parses");
         let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
         let mut sim = crate::sim::Simulation::new(scene, &base).expect("builds");

@@ -20,8 +20,8 @@ use crate::contact::lanes::{Contacts, Lanes, Reaction, V3};
 use crate::contact::{ContactState, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
-use crate::simd::{F, LANES};
 use crate::sim::{Physics, World};
+use crate::simd::{Quad, F, LANES};
 
 /// The grains as the pair loop reads them, as runs of four numbers (one aligned load each):
 /// the centres, which the overlap test reads for every listed pair, apart from the motion,
@@ -75,7 +75,7 @@ fn pack(world: &mut World) {
         });
     let first = p.material.first().copied();
     q.material = first.filter(|&m| p.material.iter().all(|&k| k == m));
-    q.fixed = p.inv_mass.iter().any(|&w| w == 0.0);
+    q.fixed = p.inv_mass.contains(&0.0);
 }
 
 /// Slots ahead of the loop whose contact history is asked for early (see [`prefetch`]).
@@ -95,15 +95,27 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// Touching pairs gathered from a block's rows and evaluated together, [`LANES`] at a time.
+/// Pairs the overlap test gathers before they are evaluated, [`LANES`] at a time.
 const BATCH: usize = 8 * LANES;
 
-/// Up to [`BATCH`] touching pairs of one block: their slots and particles.
+/// The pairs of one block the overlap test found touching, and those it found separated
+/// since the last evaluation (their slots, numbered from the block's first), up to [`BATCH`]
+/// each. A touching pair comes with what the test worked out: the minimum image d of the
+/// separation with i's radius, j's radius, and whether the scalar law takes it.
 struct Batch {
     len: usize,
     slot: [u32; BATCH],
     i: [u32; BATCH],
     j: [u32; BATCH],
+    /// d (m) and r_i (m).
+    d: [Run; BATCH],
+    /// r_j (m).
+    r_j: [f64; BATCH],
+    /// 1 for a contact forming this step, a pair of two immovable bodies, or a model the
+    /// lanes do not cover.
+    scalar: [u8; BATCH],
+    separated: usize,
+    apart: [u32; BATCH],
 }
 
 impl Batch {
@@ -115,6 +127,11 @@ impl Batch {
             slot: [0; BATCH],
             i: [0; BATCH],
             j: [0; BATCH],
+            d: [Run::default(); BATCH],
+            r_j: [0.0; BATCH],
+            scalar: [0; BATCH],
+            separated: 0,
+            apart: [0; BATCH],
         }
     }
 }
@@ -298,48 +315,73 @@ impl Rows<'_> {
         ContactStats::merge(a, b)
     }
 
-    /// The pair loop over one block's rows: the overlap test of every listed pair, slot by
-    /// slot, the touching ones into the batch, evaluated whenever it fills; pairs that
-    /// separated lose their history and reaction. Without a branch on the test (each pair is
-    /// written to the batch, which counts only the touching ones), so that the processor,
-    /// which cannot predict it, keeps loading the next pairs' centres meanwhile.
+    /// The pair loop over one block's rows: the overlap test of a run of its slots, then the
+    /// touching pairs evaluated and the separated ones stripped of their history and
+    /// reaction, until every slot is done.
     #[inline(always)]
     fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
-        let (pos, n) = (self.pos, self.pos.len());
         let mut stats = ContactStats::default();
-        let (a, base) = (block.first, block.first_slot);
         block.force.fill(DVec3::ZERO);
         block.torque.fill(DVec3::ZERO);
-        let mut len = batch.len;
-        let slots = base..self.start[a + block.force.len()];
-        let rows = self.owner[slots.clone()].iter().zip(&self.partner[slots.clone()]);
-        for (s, (&i, &j)) in slots.zip(rows) {
-            prefetch(block.state.as_ptr().wrapping_add(s - base + AHEAD));
+        let slots = self.start[block.first + block.force.len()] - block.first_slot;
+        let mut k = 0;
+        while k < slots {
+            k = self.overlaps(&block, k..slots, batch);
+            for &a in &batch.apart[..batch.separated] {
+                let s = block.first_slot + a as usize;
+                block.state[a as usize] = ContactState::default();
+                self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
+            }
+            self.sum(batch, &mut block, &mut stats);
+        }
+        stats
+    }
+
+    /// The overlap test of the block's slots `run` (numbered from the block's first), until
+    /// the batch is full: the touching pairs and the pairs that separated since the last
+    /// evaluation into the batch; returns the first slot not tested. Every pair is written
+    /// to the batch, which counts only the touching ones: no branch on the test, which the
+    /// processor could not predict.
+    #[inline(always)]
+    fn overlaps(&self, block: &Block, run: std::ops::Range<usize>, batch: &mut Batch) -> usize {
+        let (pos, n) = (self.pos, self.pos.len());
+        let base = block.first_slot;
+        let (mut len, mut separated) = (0, 0);
+        let owner = &self.owner[base + run.start..base + run.end];
+        let partner = &self.partner[base + run.start..base + run.end];
+        let state = &block.state[run.clone()];
+        for (k, ((&i, &j), st)) in owner.iter().zip(partner).zip(state).enumerate() {
+            if len == BATCH || separated == BATCH {
+                batch.len = len;
+                batch.separated = separated;
+                return run.start + k;
+            }
+            prefetch((st as *const ContactState).wrapping_add(AHEAD));
             let (i, j) = (i as usize, j as usize);
-            if j >= n || i >= n {
+            // Listed pairs always name particles of the store; the test spares later checks.
+            if i >= n || j >= n {
                 continue;
             }
             prefetch(&self.motion[j]);
-            let (d2, reach) = self.fold.squared(&pos[i], &pos[j]);
+            let (p_i, p_j) = (&pos[i], &pos[j]);
+            let d = self.fold.separation(p_i, p_j);
+            let (d2, reach) = (d.length_squared3(), p_i.0[3] + p_j.0[3]);
             let touching = !(d2 >= reach * reach || d2 == 0.0);
-            batch.slot[len] = s as u32;
+            let a = (run.start + k) as u32;
+            batch.slot[len] = a;
             batch.i[len] = i as u32;
             batch.j[len] = j as u32;
+            batch.d[len] = Run(d.to_array());
+            batch.r_j[len] = p_j.0[3];
+            let both_fixed = self.fixed && self.inv_mass[i] == 0.0 && self.inv_mass[j] == 0.0;
+            batch.scalar[len] = u8::from(self.lanes.is_none() || !st.touching || both_fixed);
             len += usize::from(touching);
-            let state = &mut block.state[s - base];
-            if !touching & state.touching {
-                *state = ContactState::default();
-                self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
-            }
-            if len == BATCH {
-                batch.len = len;
-                self.sum(batch, &mut block, &mut stats);
-                len = 0;
-            }
+            batch.apart[separated] = a;
+            separated += usize::from(!touching & st.touching);
         }
         batch.len = len;
-        self.sum(batch, &mut block, &mut stats);
-        stats
+        batch.separated = separated;
+        run.end
     }
 
     /// Evaluates the batch and sums each pair, in order, into its two particles and the
@@ -353,7 +395,7 @@ impl Rows<'_> {
         // the row adds to the owner through memory meanwhile), without a store and reload
         // per pair.
         let mut owner = usize::MAX;
-        let (mut f_own, mut t_own) = (F::default(), F::default());
+        let (mut f_own, mut t_own) = (Quad::default(), Quad::default());
         stats.contacts += batch.len;
         for g in 0..batch.len.div_ceil(LANES) {
             let count = LANES.min(batch.len - g * LANES);
@@ -367,7 +409,11 @@ impl Rows<'_> {
             // The largest overlap for its radius, lane by lane in order where some lane
             // exceeds the largest so far.
             let r_min = c.r_i.min(c.r_j);
-            if touches.overlap.gt(F::splat(stats.max_overlap_ratio) * r_min).any() {
+            if touches
+                .overlap
+                .gt(F::splat(stats.max_overlap_ratio) * r_min)
+                .any()
+            {
                 for l in 0..count {
                     let (overlap, r_min) = (touches.overlap.lane(l), r_min.lane(l));
                     if overlap > stats.max_overlap_ratio * r_min {
@@ -378,12 +424,13 @@ impl Rows<'_> {
             }
             for l in 0..count {
                 let k = g * LANES + l;
-                let (s, i, j) = (
+                let (a_s, i, j) = (
                     batch.slot[k] as usize,
                     batch.i[k] as usize,
                     batch.j[k] as usize,
                 );
-                let state = &mut block.state[s - base];
+                let s = base + a_s;
+                let state = &mut block.state[a_s];
                 let (f, t_i, t_j) = if scalar >> l & 1 == 1 {
                     let n = &touches.normal;
                     let touch = Touch {
@@ -395,8 +442,15 @@ impl Rows<'_> {
                 } else {
                     // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness
                     // are repr(C)): the four numbers are the new slip and k_n unchanged.
-                    unsafe { out.lane(SLIP, l).store((state as *mut ContactState).cast::<f64>()) };
-                    (out.lane(FORCE, l), out.lane(TORQUE_I, l), out.lane(TORQUE_J, l))
+                    unsafe {
+                        out.lane(SLIP, l)
+                            .store((state as *mut ContactState).cast::<f64>())
+                    };
+                    (
+                        out.lane(FORCE, l),
+                        out.lane(TORQUE_I, l),
+                        out.lane(TORQUE_J, l),
+                    )
                 };
                 if i != owner {
                     if owner != usize::MAX {
@@ -432,63 +486,48 @@ impl Rows<'_> {
     /// step, pairs of two immovable bodies, every lane of a model the lanes do not cover.
     #[inline(always)]
     fn group(&self, batch: &Batch, g: usize, count: usize, block: &Block, c: &mut Contacts) -> u32 {
-        let k0 = g * LANES;
-        let last = count - 1;
-        let (k1, k2, k3) = (k0 + last.min(1), k0 + last.min(2), k0 + last.min(3));
-        let (pos, motion) = (self.pos, self.motion);
-        let i = [batch.i[k0], batch.i[k1], batch.i[k2], batch.i[k3]];
-        let j = [batch.j[k0], batch.j[k1], batch.j[k2], batch.j[k3]];
-        let [i0, i1, i2, i3] = [i[0] as usize, i[1] as usize, i[2] as usize, i[3] as usize];
-        let [j0, j1, j2, j3] = [j[0] as usize, j[1] as usize, j[2] as usize, j[3] as usize];
-        let t = |a: &Run, b: &Run, c: &Run, d: &Run| {
-            F::transpose([F::new(a.0), F::new(b.0), F::new(c.0), F::new(d.0)])
-        };
-        let [xi, yi, zi, r_i] = t(&pos[i0], &pos[i1], &pos[i2], &pos[i3]);
-        let [xj, yj, zj, r_j] = t(&pos[j0], &pos[j1], &pos[j2], &pos[j3]);
-        c.d = V3 {
-            x: self.fold.lanes(xj - xi, 0),
-            y: self.fold.lanes(yj - yi, 1),
-            z: self.fold.lanes(zj - zi, 2),
-        };
+        let k: [usize; LANES] = std::array::from_fn(|l| g * LANES + l.min(count - 1));
+        let i: [usize; LANES] = std::array::from_fn(|l| batch.i[k[l]] as usize);
+        let j: [usize; LANES] = std::array::from_fn(|l| batch.j[k[l]] as usize);
+        let motion = self.motion;
+        let [x, y, z, r_i] = quads(|l| Quad::new(batch.d[k[l]].0));
+        c.d = V3 { x, y, z };
         c.d2 = c.d.dot(c.d);
-        (c.r_i, c.r_j) = (r_i, r_j);
-        let dv = |i: usize, j: usize| F::new(motion[i].vel.0) - F::new(motion[j].vel.0);
-        let [x, y, z, _] = F::transpose([dv(i0, j0), dv(i1, j1), dv(i2, j2), dv(i3, j3)]);
+        let lanes = g * LANES..(g + 1) * LANES;
+        let r_j: [f64; LANES] = batch.r_j[lanes.clone()]
+            .try_into()
+            .expect("a group's lanes");
+        (c.r_i, c.r_j) = (r_i, F::new(r_j));
+        let vel = |k: usize| Quad::new(motion[k].vel.0);
+        let [x, y, z, _] = quads(|l| vel(i[l]) - vel(j[l]));
         c.dv = V3 { x, y, z };
-        let w = |k: usize| &motion[k].omega;
-        let [x, y, z, ii] = t(w(i0), w(i1), w(i2), w(i3));
+        let [x, y, z, ii] = quads(|l| Quad::new(motion[i[l]].omega.0));
         (c.w_i, c.ii_i) = (V3 { x, y, z }, ii);
-        let [x, y, z, ii] = t(w(j0), w(j1), w(j2), w(j3));
+        let [x, y, z, ii] = quads(|l| Quad::new(motion[j[l]].omega.0));
         (c.w_j, c.ii_j) = (V3 { x, y, z }, ii);
-        let st = |k: usize| &block.state[batch.slot[k] as usize - block.first_slot];
-        let s = [st(k0), st(k1), st(k2), st(k3)];
+        let st = |l: usize| &block.state[batch.slot[k[l]] as usize];
         // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness are repr(C)).
-        let head = |s: &ContactState| unsafe { F::load((s as *const ContactState).cast::<f64>()) };
-        let [x, y, z, _] = F::transpose([head(s[0]), head(s[1]), head(s[2]), head(s[3])]);
+        let head =
+            |s: &ContactState| unsafe { Quad::load((s as *const ContactState).cast::<f64>()) };
+        let [x, y, z, _] = quads(|l| head(st(l)));
         c.slip = V3 { x, y, z };
-        let k = |s: &ContactState| {
-            let s = &s.stiffness;
-            F::new([s.kn, s.kt, s.gn, s.gt])
-        };
-        [c.kn, c.kt, c.gn, c.gt] = F::transpose([k(s[0]), k(s[1]), k(s[2]), k(s[3])]);
+        [c.kn, c.kt, c.gn, c.gt] = quads(|l| {
+            let s = &st(l).stiffness;
+            Quad::new([s.kn, s.kt, s.gn, s.gt])
+        });
         [c.mu, c.mu_r, c.mu_t, c.cohesion] = match self.constants {
             PairConstants::Uniform(p) => p.map(F::splat),
-            PairConstants::ByMaterial => {
-                let m = |k: u32| self.material[k as usize] as usize;
-                let p = |l: usize| {
-                    let p = self.physics.table.get(m(i[l]), m(j[l]));
-                    F::new([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
-                };
-                F::transpose([p(0), p(1), p(2), p(3)])
-            }
+            PairConstants::ByMaterial => quads(|l| {
+                let m = |k: usize| self.material[k] as usize;
+                let p = self.physics.table.get(m(i[l]), m(j[l]));
+                Quad::new([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
+            }),
         };
-        let mut scalar = 0;
-        for (l, s) in s.iter().enumerate() {
-            let fixed = |k: u32| self.inv_mass[k as usize] == 0.0;
-            let both_fixed = self.fixed && fixed(i[l]) && fixed(j[l]);
-            scalar |= u32::from(self.lanes.is_none() || !s.touching || both_fixed) << l;
-        }
-        scalar
+        let flags: [u8; LANES] = batch.scalar[lanes].try_into().expect("a group's lanes");
+        flags
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (l, &f)| bits | u32::from(f) << l)
     }
 
     /// Force on i and torques on i and j of the pair (i, j) touching at `touch`, by the scalar
@@ -556,29 +595,21 @@ impl Fold {
         }
     }
 
-    /// The minimum image of the lanes' separations `d` along `axis`.
+    /// The minimum image d of b − a, then a's fourth number, for runs of centre and radius
+    /// `a` and `b`.
     #[inline(always)]
-    fn lanes(&self, d: F, axis: usize) -> F {
-        let at = |r: &Run| F::splat(r.0[axis]);
-        fold(d, at(&self.l), at(&self.half), at(&self.neg_half))
+    fn separation(&self, a: &Run, b: &Run) -> Quad {
+        let (l, half, neg_half) = (
+            Quad::new(self.l.0),
+            Quad::new(self.half.0),
+            Quad::new(self.neg_half.0),
+        );
+        let (a, b) = (Quad::new(a.0), Quad::new(b.0));
+        let d = b - a;
+        // As MinimumImage::fold: d − L above L/2, d + L below −L/2.
+        let d = d.select_gt(half, d - l, neg_half.select_gt(d, d + l, d));
+        d.with_last_of(a)
     }
-
-    /// |d|² for the minimum image d of b − a, in glam's order ((x² + y²) + z²), and the sum of
-    /// the radii, for runs of centre and radius `a` and `b`.
-    #[inline(always)]
-    fn squared(&self, a: &Run, b: &Run) -> (f64, f64) {
-        let (l, half, neg_half) = (F::new(self.l.0), F::new(self.half.0), F::new(self.neg_half.0));
-        let d = fold(F::new(b.0) - F::new(a.0), l, half, neg_half);
-        let q = (d * d).to_array();
-        ((q[0] + q[1]) + q[2], a.0[3] + b.0[3])
-    }
-}
-
-/// d − l where d > half, d + l where d < neg_half, d elsewhere, lane by lane.
-#[inline(always)]
-fn fold(d: F, l: F, half: F, neg_half: F) -> F {
-    let (above, below) = (d.gt(half), d.lt(neg_half));
-    F::select(above, d - l, F::select(below, d + l, d))
 }
 
 /// Four numbers that travel together, aligned for one load: a grain's centre and radius,
@@ -587,16 +618,22 @@ fn fold(d: F, l: F, half: F, neg_half: F) -> F {
 #[repr(C, align(32))]
 pub struct Run(pub [f64; 4]);
 
-/// A vector as lanes (fourth lane 0).
+/// Four lane sets from each lane's four numbers `f(l)`.
 #[inline(always)]
-fn run(v: DVec3) -> F {
-    F::new([v.x, v.y, v.z, 0.0])
+fn quads(f: impl Fn(usize) -> Quad) -> [F; 4] {
+    F::from_quads(std::array::from_fn(f))
 }
 
-/// The first three lanes as a vector.
+/// A vector as four numbers (the fourth 0).
 #[inline(always)]
-fn vec(f: F) -> DVec3 {
-    let a = f.to_array();
+fn run(v: DVec3) -> Quad {
+    Quad::new([v.x, v.y, v.z, 0.0])
+}
+
+/// The first three numbers as a vector.
+#[inline(always)]
+fn vec(q: Quad) -> DVec3 {
+    let a = q.to_array();
     DVec3::new(a[0], a[1], a[2])
 }
 
@@ -606,17 +643,17 @@ const TORQUE_I: usize = 1;
 const TORQUE_J: usize = 2;
 const SLIP: usize = 3;
 
-/// The reaction of four contacts as one run of four numbers per contact and quantity (rows
+/// The reaction of a group's contacts as four numbers per contact and quantity (rows
 /// [`FORCE`], [`TORQUE_I`], [`TORQUE_J`], [`SLIP`]), as the sums and the history take them.
 #[derive(Default)]
-struct Runs([[F; LANES]; 4]);
+struct Runs([[Quad; LANES]; 4]);
 
 impl Runs {
     /// Puts the lanes' reaction `r`, with `kn` the fourth number of the slips.
     #[inline(always)]
     fn put(&mut self, r: &Reaction, kn: F) {
         let zero = F::default();
-        let back = |v: &V3, w: F| F::transpose([v.x, v.y, v.z, w]);
+        let back = |v: &V3, w: F| F::to_quads([v.x, v.y, v.z, w]);
         self.0 = [
             back(&r.force_i, zero),
             back(&r.torque_i, zero),
@@ -625,9 +662,9 @@ impl Runs {
         ];
     }
 
-    /// Contact `l`'s run of `row`.
+    /// Contact `l`'s numbers of `row`.
     #[inline(always)]
-    fn lane(&self, row: usize, l: usize) -> F {
+    fn lane(&self, row: usize, l: usize) -> Quad {
         self.0[row][l]
     }
 }
