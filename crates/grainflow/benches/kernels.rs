@@ -156,9 +156,9 @@ fn integrator(c: &mut Criterion) {
     group.bench_function("half kick of v and ω", |b| {
         b.iter(|| pool.install(|| grainflow::soft::half_kick(&mut sim.world, black_box(dt))))
     });
-    group.bench_function("drift and periodic wrap", |b| {
+    group.bench_function("half kick, drift, periodic wrap and packing", |b| {
         b.iter(|| {
-            pool.install(|| grainflow::soft::drift_and_wrap(&mut sim.world, &sim.physics, dt))
+            pool.install(|| grainflow::soft::kick_drift_pack(&mut sim.world, &sim.physics, dt))
         })
     });
     group.finish();

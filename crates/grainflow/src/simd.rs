@@ -14,7 +14,353 @@ pub use imp::{Mask, Quad, F};
 /// latency of each operation (square roots, divisions) in the law's long chains.
 pub const LANES: usize = 8;
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+mod imp {
+    use super::LANES;
+    use std::arch::x86_64::*;
+
+    /// An AVX-512 or AVX intrinsic: safe here, as this module is compiled only with AVX-512F
+    /// enabled (which implies AVX).
+    macro_rules! avx {
+        ($e:expr) => {
+            // SAFETY: the module exists only when the build enables AVX-512F (cfg above), and
+            // the intrinsics wrapped take no pointers.
+            unsafe { $e }
+        };
+    }
+
+    /// Eight f64 lanes: one AVX-512 register.
+    #[derive(Clone, Copy)]
+    #[repr(transparent)]
+    pub struct F(__m512d);
+
+    /// A flag per lane: one AVX-512 mask.
+    #[derive(Clone, Copy)]
+    #[repr(transparent)]
+    pub struct Mask(__mmask8);
+
+    /// Four numbers in one AVX register.
+    #[derive(Clone, Copy)]
+    #[repr(transparent)]
+    pub struct Quad(__m256d);
+
+    impl F {
+        /// `x` in every lane.
+        #[inline(always)]
+        pub fn splat(x: f64) -> F {
+            F(avx!(_mm512_set1_pd(x)))
+        }
+
+        /// The lanes `x`.
+        #[inline(always)]
+        pub fn new(x: [f64; LANES]) -> F {
+            // SAFETY: reads the eight numbers of `x`.
+            F(unsafe { _mm512_loadu_pd(x.as_ptr()) })
+        }
+
+        /// The lanes as numbers.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; LANES] {
+            let mut a = [0.0; LANES];
+            // SAFETY: writes the eight numbers of `a`.
+            unsafe { _mm512_storeu_pd(a.as_mut_ptr(), self.0) };
+            a
+        }
+
+        /// Lane `k`.
+        #[inline(always)]
+        pub fn lane(self, k: usize) -> f64 {
+            self.to_array()[k]
+        }
+
+        /// √x per lane.
+        #[inline(always)]
+        pub fn sqrt(self) -> F {
+            F(avx!(_mm512_sqrt_pd(self.0)))
+        }
+
+        /// |x| per lane (the sign bit cleared, as f64::abs).
+        #[inline(always)]
+        pub fn abs(self) -> F {
+            F(avx!(_mm512_abs_pd(self.0)))
+        }
+
+        /// The smaller per lane, as f64::min: the other lane where one is NaN. (x86's min
+        /// gives its second operand for a NaN or for equal lanes; a NaN in `self` is then
+        /// replaced by `o`, as LLVM lowers f64::min.)
+        #[inline(always)]
+        pub fn min(self, o: F) -> F {
+            let m = avx!(_mm512_min_pd(o.0, self.0));
+            let nan = avx!(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(self.0, self.0));
+            F(avx!(_mm512_mask_blend_pd(nan, m, o.0)))
+        }
+
+        /// The larger per lane, as f64::max (see [`F::min`]).
+        #[inline(always)]
+        pub fn max(self, o: F) -> F {
+            let m = avx!(_mm512_max_pd(o.0, self.0));
+            let nan = avx!(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(self.0, self.0));
+            F(avx!(_mm512_mask_blend_pd(nan, m, o.0)))
+        }
+
+        /// self < o per lane.
+        #[inline(always)]
+        pub fn lt(self, o: F) -> Mask {
+            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(self.0, o.0)))
+        }
+
+        /// self ≤ o per lane.
+        #[inline(always)]
+        pub fn le(self, o: F) -> Mask {
+            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(self.0, o.0)))
+        }
+
+        /// self > o per lane.
+        #[inline(always)]
+        pub fn gt(self, o: F) -> Mask {
+            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(self.0, o.0)))
+        }
+
+        /// self ≥ o per lane.
+        #[inline(always)]
+        pub fn ge(self, o: F) -> Mask {
+            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(self.0, o.0)))
+        }
+
+        /// self = o per lane.
+        #[inline(always)]
+        pub fn equals(self, o: F) -> Mask {
+            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(self.0, o.0)))
+        }
+
+        /// self ≠ o per lane (true where either is NaN, as Rust's `!=`).
+        #[inline(always)]
+        pub fn differs(self, o: F) -> Mask {
+            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_NEQ_UQ>(self.0, o.0)))
+        }
+
+        /// `a` where the mask is set, `b` elsewhere.
+        #[inline(always)]
+        pub fn select(m: Mask, a: F, b: F) -> F {
+            F(avx!(_mm512_mask_blend_pd(m.0, b.0, a.0)))
+        }
+
+        /// Runs of four numbers, one per lane, as four lane sets: lane l of set k is number
+        /// k of `r[l]`.
+        #[inline(always)]
+        pub fn from_quads(r: [Quad; LANES]) -> [F; 4] {
+            let a = transpose([r[0].0, r[1].0, r[2].0, r[3].0]);
+            let b = transpose([r[4].0, r[5].0, r[6].0, r[7].0]);
+            let join = |a: __m256d, b: __m256d| {
+                F(avx!(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(a), b)))
+            };
+            [
+                join(a[0], b[0]),
+                join(a[1], b[1]),
+                join(a[2], b[2]),
+                join(a[3], b[3]),
+            ]
+        }
+
+        /// Four lane sets as runs of four numbers, one per lane (the inverse of
+        /// [`F::from_quads`]).
+        #[inline(always)]
+        pub fn to_quads(v: [F; 4]) -> [Quad; LANES] {
+            let lo = |f: F| avx!(_mm512_castpd512_pd256(f.0));
+            let hi = |f: F| avx!(_mm512_extractf64x4_pd::<1>(f.0));
+            let a = transpose([lo(v[0]), lo(v[1]), lo(v[2]), lo(v[3])]);
+            let b = transpose([hi(v[0]), hi(v[1]), hi(v[2]), hi(v[3])]);
+            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]].map(Quad)
+        }
+    }
+
+    /// The 4 × 4 transpose in four unpacks and four lane permutes.
+    #[inline(always)]
+    fn transpose(r: [__m256d; 4]) -> [__m256d; 4] {
+        let t0 = avx!(_mm256_unpacklo_pd(r[0], r[1]));
+        let t1 = avx!(_mm256_unpackhi_pd(r[0], r[1]));
+        let t2 = avx!(_mm256_unpacklo_pd(r[2], r[3]));
+        let t3 = avx!(_mm256_unpackhi_pd(r[2], r[3]));
+        [
+            avx!(_mm256_permute2f128_pd::<0x20>(t0, t2)),
+            avx!(_mm256_permute2f128_pd::<0x20>(t1, t3)),
+            avx!(_mm256_permute2f128_pd::<0x31>(t0, t2)),
+            avx!(_mm256_permute2f128_pd::<0x31>(t1, t3)),
+        ]
+    }
+
+    impl Default for F {
+        fn default() -> F {
+            F::splat(0.0)
+        }
+    }
+
+    impl std::ops::Neg for F {
+        type Output = F;
+        /// −x per lane (the sign bit flipped, as Rust's `-x`: −(+0) is −0).
+        #[inline(always)]
+        fn neg(self) -> F {
+            let sign = avx!(_mm512_set1_epi64(i64::MIN));
+            let bits = avx!(_mm512_xor_si512(_mm512_castpd_si512(self.0), sign));
+            F(avx!(_mm512_castsi512_pd(bits)))
+        }
+    }
+
+    macro_rules! lane_op {
+        ($tr:ident, $f:ident, $wide:ident, $narrow:ident) => {
+            impl std::ops::$tr for F {
+                type Output = F;
+                #[inline(always)]
+                fn $f(self, o: F) -> F {
+                    F(avx!($wide(self.0, o.0)))
+                }
+            }
+            impl std::ops::$tr for Quad {
+                type Output = Quad;
+                #[inline(always)]
+                fn $f(self, o: Quad) -> Quad {
+                    Quad(avx!($narrow(self.0, o.0)))
+                }
+            }
+        };
+    }
+    lane_op!(Add, add, _mm512_add_pd, _mm256_add_pd);
+    lane_op!(Sub, sub, _mm512_sub_pd, _mm256_sub_pd);
+    lane_op!(Mul, mul, _mm512_mul_pd, _mm256_mul_pd);
+    lane_op!(Div, div, _mm512_div_pd, _mm256_div_pd);
+
+    impl Mask {
+        /// `b` in every lane.
+        #[inline(always)]
+        pub fn splat(b: bool) -> Mask {
+            Mask(if b { 0xff } else { 0 })
+        }
+
+        /// The lanes' flags as bits 0–7.
+        #[inline(always)]
+        pub fn bits(self) -> u32 {
+            u32::from(self.0)
+        }
+
+        /// Whether lane `k` is set.
+        #[inline(always)]
+        pub fn lane(self, k: usize) -> bool {
+            self.0 >> k & 1 == 1
+        }
+
+        /// Every lane set.
+        #[inline(always)]
+        pub fn all(self) -> bool {
+            self.0 == 0xff
+        }
+
+        /// Some lane set.
+        #[inline(always)]
+        pub fn any(self) -> bool {
+            self.0 != 0
+        }
+    }
+
+    impl std::ops::BitAnd for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn bitand(self, o: Mask) -> Mask {
+            Mask(self.0 & o.0)
+        }
+    }
+
+    impl std::ops::BitOr for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn bitor(self, o: Mask) -> Mask {
+            Mask(self.0 | o.0)
+        }
+    }
+
+    impl std::ops::Not for Mask {
+        type Output = Mask;
+        #[inline(always)]
+        fn not(self) -> Mask {
+            Mask(!self.0)
+        }
+    }
+
+    impl Quad {
+        /// Each number where `m` is greater than `o`'s, `a`, else `b`: the fold of a separation
+        /// into its minimum image takes two of these.
+        #[inline(always)]
+        pub fn select_gt(self, o: Quad, a: Quad, b: Quad) -> Quad {
+            let m = avx!(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, o.0));
+            Quad(avx!(_mm256_blendv_pd(b.0, a.0, m)))
+        }
+
+        /// The first three numbers, then the fourth of `o`.
+        #[inline(always)]
+        pub fn with_last_of(self, o: Quad) -> Quad {
+            Quad(avx!(_mm256_blend_pd::<0b1000>(self.0, o.0)))
+        }
+
+        /// (x² + y²) + z² of the first three numbers, in glam's order.
+        #[inline(always)]
+        pub fn length_squared3(self) -> f64 {
+            let sq = avx!(_mm256_mul_pd(self.0, self.0));
+            let xy = avx!(_mm256_castpd256_pd128(sq));
+            let xy = avx!(_mm_add_sd(xy, _mm_unpackhi_pd(xy, xy)));
+            avx!(_mm_cvtsd_f64(_mm_add_sd(
+                xy,
+                _mm256_extractf128_pd::<1>(sq)
+            )))
+        }
+
+        /// The numbers `x`.
+        #[inline(always)]
+        pub fn new(x: [f64; 4]) -> Quad {
+            // SAFETY: reads the four numbers of `x`.
+            Quad(unsafe { _mm256_loadu_pd(x.as_ptr()) })
+        }
+
+        /// The four numbers at `p` (no alignment needed).
+        ///
+        /// # Safety
+        /// `p` must be valid for reading four f64s.
+        #[inline(always)]
+        pub unsafe fn load(p: *const f64) -> Quad {
+            // SAFETY: the caller's promise.
+            Quad(unsafe { _mm256_loadu_pd(p) })
+        }
+
+        /// Stores the four numbers at `p` (no alignment needed).
+        ///
+        /// # Safety
+        /// `p` must be valid for writing four f64s.
+        #[inline(always)]
+        pub unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's promise.
+            unsafe { _mm256_storeu_pd(p, self.0) }
+        }
+
+        /// The numbers.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; 4] {
+            let mut a = [0.0; 4];
+            // SAFETY: writes the four numbers of `a`.
+            unsafe { _mm256_storeu_pd(a.as_mut_ptr(), self.0) };
+            a
+        }
+    }
+
+    impl Default for Quad {
+        fn default() -> Quad {
+            Quad(avx!(_mm256_setzero_pd()))
+        }
+    }
+}
+
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx",
+    not(target_feature = "avx512f")
+))]
 mod imp {
     use super::LANES;
     use std::arch::x86_64::*;

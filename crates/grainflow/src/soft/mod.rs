@@ -102,40 +102,58 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 }
 
 /// Advances the world by one velocity-Verlet step of `dt` (s); the caller counts steps and
-/// checks stability.
+/// checks stability. The first half kick, the drift and the packing of the grains for the pair
+/// loop are one pass over the grains, chunk by chunk; the second half kick rides on the gather
+/// of the forces. Each keeps its operations and order, so the results are those of separate
+/// passes.
 pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
-    half_kick(world, dt);
-    drift_and_wrap(world, physics, dt);
+    kick_drift_pack(world, physics, dt);
     world.time += dt;
     world.timers.integrate += lap(&mut t);
-    let stats = compute_forces(world, physics, dt);
-    t = std::time::Instant::now();
-    half_kick(world, dt);
-    world.timers.integrate += lap(&mut t);
-    stats
+    evaluate(world, physics, dt, Some(0.5 * dt))
 }
 
-/// x += dt v for every particle, each wrapped into the periodic box when it has left it
-/// (003 §2.1, eq 3–6); public for the benchmarks.
+/// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
+/// x += dt v with the wrap into the periodic box (003 §2.1, eq 3–6), chunk by chunk while the
+/// chunk is in cache, and the grains packed for the pair loop; public for the benchmarks.
 #[inline(never)]
-pub fn drift_and_wrap(world: &mut World, physics: &Physics, dt: f64) {
-    let p = &mut world.particles;
+pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
     let periodic = &physics.periodic;
     let [lo, hi] = periodic.bounds();
-    p.pos
-        .par_chunks_mut(CHUNK)
-        .zip(p.vel.par_chunks(CHUNK))
-        .for_each(|(xs, vs)| {
+    let h = 0.5 * dt;
+    let Particles {
+        pos,
+        vel,
+        omega,
+        force,
+        torque,
+        inv_mass,
+        inv_inertia,
+        radius,
+        ..
+    } = &mut world.particles;
+    let packed = &mut world.packed;
+    packed.resize(pos.len());
+    pos.par_chunks_mut(CHUNK)
+        .zip(vel.par_chunks_mut(CHUNK))
+        .zip(omega.par_chunks_mut(CHUNK))
+        .zip(packed.pos.par_chunks_mut(CHUNK))
+        .zip(packed.motion.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(c, ((((xs, vs), ws), qp), qm))| {
+            let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
+            kick(vs, &force[a..b], &inv_mass[a..b], h);
+            kick(ws, &torque[a..b], &inv_inertia[a..b], h);
             drift(xs, vs, dt);
-            // Inside the box, wrapping changes nothing: one test instead of its cases axis
-            // by axis.
-            for x in xs {
+            for x in xs.iter_mut() {
                 if !(x.cmpge(lo) & x.cmplt(hi)).all() {
                     *x = periodic.wrap(*x);
                 }
             }
+            pairs::pack_chunk(qp, qm, xs, vs, ws, &radius[a..b], &inv_inertia[a..b]);
         });
+    packed.note(&world.particles);
 }
 
 /// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
@@ -165,29 +183,12 @@ pub fn half_kick(world: &mut World, dt: f64) {
         });
 }
 
-/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w: [`kick_run`],
-/// compiled for AVX2 when the processor has it (as [`Rows::flush`]).
+/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
+/// vectors taken as one run of numbers, four grains (twelve numbers) at a time, so that the
+/// compiler fills SIMD registers across grains; each number gets the same two products and
+/// sum as grain by grain, so the same bits.
 #[inline(always)]
 fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2, checked just above.
-        return unsafe { kick_avx2(v, f, inverse, h) };
-    }
-    kick_run(v, f, inverse, h)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2")]
-fn kick_avx2(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
-    kick_run(v, f, inverse, h)
-}
-
-/// [`kick`] with the vectors taken as one run of numbers, four grains (twelve numbers) at a
-/// time, so that the compiler fills SIMD registers across grains; each number gets the same
-/// two products and sum as grain by grain, so the same bits.
-#[inline(always)]
-fn kick_run(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
     let v: &mut [f64] = bytemuck::cast_slice_mut(v);
     let f: &[f64] = bytemuck::cast_slice(f);
     let (mut vs, mut fs, mut ws) = (
@@ -212,28 +213,10 @@ fn kick_run(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
     }
 }
 
-/// x += v dt for each grain's position x and velocity v: [`drift_run`], compiled for AVX2
-/// when the processor has it (as [`Rows::flush`]).
+/// x += v dt for each grain's position x and velocity v, with the vectors taken as one run
+/// of numbers (each the same product and sum as grain by grain).
 #[inline(always)]
 fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2, checked just above.
-        return unsafe { drift_avx2(x, v, dt) };
-    }
-    drift_run(x, v, dt)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,avx2")]
-fn drift_avx2(x: &mut [DVec3], v: &[DVec3], dt: f64) {
-    drift_run(x, v, dt)
-}
-
-/// [`drift`] with the vectors taken as one run of numbers (each the same product and sum as
-/// grain by grain).
-#[inline(always)]
-fn drift_run(x: &mut [DVec3], v: &[DVec3], dt: f64) {
     let x: &mut [f64] = bytemuck::cast_slice_mut(x);
     for (x, v) in x.iter_mut().zip(bytemuck::cast_slice::<DVec3, f64>(v)) {
         *x += v * dt;
@@ -247,8 +230,15 @@ pub(crate) const CHUNK: usize = 1024;
 /// Forces and torques on every particle at the current state. `dt` advances the tangential
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
 pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
+    evaluate(world, physics, dt, None)
+}
+
+/// [`compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
+fn evaluate(world: &mut World, physics: &Physics, dt: f64, kick: Option<f64>) -> ContactStats {
     let mut t = std::time::Instant::now();
-    crate::walls::interact::prepare(world, &physics.periodic);
+    if crate::walls::interact::prepare(world, &physics.periodic) {
+        world.packed.fresh = false;
+    }
     let period = physics.periodic.lengths();
     if world.neighbors.needs_rebuild(&world.particles.pos, period) {
         world.rebuild_neighbors(&physics.periodic);
@@ -259,10 +249,16 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
     world.timers.pairs += lap(&mut t);
     let wall_stats = wall_forces(world, physics, dt);
     world.timers.walls += lap(&mut t);
-    let stats = gather_forces(world, physics);
-    if physics.planar {
+    let stats = if physics.planar {
+        let stats = gather_forces(world, physics, None);
         crate::planar::project_forces(&mut world.particles);
-    }
+        if let Some(h) = kick {
+            half_kick(world, 2.0 * h);
+        }
+        stats
+    } else {
+        gather_forces(world, physics, kick)
+    };
     world.timers.gather += lap(&mut t);
     ContactStats::merge(ContactStats::merge(pair_stats, wall_stats), stats)
 }
@@ -384,19 +380,24 @@ where
 
 /// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
 /// reactions of the rows in earlier blocks naming it (ascending owner), its wall contacts
-/// ([`wall_forces`]) and its body force; then checks that every force and torque is finite.
+/// ([`wall_forces`]) and its body force; then checks that every force and torque is finite,
+/// and when `kick` is h, gives v += h F/m and ω += h T/I ([`half_kick`]) while the chunk is
+/// in cache.
 /// Each is a pass of its own over a chunk of particles, so that the dense ones (body force,
 /// check) run without the others' branches, and the sparse ones visit only what they add.
 #[inline(never)]
-fn gather_forces(world: &mut World, physics: &Physics) -> ContactStats {
+fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> ContactStats {
     let Particles {
         mass,
         inv_mass,
+        inv_inertia,
         force,
         torque,
+        vel,
+        omega,
         ..
     } = &mut world.particles;
-    let (mass, inv_mass) = (&*mass, &*inv_mass);
+    let (mass, inv_mass, inv_inertia) = (&*mass, &*inv_mass, &*inv_inertia);
     let nl = &world.neighbors;
     let cross = &world.cross;
     let wall_force = &world.wall_force;
@@ -405,8 +406,10 @@ fn gather_forces(world: &mut World, physics: &Physics) -> ContactStats {
     force
         .par_chunks_mut(CHUNK)
         .zip(torque.par_chunks_mut(CHUNK))
+        .zip(vel.par_chunks_mut(CHUNK))
+        .zip(omega.par_chunks_mut(CHUNK))
         .enumerate()
-        .map(|(c, (fs, ts))| {
+        .map(|(c, (((fs, ts), vs), ws))| {
             let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
             // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
             // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
@@ -426,6 +429,10 @@ fn gather_forces(world: &mut World, physics: &Physics) -> ContactStats {
             match uniform {
                 Some(g) => body_force(fs, mass, inv_mass, |_| g),
                 None => body_force(fs, mass, inv_mass, |o| body_acc[a + o]),
+            }
+            if let Some(h) = kick {
+                self::kick(vs, fs, inv_mass, h);
+                self::kick(ws, ts, &inv_inertia[a..b], h);
             }
             // A force that is not finite is the first sign of a run going bad; positions and
             // velocities only become non-finite through it.

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::{body, ContactStats, CHUNK};
 use crate::boundary::MinimumImage;
-use crate::contact::lanes::{Contacts, Lanes, Reaction, V3};
+use crate::contact::lanes::{Contacts, Lanes, Reaction, Touches, V3};
 use crate::contact::{ContactState, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
@@ -36,6 +36,27 @@ pub struct Packed {
     pub material: Option<u16>,
     /// Whether some grain is immovable (inverse mass 0).
     pub fixed: bool,
+    /// Whether the runs hold the grains as they are now: set by the pass that packs them
+    /// with the drift, cleared by the pair loop that reads them and by anything that moves
+    /// grains in between.
+    pub fresh: bool,
+}
+
+impl Packed {
+    /// Room for `n` grains.
+    pub(super) fn resize(&mut self, n: usize) {
+        self.pos.resize(n, Run::default());
+        self.motion.resize(n, Motion::default());
+    }
+
+    /// Notes whether one material serves every grain of `p` and whether some is fixed: the
+    /// runs are then fresh.
+    pub(super) fn note(&mut self, p: &Particles) {
+        let first = p.material.first().copied();
+        self.material = first.filter(|&m| p.material.iter().all(|&k| k == m));
+        self.fixed = p.inv_mass.contains(&0.0);
+        self.fresh = true;
+    }
 }
 
 /// A grain's motion as the pair loop reads it: one cache line.
@@ -49,33 +70,48 @@ pub struct Motion {
 }
 
 /// Packs every grain's centre, radius, velocity, angular velocity and inverse inertia for
-/// the pair loop, and notes whether one material serves them all and whether some are fixed.
+/// the pair loop, unless the drift just did.
 #[inline(never)]
 fn pack(world: &mut World) {
+    if world.packed.fresh && world.packed.pos.len() == world.particles.len() {
+        return;
+    }
     let p = &world.particles;
     let q = &mut world.packed;
-    q.pos.resize(p.len(), Run::default());
-    q.motion.resize(p.len(), Motion::default());
+    q.resize(p.len());
     q.pos
         .par_chunks_mut(CHUNK)
         .zip(q.motion.par_chunks_mut(CHUNK))
         .enumerate()
         .for_each(|(c, (pos, motion))| {
             let (a, b) = (c * CHUNK, c * CHUNK + pos.len());
-            for ((q, x), &r) in pos.iter_mut().zip(&p.pos[a..b]).zip(&p.radius[a..b]) {
-                *q = Run([x.x, x.y, x.z, r]);
-            }
-            let grains = p.vel[a..b].iter().zip(&p.omega[a..b]);
-            for (m, ((v, w), &ii)) in motion.iter_mut().zip(grains.zip(&p.inv_inertia[a..b])) {
-                *m = Motion {
-                    vel: Run([v.x, v.y, v.z, 0.0]),
-                    omega: Run([w.x, w.y, w.z, ii]),
-                };
-            }
+            let (x, v, w) = (&p.pos[a..b], &p.vel[a..b], &p.omega[a..b]);
+            pack_chunk(pos, motion, x, v, w, &p.radius[a..b], &p.inv_inertia[a..b]);
         });
-    let first = p.material.first().copied();
-    q.material = first.filter(|&m| p.material.iter().all(|&k| k == m));
-    q.fixed = p.inv_mass.contains(&0.0);
+    q.note(p);
+}
+
+/// Packs one chunk of grains: centres `x`, velocities `v`, angular velocities `w`, radii `r`
+/// and inverse moments of inertia `ii` into runs.
+#[inline(always)]
+pub(super) fn pack_chunk(
+    pos: &mut [Run],
+    motion: &mut [Motion],
+    x: &[DVec3],
+    v: &[DVec3],
+    w: &[DVec3],
+    r: &[f64],
+    ii: &[f64],
+) {
+    for ((q, x), &r) in pos.iter_mut().zip(x).zip(r) {
+        *q = Run([x.x, x.y, x.z, r]);
+    }
+    for (m, ((v, w), &ii)) in motion.iter_mut().zip(v.iter().zip(w).zip(ii)) {
+        *m = Motion {
+            vel: Run([v.x, v.y, v.z, 0.0]),
+            omega: Run([w.x, w.y, w.z, ii]),
+        };
+    }
 }
 
 /// Slots ahead of the loop whose contact history is asked for early (see [`prefetch`]).
@@ -102,7 +138,7 @@ const BATCH: usize = 8 * LANES;
 /// since the last evaluation (their slots, numbered from the block's first), up to [`BATCH`]
 /// each. A touching pair comes with what the test worked out: the minimum image d of the
 /// separation with i's radius, j's radius, and whether the scalar law takes it.
-struct Batch {
+struct Found {
     len: usize,
     slot: [u32; BATCH],
     i: [u32; BATCH],
@@ -118,20 +154,71 @@ struct Batch {
     apart: [u32; BATCH],
 }
 
+/// A thread's working memory for the pair loop: the pairs found, their evaluation, and the
+/// forces and torques of the block's grains as runs of four numbers while they are summed.
+struct Batch {
+    found: Found,
+    work: Work,
+    force: [Run; BLOCK],
+    torque: [Run; BLOCK],
+}
+
+thread_local! {
+    /// Each thread's [`Batch`], made at its first block: none is made or zeroed per step.
+    static BATCH_OF_THREAD: std::cell::RefCell<Option<Box<Batch>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Each group's inputs to the contact law, where they touch, and what they do.
+struct Work {
+    inputs: [Contacts; GROUPS],
+    touches: [Touches; GROUPS],
+    reactions: [Reaction; GROUPS],
+}
+
 impl Batch {
-    /// A batch with no pairs. One serves every block of a half of the pair loop
-    /// ([`Rows::blocks`]) and each block leaves it empty.
+    /// A batch with no pairs. Each block leaves it empty.
     fn empty() -> Batch {
         Batch {
-            len: 0,
-            slot: [0; BATCH],
-            i: [0; BATCH],
-            j: [0; BATCH],
-            d: [Run::default(); BATCH],
-            r_j: [0.0; BATCH],
-            scalar: [0; BATCH],
-            separated: 0,
-            apart: [0; BATCH],
+            force: [Run::default(); BLOCK],
+            torque: [Run::default(); BLOCK],
+            found: Found {
+                len: 0,
+                slot: [0; BATCH],
+                i: [0; BATCH],
+                j: [0; BATCH],
+                d: [Run::default(); BATCH],
+                r_j: [0.0; BATCH],
+                scalar: [0; BATCH],
+                separated: 0,
+                apart: [0; BATCH],
+            },
+            work: Work {
+                inputs: [Contacts::default(); GROUPS],
+                touches: [Touches::default(); GROUPS],
+                reactions: [Reaction::default(); GROUPS],
+            },
+        }
+    }
+}
+
+/// Groups of [`LANES`] pairs in a full batch.
+const GROUPS: usize = BATCH / LANES;
+
+impl Found {
+    /// Copies the last touching pair into the places after it up to the end of its group of
+    /// [`LANES`], so that every lane of every group names a touching pair.
+    fn pad(&mut self) {
+        let Some(last) = self.len.checked_sub(1) else {
+            return;
+        };
+        for k in self.len..self.len.next_multiple_of(LANES) {
+            self.slot[k] = self.slot[last];
+            self.i[k] = self.i[last];
+            self.j[k] = self.j[last];
+            self.d[k] = self.d[last];
+            self.r_j[k] = self.r_j[last];
+            self.scalar[k] = self.scalar[last];
         }
     }
 }
@@ -229,6 +316,7 @@ pub(super) fn pair_forces(
     period: DVec3,
 ) -> ContactStats {
     pack(world);
+    world.packed.fresh = false;
     let Particles {
         vel,
         omega,
@@ -293,46 +381,60 @@ pub(super) fn pair_forces(
         fold: Fold::new(&MinimumImage::new(period)),
         dt,
     };
-    rows.blocks(all, block_cross, &mut Batch::empty())
+    rows.blocks(all, block_cross)
 }
 
 impl Rows<'_> {
     /// The pair loop over the blocks of `span`, halved until one block is left, the halves in
-    /// parallel ([`rayon::join`]: no allocation), the first with `batch` and the second with
-    /// a batch of its own on the stack. Each block's sums are its own, so the split changes no
-    /// bit; `block_cross` gives each block's first crossing pair.
-    fn blocks(&self, span: Block, block_cross: &[usize], batch: &mut Batch) -> ContactStats {
+    /// parallel ([`rayon::join`]: no allocation). Each block's sums are its own, so the split
+    /// changes no bit; `block_cross` gives each block's first crossing pair.
+    fn blocks(&self, span: Block, block_cross: &[usize]) -> ContactStats {
         let rows = span.force.len();
         if rows <= BLOCK {
-            return self.block(span, batch);
+            return BATCH_OF_THREAD.with_borrow_mut(|batch| {
+                let batch = batch.get_or_insert_with(|| Box::new(Batch::empty()));
+                self.block(span, batch)
+            });
         }
         let mid = span.first + rows.div_ceil(2 * BLOCK) * BLOCK;
         let (front, rest) = span.split_at(mid, self.start[mid], block_cross[mid / BLOCK]);
         let (a, b) = rayon::join(
-            || self.blocks(front, block_cross, batch),
-            || self.blocks(rest, block_cross, &mut Batch::empty()),
+            || self.blocks(front, block_cross),
+            || self.blocks(rest, block_cross),
         );
         ContactStats::merge(a, b)
     }
 
     /// The pair loop over one block's rows: the overlap test of a run of its slots, then the
     /// touching pairs evaluated and the separated ones stripped of their history and
-    /// reaction, until every slot is done.
+    /// reaction, until every slot is done; the grains' sums are then the block's forces and
+    /// torques.
     #[inline(always)]
     fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
         let mut stats = ContactStats::default();
-        block.force.fill(DVec3::ZERO);
-        block.torque.fill(DVec3::ZERO);
-        let slots = self.start[block.first + block.force.len()] - block.first_slot;
+        let rows = block.force.len();
+        batch.force[..rows].fill(Run::default());
+        batch.torque[..rows].fill(Run::default());
+        let slots = self.start[block.first + rows] - block.first_slot;
         let mut k = 0;
         while k < slots {
-            k = self.overlaps(&block, k..slots, batch);
-            for &a in &batch.apart[..batch.separated] {
+            k = self.overlaps(&block, k..slots, &mut batch.found);
+            for &a in &batch.found.apart[..batch.found.separated] {
                 let s = block.first_slot + a as usize;
                 block.state[a as usize] = ContactState::default();
                 self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
             }
             self.sum(batch, &mut block, &mut stats);
+        }
+        let sums = batch.force[..rows].iter().zip(&batch.torque[..rows]);
+        for ((f, t), (fs, ts)) in block
+            .force
+            .iter_mut()
+            .zip(block.torque.iter_mut())
+            .zip(sums)
+        {
+            *f = DVec3::new(fs.0[0], fs.0[1], fs.0[2]);
+            *t = DVec3::new(ts.0[0], ts.0[1], ts.0[2]);
         }
         stats
     }
@@ -341,9 +443,10 @@ impl Rows<'_> {
     /// the batch is full: the touching pairs and the pairs that separated since the last
     /// evaluation into the batch; returns the first slot not tested. Every pair is written
     /// to the batch, which counts only the touching ones: no branch on the test, which the
-    /// processor could not predict.
-    #[inline(always)]
-    fn overlaps(&self, block: &Block, run: std::ops::Range<usize>, batch: &mut Batch) -> usize {
+    /// processor could not predict. Out of line, so that no call in its loop costs it the
+    /// registers holding the fold's constants.
+    #[inline(never)]
+    fn overlaps(&self, block: &Block, run: std::ops::Range<usize>, found: &mut Found) -> usize {
         let (pos, n) = (self.pos, self.pos.len());
         let base = block.first_slot;
         let (mut len, mut separated) = (0, 0);
@@ -352,8 +455,8 @@ impl Rows<'_> {
         let state = &block.state[run.clone()];
         for (k, ((&i, &j), st)) in owner.iter().zip(partner).zip(state).enumerate() {
             if len == BATCH || separated == BATCH {
-                batch.len = len;
-                batch.separated = separated;
+                found.len = len;
+                found.separated = separated;
                 return run.start + k;
             }
             prefetch((st as *const ContactState).wrapping_add(AHEAD));
@@ -368,19 +471,19 @@ impl Rows<'_> {
             let (d2, reach) = (d.length_squared3(), p_i.0[3] + p_j.0[3]);
             let touching = !(d2 >= reach * reach || d2 == 0.0);
             let a = (run.start + k) as u32;
-            batch.slot[len] = a;
-            batch.i[len] = i as u32;
-            batch.j[len] = j as u32;
-            batch.d[len] = Run(d.to_array());
-            batch.r_j[len] = p_j.0[3];
+            found.slot[len] = a;
+            found.i[len] = i as u32;
+            found.j[len] = j as u32;
+            found.d[len] = Run(d.to_array());
+            found.r_j[len] = p_j.0[3];
             let both_fixed = self.fixed && self.inv_mass[i] == 0.0 && self.inv_mass[j] == 0.0;
-            batch.scalar[len] = u8::from(self.lanes.is_none() || !st.touching || both_fixed);
+            found.scalar[len] = u8::from(self.lanes.is_none() || !st.touching || both_fixed);
             len += usize::from(touching);
-            batch.apart[separated] = a;
+            found.apart[separated] = a;
             separated += usize::from(!touching & st.touching);
         }
-        batch.len = len;
-        batch.separated = separated;
+        found.len = len;
+        found.separated = separated;
         run.end
     }
 
@@ -390,22 +493,31 @@ impl Rows<'_> {
     #[inline(never)]
     fn sum(&self, batch: &mut Batch, block: &mut Block, stats: &mut ContactStats) {
         let (a, base) = (block.first, block.first_slot);
-        // The owner's force and torque are summed in registers while its row lasts: the same
-        // additions in the same order (a partner is always a later particle, so no pair of
-        // the row adds to the owner through memory meanwhile), without a store and reload
-        // per pair.
-        let mut owner = usize::MAX;
-        let (mut f_own, mut t_own) = (Quad::default(), Quad::default());
-        stats.contacts += batch.len;
-        for g in 0..batch.len.div_ceil(LANES) {
-            let count = LANES.min(batch.len - g * LANES);
-            let mut c = Contacts::default();
-            let mut out = Runs::default();
-            let scalar = self.group(batch, g, count, block, &mut c);
-            let touches = c.touches();
-            if let Some(lanes) = &self.lanes {
-                out.put(&lanes.force(&c, &touches, self.dt), c.kn);
-            }
+        let keep = !block.reaction.is_empty();
+        let Batch {
+            found,
+            work,
+            force,
+            torque,
+        } = batch;
+        stats.contacts += found.len;
+        found.pad();
+        let groups = found.len.div_ceil(LANES);
+        // In three passes over the groups, so that the processor overlaps one group's law
+        // with the next one's: the inputs, the law, the sums.
+        let scalar = self.gather_inputs(found, groups, block, work);
+        self.evaluate(groups, work);
+        let Work {
+            inputs,
+            touches,
+            reactions,
+        } = work;
+        let mut out = Runs::default();
+        for g in 0..groups {
+            let count = LANES.min(found.len - g * LANES);
+            let (c, touches) = (&inputs[g], &touches[g]);
+            out.put(&reactions[g], c.kn);
+            let scalar = scalar[g];
             // The largest overlap for its radius, lane by lane in order where some lane
             // exceeds the largest so far.
             let r_min = c.r_i.min(c.r_j);
@@ -418,18 +530,19 @@ impl Rows<'_> {
                     let (overlap, r_min) = (touches.overlap.lane(l), r_min.lane(l));
                     if overlap > stats.max_overlap_ratio * r_min {
                         stats.max_overlap_ratio = overlap / r_min;
-                        stats.worst = batch.i[g * LANES + l] as usize;
+                        stats.worst = found.i[g * LANES + l] as usize;
                     }
                 }
             }
+            // Each pair into its owner's sums and, in the block, its partner's, in slot order:
+            // every grain gets its terms in the order of the slots naming it.
             for l in 0..count {
                 let k = g * LANES + l;
                 let (a_s, i, j) = (
-                    batch.slot[k] as usize,
-                    batch.i[k] as usize,
-                    batch.j[k] as usize,
+                    found.slot[k] as usize,
+                    found.i[k] as usize - a,
+                    found.j[k] as usize,
                 );
-                let s = base + a_s;
                 let state = &mut block.state[a_s];
                 let (f, t_i, t_j) = if scalar >> l & 1 == 1 {
                     let n = &touches.normal;
@@ -437,7 +550,7 @@ impl Rows<'_> {
                         normal: DVec3::new(n.x.lane(l), n.y.lane(l), n.z.lane(l)),
                         overlap: touches.overlap.lane(l),
                     };
-                    let (f, t_i, t_j) = self.scalar_pair(touch, i, j, state);
+                    let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, state);
                     (run(f), run(t_i), run(t_j))
                 } else {
                     // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness
@@ -452,60 +565,91 @@ impl Rows<'_> {
                         out.lane(TORQUE_J, l),
                     )
                 };
-                if i != owner {
-                    if owner != usize::MAX {
-                        block.force[owner - a] = vec(f_own);
-                        block.torque[owner - a] = vec(t_own);
-                    }
-                    owner = i;
-                    (f_own, t_own) = (run(block.force[i - a]), run(block.torque[i - a]));
+                add(&mut force[i], f);
+                add(&mut torque[i], t_i);
+                let inside = j - a < block.force.len();
+                if inside {
+                    subtract(&mut force[j - a], f);
+                    add(&mut torque[j - a], t_j);
                 }
-                f_own = f_own + f;
-                t_own = t_own + t_i;
-                let (fj, tj) = (block.force.get_mut(j - a), block.torque.get_mut(j - a));
-                if let (Some(fj), Some(tj)) = (fj, tj) {
-                    *fj = vec(run(*fj) - f);
-                    *tj = vec(run(*tj) + t_j);
-                }
-                if self.cross_slot[s] != NOT_CROSSING || !block.reaction.is_empty() {
-                    self.put_reaction(block, s, (-vec(f), vec(t_j)));
+                if !inside || keep {
+                    self.put_reaction(block, base + a_s, (-vec(f), vec(t_j)));
                 }
             }
         }
-        if owner != usize::MAX {
-            block.force[owner - a] = vec(f_own);
-            block.torque[owner - a] = vec(t_own);
-        }
-        batch.len = 0;
+        found.len = 0;
     }
 
-    /// Fills `c` with the contact law's inputs for the `count` pairs of the batch's group `g`,
-    /// the grains' state and the contacts' history transposed from their runs of four
-    /// numbers; lanes past the batch's end repeat its last pair, evaluated with the group and
-    /// never read. Returns the lanes that take the scalar law as bits: contacts forming this
-    /// step, pairs of two immovable bodies, every lane of a model the lanes do not cover.
+    /// The contact law's inputs of the batch's `groups` groups; returns, per group, the lanes
+    /// that take the scalar law ([`Rows::group`]).
+    #[inline(never)]
+    fn gather_inputs(
+        &self,
+        found: &Found,
+        groups: usize,
+        block: &Block,
+        work: &mut Work,
+    ) -> [u32; GROUPS] {
+        let mut scalar = [0u32; GROUPS];
+        for (g, c) in work.inputs[..groups].iter_mut().enumerate() {
+            scalar[g] = self.group(found, g, block, c);
+        }
+        scalar
+    }
+
+    /// Where the batch's `groups` groups touch, and what the contact law makes of them.
+    #[inline(never)]
+    fn evaluate(&self, groups: usize, work: &mut Work) {
+        let Work {
+            inputs,
+            touches,
+            reactions,
+        } = work;
+        for (c, t) in inputs[..groups].iter().zip(touches.iter_mut()) {
+            *t = c.touches();
+        }
+        if let Some(lanes) = &self.lanes {
+            let evaluated = inputs[..groups]
+                .iter()
+                .zip(&*touches)
+                .zip(reactions.iter_mut());
+            for ((c, t), r) in evaluated {
+                *r = lanes.force(c, t, self.dt);
+            }
+        }
+    }
+
+    /// Fills `c` with the contact law's inputs for the pairs of the batch's group `g` (padded:
+    /// [`Batch::pad`]), the grains' state and the contacts' history transposed from their runs
+    /// of four numbers. Returns the lanes that take the scalar law as bits: contacts forming
+    /// this step, pairs of two immovable bodies, every lane of a model the lanes do not cover.
     #[inline(always)]
-    fn group(&self, batch: &Batch, g: usize, count: usize, block: &Block, c: &mut Contacts) -> u32 {
-        let k: [usize; LANES] = std::array::from_fn(|l| g * LANES + l.min(count - 1));
-        let i: [usize; LANES] = std::array::from_fn(|l| batch.i[k[l]] as usize);
-        let j: [usize; LANES] = std::array::from_fn(|l| batch.j[k[l]] as usize);
-        let motion = self.motion;
-        let [x, y, z, r_i] = quads(|l| Quad::new(batch.d[k[l]].0));
+    fn group(&self, batch: &Found, g: usize, block: &Block, c: &mut Contacts) -> u32 {
+        let lanes = g * LANES..(g + 1) * LANES;
+        let at = |v: &[u32; BATCH]| -> [usize; LANES] {
+            let v: &[u32; LANES] = v[lanes.clone()].try_into().expect("a group's lanes");
+            v.map(|k| k as usize)
+        };
+        let (i, j, slot) = (at(&batch.i), at(&batch.j), at(&batch.slot));
+        // SAFETY: the overlap test put only particles of the store (i, j < n) and slots of
+        // the block into the batch, and padding repeats them.
+        let motion = |k: usize| unsafe { self.motion.get_unchecked(k) };
+        let st = |l: usize| unsafe { block.state.get_unchecked(slot[l]) };
+        let d: &[Run; LANES] = batch.d[lanes.clone()].try_into().expect("a group's lanes");
+        let [x, y, z, r_i] = quads(|l| Quad::new(d[l].0));
         c.d = V3 { x, y, z };
         c.d2 = c.d.dot(c.d);
-        let lanes = g * LANES..(g + 1) * LANES;
         let r_j: [f64; LANES] = batch.r_j[lanes.clone()]
             .try_into()
             .expect("a group's lanes");
         (c.r_i, c.r_j) = (r_i, F::new(r_j));
-        let vel = |k: usize| Quad::new(motion[k].vel.0);
+        let vel = |k: usize| Quad::new(motion(k).vel.0);
         let [x, y, z, _] = quads(|l| vel(i[l]) - vel(j[l]));
         c.dv = V3 { x, y, z };
-        let [x, y, z, ii] = quads(|l| Quad::new(motion[i[l]].omega.0));
+        let [x, y, z, ii] = quads(|l| Quad::new(motion(i[l]).omega.0));
         (c.w_i, c.ii_i) = (V3 { x, y, z }, ii);
-        let [x, y, z, ii] = quads(|l| Quad::new(motion[j[l]].omega.0));
+        let [x, y, z, ii] = quads(|l| Quad::new(motion(j[l]).omega.0));
         (c.w_j, c.ii_j) = (V3 { x, y, z }, ii);
-        let st = |l: usize| &block.state[batch.slot[k[l]] as usize];
         // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness are repr(C)).
         let head =
             |s: &ContactState| unsafe { Quad::load((s as *const ContactState).cast::<f64>()) };
@@ -523,7 +667,7 @@ impl Rows<'_> {
                 Quad::new([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
             }),
         };
-        let flags: [u8; LANES] = batch.scalar[lanes].try_into().expect("a group's lanes");
+        let flags: &[u8; LANES] = batch.scalar[lanes].try_into().expect("a group's lanes");
         flags
             .iter()
             .enumerate()
@@ -622,6 +766,18 @@ pub struct Run(pub [f64; 4]);
 #[inline(always)]
 fn quads(f: impl Fn(usize) -> Quad) -> [F; 4] {
     F::from_quads(std::array::from_fn(f))
+}
+
+/// sum += term, number by number.
+#[inline(always)]
+fn add(sum: &mut Run, term: Quad) {
+    *sum = Run((Quad::new(sum.0) + term).to_array());
+}
+
+/// sum −= term, number by number.
+#[inline(always)]
+fn subtract(sum: &mut Run, term: Quad) {
+    *sum = Run((Quad::new(sum.0) - term).to_array());
 }
 
 /// A vector as four numbers (the fourth 0).

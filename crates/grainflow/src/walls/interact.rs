@@ -165,8 +165,9 @@ fn key(w: usize, m: usize) -> u32 {
 }
 
 /// Poses at the current time, then sticky and absorbing surfaces, then grains held by walls
-/// put where their walls are. Called once at the start of every force evaluation.
-pub fn prepare(world: &mut World, periodic: &Periodic) {
+/// put where their walls are. Called once at the start of every force evaluation; returns
+/// whether some wall is sticky or absorbing, and so may have moved or removed grains.
+pub fn prepare(world: &mut World, periodic: &Periodic) -> bool {
     let rt = &mut world.wall_runtime;
     rt.pose.clear();
     rt.pose
@@ -180,12 +181,13 @@ pub fn prepare(world: &mut World, periodic: &Periodic) {
     );
     rt.absorbed.resize(world.walls.len(), 0);
     rt.attached.resize(world.particles.len(), None);
-    if world.walls.iter().any(|w| w.surface != Surface::Normal) {
+    let surfaces = world.walls.iter().any(|w| w.surface != Surface::Normal);
+    if surfaces {
         apply_surfaces(world, periodic);
     }
     if !holds_grains(&world.walls) {
         // Only sticky walls hold grains: nothing to carry (and no pass over every grain).
-        return;
+        return surfaces;
     }
     let rt = &world.wall_runtime;
     let p = &mut world.particles;
@@ -197,6 +199,7 @@ pub fn prepare(world: &mut World, periodic: &Periodic) {
             p.omega[k] = pose.omega;
         }
     }
+    true
 }
 
 /// Whether some wall is sticky: only those hold grains.
