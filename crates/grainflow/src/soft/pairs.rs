@@ -132,7 +132,7 @@ fn prefetch<T>(p: *const T) {
 }
 
 /// Pairs the overlap test gathers before they are evaluated, [`LANES`] at a time.
-const BATCH: usize = 8 * LANES;
+const BATCH: usize = 16 * LANES;
 
 /// The pairs of one block the overlap test found touching, and those it found separated
 /// since the last evaluation (their slots, numbered from the block's first), up to [`BATCH`]
@@ -439,52 +439,80 @@ impl Rows<'_> {
         stats
     }
 
-    /// The overlap test of the block's slots `run` (numbered from the block's first), until
-    /// the batch is full: the touching pairs and the pairs that separated since the last
+    /// The overlap test of the block's slots `run` (numbered from the block's first), up to
+    /// [`BATCH`] of them: the touching pairs and the pairs that separated since the last
     /// evaluation into the batch; returns the first slot not tested. Every pair is written
     /// to the batch, which counts only the touching ones: no branch on the test, which the
     /// processor could not predict. Out of line, so that no call in its loop costs it the
     /// registers holding the fold's constants.
     #[inline(never)]
     fn overlaps(&self, block: &Block, run: std::ops::Range<usize>, found: &mut Found) -> usize {
-        let (pos, n) = (self.pos, self.pos.len());
+        // At most BATCH slots, so that neither list can overflow.
+        let run = run.start..run.end.min(run.start + BATCH);
         let base = block.first_slot;
-        let (mut len, mut separated) = (0, 0);
         let owner = &self.owner[base + run.start..base + run.end];
         let partner = &self.partner[base + run.start..base + run.end];
         let state = &block.state[run.clone()];
-        for (k, ((&i, &j), st)) in owner.iter().zip(partner).zip(state).enumerate() {
-            if len == BATCH || separated == BATCH {
-                found.len = len;
-                found.separated = separated;
-                return run.start + k;
-            }
-            prefetch((st as *const ContactState).wrapping_add(AHEAD));
-            let (i, j) = (i as usize, j as usize);
-            // Listed pairs always name particles of the store; the test spares later checks.
-            if i >= n || j >= n {
-                continue;
-            }
-            prefetch(&self.motion[j]);
-            let (p_i, p_j) = (&pos[i], &pos[j]);
-            let d = self.fold.separation(p_i, p_j);
-            let (d2, reach) = (d.length_squared3(), p_i.0[3] + p_j.0[3]);
-            let touching = !(d2 >= reach * reach || d2 == 0.0);
-            let a = (run.start + k) as u32;
-            found.slot[len] = a;
-            found.i[len] = i as u32;
-            found.j[len] = j as u32;
-            found.d[len] = Run(d.to_array());
-            found.r_j[len] = p_j.0[3];
-            let both_fixed = self.fixed && self.inv_mass[i] == 0.0 && self.inv_mass[j] == 0.0;
-            found.scalar[len] = u8::from(self.lanes.is_none() || !st.touching || both_fixed);
-            len += usize::from(touching);
-            found.apart[separated] = a;
-            separated += usize::from(!touching & st.touching);
-        }
+        // Listed pairs always name particles of the store; checked here once, so that the
+        // loop needs no checks.
+        let largest = owner.iter().chain(partner).fold(0, |m, &k| m.max(k));
+        assert!(
+            (largest as usize) < self.pos.len(),
+            "a listed pair names a particle of the store"
+        );
+        let (len, separated) = if self.lanes.is_none() || self.fixed {
+            self.test::<true>(owner, partner, state, run.start, found)
+        } else {
+            self.test::<false>(owner, partner, state, run.start, found)
+        };
         found.len = len;
         found.separated = separated;
         run.end
+    }
+
+    /// The loop of [`Rows::overlaps`] over the slots `first..` of the block with owners,
+    /// partners and histories `owner`, `partner`, `state`: the touching and separated pairs'
+    /// counts. `GENERAL` when a pair may take the scalar law for another reason than forming
+    /// (a model the lanes do not cover, or two immovable grains).
+    #[inline(always)]
+    fn test<const GENERAL: bool>(
+        &self,
+        owner: &[u32],
+        partner: &[u32],
+        state: &[ContactState],
+        first: usize,
+        found: &mut Found,
+    ) -> (usize, usize) {
+        let (mut len, mut separated) = (0, 0);
+        for k in 0..state.len().min(owner.len()).min(partner.len()) {
+            let st = &state[k];
+            prefetch((st as *const ContactState).wrapping_add(AHEAD));
+            let (i, j) = (owner[k] as usize, partner[k] as usize);
+            prefetch(self.motion.as_ptr().wrapping_add(j));
+            // SAFETY: `overlaps` checked every owner and partner against the store.
+            let (p_i, p_j) = unsafe { (self.pos.get_unchecked(i), self.pos.get_unchecked(j)) };
+            let d = self.fold.separation(p_i, p_j);
+            let (d2, reach) = (d.length_squared3(), p_i.0[3] + p_j.0[3]);
+            let touching = !(d2 >= reach * reach || d2 == 0.0);
+            let scalar = !st.touching
+                || GENERAL
+                    && (self.lanes.is_none()
+                        || self.fixed && self.inv_mass[i] == 0.0 && self.inv_mass[j] == 0.0);
+            let a = (first + k) as u32;
+            // SAFETY: len ≤ k and separated ≤ k, below BATCH, the lists' length.
+            unsafe {
+                *found.slot.get_unchecked_mut(len) = a;
+                *found.i.get_unchecked_mut(len) = i as u32;
+                *found.j.get_unchecked_mut(len) = j as u32;
+                *found.d.get_unchecked_mut(len) = Run(d.to_array());
+                *found.r_j.get_unchecked_mut(len) = p_j.0[3];
+                *found.scalar.get_unchecked_mut(len) = u8::from(scalar);
+                *found.apart.get_unchecked_mut(separated) = a;
+            }
+            len += usize::from(touching);
+            separated += usize::from(!touching & st.touching);
+        }
+        (len, separated)
     }
 
     /// Evaluates the batch and sums each pair, in order, into its two particles and the
