@@ -294,6 +294,17 @@ mod imp {
             Quad(avx!(_mm256_blendv_pd(b.0, a.0, m)))
         }
 
+        /// Each of the four numbers three times, in order, as three runs: the factors of four
+        /// grains' three components.
+        #[inline(always)]
+        pub fn triple(self) -> [Quad; 3] {
+            [
+                Quad(avx!(_mm256_permute4x64_pd::<0b01_00_00_00>(self.0))),
+                Quad(avx!(_mm256_permute4x64_pd::<0b10_10_01_01>(self.0))),
+                Quad(avx!(_mm256_permute4x64_pd::<0b11_11_11_10>(self.0))),
+            ]
+        }
+
         /// The first three numbers, then the fourth of `o`.
         #[inline(always)]
         pub fn with_last_of(self, o: Quad) -> Quad {
@@ -671,6 +682,17 @@ mod imp {
             Quad(avx!(_mm256_blendv_pd(b.0, a.0, m)))
         }
 
+        /// Each of the four numbers three times, in order, as three runs: the factors of four
+        /// grains' three components.
+        #[inline(always)]
+        pub fn triple(self) -> [Quad; 3] {
+            [
+                Quad(avx!(_mm256_permute4x64_pd::<0b01_00_00_00>(self.0))),
+                Quad(avx!(_mm256_permute4x64_pd::<0b10_10_01_01>(self.0))),
+                Quad(avx!(_mm256_permute4x64_pd::<0b11_11_11_10>(self.0))),
+            ]
+        }
+
         /// The first three numbers, then the fourth of `o`.
         #[inline(always)]
         pub fn with_last_of(self, o: Quad) -> Quad {
@@ -975,6 +997,17 @@ mod imp {
             }))
         }
 
+        /// Each of the four numbers three times, in order, as three runs.
+        #[inline(always)]
+        pub fn triple(self) -> [Quad; 3] {
+            let x = self.0;
+            [
+                Quad([x[0], x[0], x[0], x[1]]),
+                Quad([x[1], x[1], x[2], x[2]]),
+                Quad([x[2], x[3], x[3], x[3]]),
+            ]
+        }
+
         /// The first three numbers, then the fourth of `o`.
         #[inline(always)]
         pub fn with_last_of(self, o: Quad) -> Quad {
@@ -1145,6 +1178,15 @@ mod tests {
         );
         assert_eq!(picked.to_array(), [1.0, 2.0, 1.0, 1.0]);
         assert_eq!(q.with_last_of(picked).to_array(), [3.0, -4.0, 12.0, 1.0]);
+        let [a, b, c] = q.triple().map(Quad::to_array);
+        assert_eq!(
+            [a, b, c],
+            [
+                [3.0, 3.0, 3.0, -4.0],
+                [-4.0, -4.0, 12.0, 12.0],
+                [12.0, 7.0, 7.0, 7.0]
+            ]
+        );
         let back = F::to_quads(lanes);
         for l in 0..LANES {
             assert_eq!(back[l].to_array(), runs[l]);

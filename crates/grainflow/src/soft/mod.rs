@@ -26,6 +26,7 @@ pub use pairs::Packed;
 use crate::contact::{Body, ContactState};
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
+use crate::simd::Quad;
 use crate::walls::interact::WallForces;
 use crate::{Error, Result};
 
@@ -184,9 +185,8 @@ pub fn half_kick(world: &mut World, dt: f64) {
 }
 
 /// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
-/// vectors taken as one run of numbers, four grains (twelve numbers) at a time, so that the
-/// compiler fills SIMD registers across grains; each number gets the same two products and
-/// sum as grain by grain, so the same bits.
+/// vectors taken as one run of numbers, four grains (twelve numbers, three runs of four) at a
+/// time; each number gets the same two products and sum as grain by grain, so the same bits.
 #[inline(always)]
 fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
     let v: &mut [f64] = bytemuck::cast_slice_mut(v);
@@ -196,9 +196,12 @@ fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
         f.chunks_exact(12),
         inverse.chunks_exact(4),
     );
+    let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
     for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
-        for c in 0..12 {
-            v[c] += f[c] * (h * w[c / 3]);
+        let hw = Quad::new([h * w[0], h * w[1], h * w[2], h * w[3]]).triple();
+        for (r, hw) in hw.iter().enumerate() {
+            let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
+            v.copy_from_slice(&(quad(v) + quad(f) * *hw).to_array());
         }
     }
     let (v, f) = (vs.into_remainder(), fs.remainder());
