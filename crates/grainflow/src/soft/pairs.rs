@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::{body, ContactStats, CHUNK};
 use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Reaction, Touches, V3};
+use crate::contact::normal::Stiffness;
 use crate::contact::{ContactState, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
@@ -297,6 +298,8 @@ struct Rows<'a> {
     inv_inertia: &'a [f64],
     physics: &'a Physics,
     lanes: Option<Lanes>,
+    /// Whether the lanes read μ_r, μ_t and the cohesion value ([`Lanes::per_pair`]).
+    per_pair: bool,
     constants: PairConstants,
     /// Whether some grain is immovable: a pair of two takes the scalar law.
     fixed: bool,
@@ -376,6 +379,7 @@ pub(super) fn pair_forces(
         inv_inertia: &inv_inertia[..n],
         physics,
         lanes: Lanes::covers(&physics.model, dt),
+        per_pair: Lanes::covers(&physics.model, dt).is_some_and(Lanes::per_pair),
         constants,
         fixed: world.packed.fixed,
         fold: Fold::new(&MinimumImage::new(period)),
@@ -683,11 +687,11 @@ impl Rows<'_> {
             |s: &ContactState| unsafe { Quad::load((s as *const ContactState).cast::<f64>()) };
         let [x, y, z, _] = quads(|l| head(st(l)));
         c.slip = V3 { x, y, z };
-        [c.kn, c.kt, c.gn, c.gt] = quads(|l| {
-            let s = &st(l).stiffness;
-            Quad::new([s.kn, s.kt, s.gn, s.gt])
-        });
-        [c.mu, c.mu_r, c.mu_t, c.cohesion] = match self.constants {
+        // SAFETY: Stiffness is repr(C): k_n, k_t, g_n, g_t.
+        let constants =
+            |s: &ContactState| unsafe { Quad::load((&s.stiffness as *const Stiffness).cast()) };
+        [c.kn, c.kt, c.gn, c.gt] = quads(|l| constants(st(l)));
+        let pair = match self.constants {
             PairConstants::Uniform(p) => p.map(F::splat),
             PairConstants::ByMaterial => quads(|l| {
                 let m = |k: usize| self.material[k] as usize;
@@ -695,6 +699,10 @@ impl Rows<'_> {
                 Quad::new([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
             }),
         };
+        c.mu = pair[0];
+        if self.per_pair {
+            [c.mu_r, c.mu_t, c.cohesion] = [pair[1], pair[2], pair[3]];
+        }
         let flags: &[u8; LANES] = batch.scalar[lanes].try_into().expect("a group's lanes");
         flags
             .iter()
