@@ -545,7 +545,7 @@ mod tests {
         sim.keep_reactions();
         sim.step().expect("stable");
         let (p, nl) = (&sim.world.particles, &sim.world.neighbors);
-        assert!(p.len() > 10 * BLOCK);
+        assert!(p.len() > 8 * BLOCK);
         let mut sum = vec![DVec3::ZERO; p.len()];
         let mut crossing = 0;
         for i in 0..p.len() {
