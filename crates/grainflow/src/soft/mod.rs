@@ -117,7 +117,8 @@ pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
 
 /// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
 /// x += dt v with the wrap into the periodic box (003 §2.1, eq 3–6), chunk by chunk while the
-/// chunk is in cache, and the grains packed for the pair loop; public for the benchmarks.
+/// chunk is in cache, and the grains' centres packed for the pair loop; public for the
+/// benchmarks.
 #[inline(never)]
 pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
     let periodic = &physics.periodic;
@@ -140,9 +141,8 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
         .zip(vel.par_chunks_mut(CHUNK))
         .zip(omega.par_chunks_mut(CHUNK))
         .zip(packed.pos.par_chunks_mut(CHUNK))
-        .zip(packed.motion.par_chunks_mut(CHUNK))
         .enumerate()
-        .for_each(|(c, ((((xs, vs), ws), qp), qm))| {
+        .for_each(|(c, (((xs, vs), ws), qp))| {
             let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
             kick(vs, &force[a..b], &inv_mass[a..b], h);
             kick(ws, &torque[a..b], &inv_inertia[a..b], h);
@@ -152,7 +152,7 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
                     *x = periodic.wrap(*x);
                 }
             }
-            pairs::pack_chunk(qp, qm, xs, vs, ws, &radius[a..b], &inv_inertia[a..b]);
+            pairs::pack_chunk(qp, xs, &radius[a..b]);
         });
     packed.note(&world.particles);
 }

@@ -7,9 +7,9 @@
 //! pairs that the gather adds after the block's sum. The order of every sum is fixed by the
 //! list alone, so results are bit-identical for any thread count.
 //!
-//! The lanes' inputs come from [`Packed`] grains and the contact history as runs of four
-//! numbers, transposed four pairs at a time ([`F::transpose`]); the results go back the same
-//! way. Moving numbers changes no operation of the law or of any sum, nor their order.
+//! The lanes' inputs come from the grains and the contact history as runs of four numbers,
+//! transposed into lanes ([`F::from_quads`]); the results go back the same way. Moving numbers
+//! changes no operation of the law or of any sum, nor their order.
 
 use glam::DVec3;
 use rayon::prelude::*;
@@ -24,15 +24,12 @@ use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::simd::{Quad, F, LANES};
 
-/// The grains as the pair loop reads them, as runs of four numbers (one aligned load each):
-/// the centres, which the overlap test reads for every listed pair, apart from the motion,
-/// read only for touching pairs.
+/// The grains' centres and radii as the pair loop reads them, as runs of four numbers (one
+/// aligned load each, for every listed pair), and two facts of the particles it needs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Packed {
     /// Centre (m) and radius (m).
     pub pos: Vec<Run>,
-    /// Velocity, angular velocity and inverse moment of inertia.
-    pub motion: Vec<Motion>,
     /// The material of every grain, when they all have the same.
     pub material: Option<u16>,
     /// Whether some grain is immovable (inverse mass 0).
@@ -47,7 +44,6 @@ impl Packed {
     /// Room for `n` grains.
     pub(super) fn resize(&mut self, n: usize) {
         self.pos.resize(n, Run::default());
-        self.motion.resize(n, Motion::default());
     }
 
     /// Notes whether one material serves every grain of `p` and whether some is fixed: the
@@ -60,18 +56,7 @@ impl Packed {
     }
 }
 
-/// A grain's motion as the pair loop reads it: one cache line.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C, align(64))]
-pub struct Motion {
-    /// Velocity (m/s) and 0.
-    pub vel: Run,
-    /// Angular velocity (rad/s) and inverse moment of inertia (1/(kg m²)).
-    pub omega: Run,
-}
-
-/// Packs every grain's centre, radius, velocity, angular velocity and inverse inertia for
-/// the pair loop, unless the drift just did.
+/// Packs every grain's centre and radius for the pair loop, unless the drift just did.
 #[inline(never)]
 fn pack(world: &mut World) {
     if world.packed.fresh && world.packed.pos.len() == world.particles.len() {
@@ -82,36 +67,19 @@ fn pack(world: &mut World) {
     q.resize(p.len());
     q.pos
         .par_chunks_mut(CHUNK)
-        .zip(q.motion.par_chunks_mut(CHUNK))
         .enumerate()
-        .for_each(|(c, (pos, motion))| {
+        .for_each(|(c, pos)| {
             let (a, b) = (c * CHUNK, c * CHUNK + pos.len());
-            let (x, v, w) = (&p.pos[a..b], &p.vel[a..b], &p.omega[a..b]);
-            pack_chunk(pos, motion, x, v, w, &p.radius[a..b], &p.inv_inertia[a..b]);
+            pack_chunk(pos, &p.pos[a..b], &p.radius[a..b]);
         });
     q.note(p);
 }
 
-/// Packs one chunk of grains: centres `x`, velocities `v`, angular velocities `w`, radii `r`
-/// and inverse moments of inertia `ii` into runs.
+/// Packs one chunk of grains' centres `x` and radii `r` into runs.
 #[inline(always)]
-pub(super) fn pack_chunk(
-    pos: &mut [Run],
-    motion: &mut [Motion],
-    x: &[DVec3],
-    v: &[DVec3],
-    w: &[DVec3],
-    r: &[f64],
-    ii: &[f64],
-) {
+pub(super) fn pack_chunk(pos: &mut [Run], x: &[DVec3], r: &[f64]) {
     for ((q, x), &r) in pos.iter_mut().zip(x).zip(r) {
         *q = Run([x.x, x.y, x.z, r]);
-    }
-    for (m, ((v, w), &ii)) in motion.iter_mut().zip(v.iter().zip(w).zip(ii)) {
-        *m = Motion {
-            vel: Run([v.x, v.y, v.z, 0.0]),
-            omega: Run([w.x, w.y, w.z, ii]),
-        };
     }
 }
 
@@ -289,7 +257,6 @@ struct Rows<'a> {
     partner: &'a [u32],
     cross_slot: &'a [u32],
     pos: &'a [Run],
-    motion: &'a [Motion],
     vel: &'a [DVec3],
     omega: &'a [DVec3],
     radius: &'a [f64],
@@ -370,7 +337,6 @@ pub(super) fn pair_forces(
         partner,
         cross_slot,
         pos: &world.packed.pos[..n],
-        motion: &world.packed.motion[..n],
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],
@@ -492,7 +458,8 @@ impl Rows<'_> {
             let st = &state[k];
             prefetch((st as *const ContactState).wrapping_add(AHEAD));
             let (i, j) = (owner[k] as usize, partner[k] as usize);
-            prefetch(self.motion.as_ptr().wrapping_add(j));
+            prefetch(self.vel.as_ptr().wrapping_add(j));
+            prefetch(self.omega.as_ptr().wrapping_add(j));
             // SAFETY: `overlaps` checked every owner and partner against the store.
             let (p_i, p_j) = unsafe { (self.pos.get_unchecked(i), self.pos.get_unchecked(j)) };
             let d = self.fold.separation(p_i, p_j);
@@ -663,9 +630,12 @@ impl Rows<'_> {
             v.map(|k| k as usize)
         };
         let (i, j, slot) = (at(&batch.i), at(&batch.j), at(&batch.slot));
-        // SAFETY: the overlap test put only particles of the store (i, j < n) and slots of
-        // the block into the batch, and padding repeats them.
-        let motion = |k: usize| unsafe { self.motion.get_unchecked(k) };
+        // SAFETY: the overlap test put only particles of the store (i, j < n; every slice here
+        // has n) and slots of the block into the batch, and padding repeats them.
+        let vec = |a: &[DVec3], k: usize| {
+            let v = unsafe { a.get_unchecked(k) };
+            Quad::new([v.x, v.y, v.z, 0.0])
+        };
         let st = |l: usize| unsafe { block.state.get_unchecked(slot[l]) };
         let d: &[Run; LANES] = batch.d[lanes.clone()].try_into().expect("a group's lanes");
         let [x, y, z, r_i] = quads(|l| Quad::new(d[l].0));
@@ -675,13 +645,12 @@ impl Rows<'_> {
             .try_into()
             .expect("a group's lanes");
         (c.r_i, c.r_j) = (r_i, F::new(r_j));
-        let vel = |k: usize| Quad::new(motion(k).vel.0);
-        let [x, y, z, _] = quads(|l| vel(i[l]) - vel(j[l]));
+        let [x, y, z, _] = quads(|l| vec(self.vel, i[l]) - vec(self.vel, j[l]));
         c.dv = V3 { x, y, z };
-        let [x, y, z, ii] = quads(|l| Quad::new(motion(i[l]).omega.0));
-        (c.w_i, c.ii_i) = (V3 { x, y, z }, ii);
-        let [x, y, z, ii] = quads(|l| Quad::new(motion(j[l]).omega.0));
-        (c.w_j, c.ii_j) = (V3 { x, y, z }, ii);
+        let [x, y, z, _] = quads(|l| vec(self.omega, i[l]));
+        c.w_i = V3 { x, y, z };
+        let [x, y, z, _] = quads(|l| vec(self.omega, j[l]));
+        c.w_j = V3 { x, y, z };
         // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness are repr(C)).
         let head =
             |s: &ContactState| unsafe { Quad::load((s as *const ContactState).cast::<f64>()) };
@@ -702,6 +671,8 @@ impl Rows<'_> {
         c.mu = pair[0];
         if self.per_pair {
             [c.mu_r, c.mu_t, c.cohesion] = [pair[1], pair[2], pair[3]];
+            let ii = |k: usize| self.inv_inertia[k];
+            (c.ii_i, c.ii_j) = (F::new(i.map(ii)), F::new(j.map(ii)));
         }
         let flags: &[u8; LANES] = batch.scalar[lanes].try_into().expect("a group's lanes");
         flags
