@@ -410,7 +410,13 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
             let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
             // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
             // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
-            cross_reactions(fs, ts, &nl.cross_start[a..=b], &nl.cross_of, cross);
+            let first = |k: usize| nl.cross_to.partition_point(|&to| (to as usize) < k);
+            let (from, to) = (first(a), first(b));
+            for (&k, &c) in nl.cross_to[from..to].iter().zip(&nl.cross_of[from..to]) {
+                let (cf, ct) = cross[c as usize];
+                fs[k as usize - a] += cf;
+                ts[k as usize - a] += ct;
+            }
             let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
             for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
                 fs[k as usize - a] += fw;
@@ -444,30 +450,6 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
             }
         })
         .reduce(ContactStats::default, ContactStats::merge)
-}
-
-/// Adds to the o-th particle of a chunk (forces `fs`, torques `ts`) the reactions `cross` of
-/// the crossing pairs `of[starts[o]..starts[o + 1]]` naming it, in order. Most particles have
-/// none: each costs the test of one bound.
-#[inline(always)]
-fn cross_reactions(
-    fs: &mut [DVec3],
-    ts: &mut [DVec3],
-    starts: &[usize],
-    of: &[u32],
-    cross: &[(DVec3, DVec3)],
-) {
-    let mut from = starts[0];
-    for ((f, t), &to) in fs.iter_mut().zip(ts.iter_mut()).zip(&starts[1..]) {
-        if to != from {
-            for &c in &of[from..to] {
-                let (cf, ct) = cross[c as usize];
-                *f += cf;
-                *t += ct;
-            }
-            from = to;
-        }
-    }
 }
 
 /// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`
