@@ -38,10 +38,10 @@ pub struct NeighborList {
     pub cross_slot: Vec<u32>,
     /// Pairs crossing blocks before the first row of each block (one more entry at the end).
     pub block_cross: Vec<usize>,
-    /// Crossing pairs naming particle k as partner: `cross_of[cross_start[k]..cross_start[k+1]]`,
-    /// places among the crossing pairs, in ascending owner.
-    pub cross_start: Vec<usize>,
-    /// Entries of those rows.
+    /// The crossing pairs by partner, in ascending partner and for each in ascending owner:
+    /// the partner of each.
+    pub cross_to: Vec<u32>,
+    /// The place of each among the crossing pairs.
     pub cross_of: Vec<u32>,
     /// Positions at the last build (m).
     ref_pos: Vec<DVec3>,
@@ -576,16 +576,15 @@ impl NeighborList {
             }
         }
         block_cross.push(crossing as usize);
-        let mut cross_start = Vec::with_capacity(n + 1);
+        let mut cross_to = Vec::with_capacity(crossing as usize);
         let mut cross_of = Vec::with_capacity(crossing as usize);
-        cross_start.push(0);
         for k in 0..n {
             for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
                 if cross_slot[s as usize] != NOT_CROSSING {
+                    cross_to.push(k as u32);
                     cross_of.push(cross_slot[s as usize]);
                 }
             }
-            cross_start.push(cross_of.len());
         }
         self.start = start;
         self.partner = partner;
@@ -594,7 +593,7 @@ impl NeighborList {
         self.rev_owner = rev_owner;
         self.cross_slot = cross_slot;
         self.block_cross = block_cross;
-        self.cross_start = cross_start;
+        self.cross_to = cross_to;
         self.cross_of = cross_of;
         self.ref_pos = pos.to_vec();
         self.builds += 1;

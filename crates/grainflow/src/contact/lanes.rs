@@ -8,6 +8,10 @@
 //! cohesion (002 eq 10–14), rolling (002 eq 17–18) and twisting resistance (002 eq 19–20)
 //! ([`Lanes::covers`]). Contacts forming this step, pairs of two immovable bodies, and PEBBLES
 //! contacts under Runge–Kutta and Adams take the scalar law.
+//!
+//! A grain's contact with a wall is the same law with the wall as body j of infinite radius
+//! and mass (002 §3; [`WallLanes`]), for every model but PEBBLES friction, whose slip turns
+//! towards a wall by an equation of its own (001 eq 3.49) that only the scalar law has.
 
 use super::pebbles::PebblesFriction;
 use super::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
@@ -166,10 +170,47 @@ impl Lanes {
         })
     }
 
+    /// The lanes of `model` for contacts of grains with walls ([`WallLanes`]) when they cover
+    /// it: as [`Lanes::covers`], but for PEBBLES friction.
+    pub fn walls(model: &ContactModel, dt: f64) -> Option<WallLanes> {
+        Lanes::covers(model, dt)
+            .filter(|l| !matches!(l.friction, Friction::Pebbles(_)))
+            .map(WallLanes)
+    }
+
     /// Whether the lanes read μ_r, μ_t, the cohesion and the inverse moments of inertia
     /// ([`Contacts`]).
     pub fn per_pair(self) -> bool {
         self.resistance.rolling || self.resistance.twisting || self.cohesion != Cohesion::None
+    }
+}
+
+/// What body j of the contacts is to the law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Other {
+    /// A sphere of radius r_j: the lever arms reach the middle of the overlap.
+    Sphere,
+    /// A wall, of infinite radius: the grain's lever arm is its radius and the wall's r_j (the
+    /// scalar law's 0), the effective radius is r_i (002 A1 as r_j → ∞), and x_c of the
+    /// contact area r_i − δ (002 eq 20 in that limit).
+    Wall,
+}
+
+/// The lanes for contacts of grains (body i) with walls (body j): [`ContactModel::force`] with
+/// j a wall surface (a [`crate::contact::Body`] of no radius, mass or inertia), for every model
+/// but PEBBLES friction ([`Lanes::walls`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WallLanes(Lanes);
+
+impl WallLanes {
+    /// [`ContactModel::force`] for [`LANES`] established contacts of grains with walls,
+    /// touching at `t`, advancing the slip by `dt`. `c` holds the two bodies as the scalar law
+    /// sees them: the grain's velocity less the wall surface's as dv, the grain's angular
+    /// velocity relative to the wall's as w_i, its radius as r_i and inverse inertia as ii_i,
+    /// and the wall's zeros as r_j (lever arm), w_j and ii_j.
+    #[inline(always)]
+    pub fn force(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
+        self.0.react(c, t, dt, Other::Wall)
     }
 }
 
@@ -242,22 +283,33 @@ impl Lanes {
     /// that models without them compile their lanes as if they did not exist.
     #[inline(always)]
     pub fn force(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
+        self.react(c, t, dt, Other::Sphere)
+    }
+
+    /// [`Lanes::force`] with body j the `other`.
+    #[inline(always)]
+    fn react(&self, c: &Contacts, t: &Touches, dt: f64, other: Other) -> Reaction {
         if self.resistance.rolling || self.resistance.twisting {
-            self.force_resisted(c, t, dt)
+            self.force_resisted(c, t, dt, other)
         } else {
-            self.sliding(c, t, dt).0
+            self.sliding(c, t, dt, other).0
         }
     }
 
     /// The normal, cohesion and tangential slots: the reaction without rolling or twisting
     /// resistance, and the normal force F_n.
     #[inline(always)]
-    fn sliding(&self, c: &Contacts, t: &Touches, dt: f64) -> (Reaction, F) {
+    fn sliding(&self, c: &Contacts, t: &Touches, dt: f64, other: Other) -> (Reaction, F) {
         let zero = F::splat(0.0);
         let n = t.normal;
         let overlap = t.overlap;
-        let half = F::splat(0.5) * overlap;
-        let (arm_i, arm_j) = (c.r_i - half, c.r_j - half);
+        let (arm_i, arm_j) = match other {
+            Other::Sphere => {
+                let half = F::splat(0.5) * overlap;
+                (c.r_i - half, c.r_j - half)
+            }
+            Other::Wall => (c.r_i, c.r_j),
+        };
         let rel = c.dv + (c.w_i.scale(arm_i) + c.w_j.scale(arm_j)).cross(n);
         let approach = rel.dot(n);
         let v_t = rel - n.scale(approach);
@@ -276,8 +328,12 @@ impl Lanes {
                 (c.kn * d32 + damping * approach, c.kt * sqrt_d, c.gt * q)
             }
         };
-        // Cohesion f_c (002 eq 10–14; super::cohesion::cohesion_force) with R = r_i r_j/(r_i + r_j).
-        let r_eff = || c.r_i * c.r_j / (c.r_i + c.r_j);
+        // Cohesion f_c (002 eq 10–14; super::cohesion::cohesion_force) with R = r_i r_j/(r_i + r_j),
+        // r_i against a wall (002 A1).
+        let r_eff = || match other {
+            Other::Sphere => c.r_i * c.r_j / (c.r_i + c.r_j),
+            Other::Wall => c.r_i,
+        };
         let f_c = match self.cohesion {
             Cohesion::None => zero,
             Cohesion::Constant => c.cohesion,
@@ -323,8 +379,8 @@ impl Lanes {
     /// The reaction with the rolling (002 eq 17–18) and then twisting (002 eq 19–20)
     /// resistance's torques added, each where its coefficient is positive.
     #[inline(always)]
-    fn force_resisted(&self, c: &Contacts, t: &Touches, dt: f64) -> Reaction {
-        let (mut r, f_n) = self.sliding(c, t, dt);
+    fn force_resisted(&self, c: &Contacts, t: &Touches, dt: f64, other: Other) -> Reaction {
+        let (mut r, f_n) = self.sliding(c, t, dt, other);
         let zero = F::splat(0.0);
         let mut add = |on: Mask, (t_i, t_j): (V3, V3)| {
             r.torque_i = V3::select(on, r.torque_i + t_i, r.torque_i);
@@ -334,7 +390,7 @@ impl Lanes {
             add(c.mu_r.gt(zero), rolling(c, t.normal, f_n, dt));
         }
         if self.resistance.twisting {
-            let twist = twisting(c, t.normal, t.overlap, f_n, dt);
+            let twist = twisting(c, t.normal, t.overlap, f_n, dt, other);
             add(c.mu_t.gt(zero), twist);
         }
         r
@@ -345,11 +401,16 @@ impl Lanes {
 /// with super::twisting::contact_radius) for the normal force `f_n`: zero where the pair does
 /// not spin relative to each other.
 #[inline(always)]
-fn twisting(c: &Contacts, n: V3, overlap: F, f_n: F, dt: f64) -> (V3, V3) {
-    let half = F::splat(0.5);
-    // r_c = √(r_i² − x_c²), x_c = ½ (r_i² − r_j²)/d + ½ d (eq 20).
-    let d = (c.r_i + c.r_j) - overlap;
-    let x_c = half * (c.r_i * c.r_i - c.r_j * c.r_j) / d + half * d;
+fn twisting(c: &Contacts, n: V3, overlap: F, f_n: F, dt: f64, other: Other) -> (V3, V3) {
+    // r_c = √(r_i² − x_c²), x_c = ½ (r_i² − r_j²)/d + ½ d (eq 20), r_i − δ against a wall.
+    let x_c = match other {
+        Other::Sphere => {
+            let half = F::splat(0.5);
+            let d = (c.r_i + c.r_j) - overlap;
+            half * (c.r_i * c.r_i - c.r_j * c.r_j) / d + half * d
+        }
+        Other::Wall => c.r_i - overlap,
+    };
     let r_c = (c.r_i * c.r_i - x_c * x_c).max(F::splat(0.0)).sqrt();
     let rel = c.w_j - c.w_i;
     let norm = rel.dot(rel).sqrt();
@@ -728,5 +789,188 @@ mod tests {
             "{kinetic} PEBBLES contacts at μ_k |F⊥| or above"
         );
         assert!(limited > 1000, "{limited} PEBBLES slips shortened");
+    }
+
+    #[test]
+    fn wall_lanes_give_the_scalar_law_bit_for_bit() {
+        // Random established contacts of grains with a wall surface moving along itself, of
+        // every model the wall lanes cover (each normal slot with the spring or no friction,
+        // each cohesion, rolling and twisting off, on, or on with μ = 0), sticking and sliding,
+        // with no slip yet or a slip along the normal: each lane must equal
+        // ContactModel::force with body j the wall (no radius, mass, inertia or spin), and
+        // PEBBLES friction must be left to the scalar law.
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let normals = [
+            Normal::Hooke,
+            Normal::Hertz,
+            Normal::Flores,
+            Normal::Linear {
+                kn: 1e5,
+                damping: 3.0,
+                kt: None,
+                tangential_damping: Some(1.0),
+            },
+            Normal::Pebbles {
+                hooke: 1e5,
+                vessel_hooke: 2e5,
+                dash_pot: 3.0,
+            },
+        ];
+        let cohesions = [
+            Cohesion::None,
+            Cohesion::Constant,
+            Cohesion::Dmt,
+            Cohesion::Perko {
+                hamaker: 4.3e-20,
+                separation: 1.5e-10,
+            },
+        ];
+        let pebbles = Tangential::Pebbles(PebblesFriction {
+            kinetic_friction: 0.4,
+            dash_pot: 2.0,
+            static_friction: None,
+        });
+        let hertz = ContactModel::hertz();
+        assert!(Lanes::walls(
+            &ContactModel {
+                tangential: pebbles,
+                ..hertz
+            },
+            1e-6
+        )
+        .is_none());
+        let mut sliding = 0;
+        for normal in normals {
+            for tangential in [Tangential::Spring, Tangential::None] {
+                for cohesion in cohesions {
+                    for (rolling, twisting) in [
+                        (Rolling::None, Twisting::None),
+                        (Rolling::Constant, Twisting::None),
+                        (Rolling::None, Twisting::Constant),
+                        (Rolling::Constant, Twisting::Constant),
+                    ] {
+                        let model = ContactModel {
+                            normal,
+                            tangential,
+                            rolling,
+                            twisting,
+                            cohesion,
+                            ..hertz
+                        };
+                        let lanes = Lanes::walls(&model, 1e-6).expect("covered");
+                        for _ in 0..50 {
+                            sliding += wall_lanes_match(&mut rng, &model, &lanes);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(sliding > 1000, "{sliding} sliding contacts");
+    }
+
+    /// One set of random grain–wall contacts of `model` through `lanes` and the scalar law,
+    /// held equal bit for bit; returns how many slid at the spring's Coulomb limit.
+    fn wall_lanes_match(rng: &mut ChaCha8Rng, model: &ContactModel, lanes: &WallLanes) -> usize {
+        let dt = 1e-6;
+        let mut c = Contacts::default();
+        let mut t = Touches::default();
+        let mut scalar = Vec::new();
+        for k in 0..LANES {
+            let n = vec(rng, 1.0).normalize();
+            let overlap = rng.random_range(1e-7..1e-4);
+            let grain = Body {
+                vel: vec(rng, 0.1),
+                omega: vec(rng, if k == 1 { 1e-4 } else { 10.0 }),
+                radius: Some(rng.random_range(1e-3..2e-3)),
+                inv_mass: 1e3,
+                inv_inertia: rng.random_range(1e8..1e10),
+            };
+            // The surface of a wall turning about its axis moves along itself.
+            let along = vec(rng, 0.1);
+            let wall = Body {
+                vel: along - along.dot(n) * n,
+                omega: DVec3::ZERO,
+                radius: None,
+                inv_mass: 0.0,
+                inv_inertia: 0.0,
+            };
+            let slip = match k {
+                0 => DVec3::ZERO,
+                2 => n * 1e-6,
+                _ => vec(rng, 1e-5),
+            };
+            let (mu_r, mu_t) = if k == 3 {
+                (0.0, 0.0)
+            } else {
+                (rng.random_range(0.01..0.2), rng.random_range(0.01..0.2))
+            };
+            let p = PairParams::new(
+                1e7,
+                4e6,
+                0.9,
+                [rng.random_range(0.1..0.8), mu_r, mu_t],
+                rng.random_range(0.0..2.0),
+            );
+            let r = grain.radius.unwrap();
+            let state = ContactState {
+                slip,
+                stiffness: crate::contact::normal::stiffness(
+                    &model.normal,
+                    &p,
+                    r,
+                    1e-3,
+                    1.0,
+                    0.2,
+                    true,
+                ),
+                touching: true,
+                ..ContactState::default()
+            };
+            let put = |l: &mut F, x: f64| {
+                let mut a = l.to_array();
+                a[k] = x;
+                *l = F::new(a);
+            };
+            let put3 = |l: &mut V3, x: DVec3| {
+                put(&mut l.x, x.x);
+                put(&mut l.y, x.y);
+                put(&mut l.z, x.z);
+            };
+            put3(&mut t.normal, n);
+            put(&mut t.overlap, overlap);
+            put3(&mut c.dv, grain.vel - wall.vel);
+            put3(&mut c.w_i, grain.omega);
+            put3(&mut c.w_j, wall.omega);
+            put(&mut c.r_i, r);
+            put(&mut c.r_j, 0.0);
+            put(&mut c.ii_i, grain.inv_inertia);
+            put(&mut c.ii_j, wall.inv_inertia);
+            put3(&mut c.slip, slip);
+            put(&mut c.kn, state.stiffness.kn);
+            put(&mut c.kt, state.stiffness.kt);
+            put(&mut c.gn, state.stiffness.gn);
+            put(&mut c.gt, state.stiffness.gt);
+            put(&mut c.mu, p.mu_s);
+            put(&mut c.mu_r, p.mu_r);
+            put(&mut c.mu_t, p.mu_t);
+            put(&mut c.cohesion, p.cohesion);
+            let touch = Touch { normal: n, overlap };
+            scalar.push((p, touch, grain, wall, state));
+        }
+        let out = lanes.force(&c, &t, dt);
+        let mut sliding = 0;
+        for (k, (p, touch, grain, wall, mut state)) in scalar.into_iter().enumerate() {
+            let f = model.force(&p, touch, &grain, &wall, &mut state, dt);
+            let lane = |v: &V3| DVec3::new(v.x.lane(k), v.y.lane(k), v.z.lane(k));
+            let same = |a: DVec3, b: DVec3| {
+                a.to_array().map(f64::to_bits) == b.to_array().map(f64::to_bits)
+            };
+            assert!(same(lane(&out.force_i), f.force_i), "{model:?} force");
+            assert!(same(lane(&out.torque_i), f.torque_i), "{model:?} torque");
+            assert!(same(lane(&out.slip), state.slip), "{model:?} slip");
+            let f_t = f.force_i - f.force_i.dot(touch.normal) * touch.normal;
+            sliding += usize::from(f_t.length() > 0.999 * p.mu_s * f.normal_force);
+        }
+        sliding
     }
 }

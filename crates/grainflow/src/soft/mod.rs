@@ -197,8 +197,9 @@ fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
         inverse.chunks_exact(4),
     );
     let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
+    let h4 = Quad::new([h; 4]);
     for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
-        let hw = Quad::new([h * w[0], h * w[1], h * w[2], h * w[3]]).triple();
+        let hw = (h4 * quad(w)).triple();
         for (r, hw) in hw.iter().enumerate() {
             let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
             v.copy_from_slice(&(quad(v) + quad(f) * *hw).to_array());
@@ -342,32 +343,25 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
             .reduce(ContactStats::default, ContactStats::merge);
     };
     wall_force.resize(reach.len(), zero);
-    listed_walls(reach, wall_force, wall_state, 0, &visit)
+    listed_walls(reach, wall_force, wall_state, 0, &walls, p)
 }
 
 /// Listed particles a wall pass visits per task.
 const LISTED_TASK: usize = 256;
 
-/// [`wall_forces`] over the listed particles `reach`, with their entries `out` and the wall
-/// histories `states` of the particles from `first` on: halved until [`LISTED_TASK`] are left,
-/// the halves in parallel ([`rayon::join`]: no allocation).
-fn listed_walls<V>(
+/// [`wall_forces`] over the listed particles `reach` of `p`, with their entries `out` and the
+/// wall histories `states` of the particles from `first` on ([`WallForces::listed`]): halved
+/// until [`LISTED_TASK`] are left, the halves in parallel ([`rayon::join`]: no allocation).
+fn listed_walls(
     reach: &[u32],
     out: &mut [(u32, DVec3, DVec3)],
     states: &mut [Vec<(u32, ContactState)>],
     first: usize,
-    visit: &V,
-) -> ContactStats
-where
-    V: Fn(usize, &mut Vec<(u32, ContactState)>, &mut ContactStats) -> (u32, DVec3, DVec3) + Sync,
-{
+    walls: &WallForces,
+    p: &Particles,
+) -> ContactStats {
     if reach.len() <= LISTED_TASK {
-        let mut stats = ContactStats::default();
-        for (&k, w) in reach.iter().zip(out) {
-            let k = k as usize;
-            *w = visit(k, &mut states[k - first], &mut stats);
-        }
-        return stats;
+        return walls.listed(p, reach, out, states, first);
     }
     let mid = reach.len() / 2;
     let split = reach[mid] as usize;
@@ -375,8 +369,8 @@ where
     let (out, out_rest) = out.split_at_mut(mid);
     let (states, states_rest) = states.split_at_mut(split - first);
     let (a, b) = rayon::join(
-        || listed_walls(reach, out, states, first, visit),
-        || listed_walls(reach_rest, out_rest, states_rest, split, visit),
+        || listed_walls(reach, out, states, first, walls, p),
+        || listed_walls(reach_rest, out_rest, states_rest, split, walls, p),
     );
     ContactStats::merge(a, b)
 }
@@ -416,12 +410,12 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
             let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
             // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
             // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
-            for (k, (f, t)) in (a..b).zip(fs.iter_mut().zip(ts.iter_mut())) {
-                for &c in &nl.cross_of[nl.cross_start[k]..nl.cross_start[k + 1]] {
-                    let (cf, ct) = cross[c as usize];
-                    *f += cf;
-                    *t += ct;
-                }
+            let first = |k: usize| nl.cross_to.partition_point(|&to| (to as usize) < k);
+            let (from, to) = (first(a), first(b));
+            for (&k, &c) in nl.cross_to[from..to].iter().zip(&nl.cross_of[from..to]) {
+                let (cf, ct) = cross[c as usize];
+                fs[k as usize - a] += cf;
+                ts[k as usize - a] += ct;
             }
             let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
             for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
@@ -430,11 +424,10 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
             }
             let (mass, inv_mass) = (&mass[a..b], &inv_mass[a..b]);
             match uniform {
-                Some(g) => body_force(fs, mass, inv_mass, |_| g),
-                None => body_force(fs, mass, inv_mass, |o| body_acc[a + o]),
+                Some(g) => body_force(fs, vs, mass, inv_mass, kick, |_| g),
+                None => body_force(fs, vs, mass, inv_mass, kick, |o| body_acc[a + o]),
             }
             if let Some(h) = kick {
-                self::kick(vs, fs, inv_mass, h);
                 self::kick(ws, ts, &inv_inertia[a..b], h);
             }
             // A force that is not finite is the first sign of a run going bad; positions and
@@ -460,12 +453,61 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
 }
 
 /// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`
-/// the acceleration of the chunk's k-th particle.
+/// the acceleration of the chunk's k-th particle; then, when `kick` is h, v += h F/m for
+/// every particle of the chunk (velocities `vs`; 003 §2.1, eq 3–6, as [`kick`]). With a kick
+/// the particles are taken four (twelve numbers, three runs of four) at a time, the body force
+/// picked number by number where the inverse mass is positive and the kick added while the
+/// forces are in registers: each number gets the operations of one pass per particle, so the
+/// same bits.
 #[inline(always)]
-fn body_force(fs: &mut [DVec3], mass: &[f64], inv_mass: &[f64], acc: impl Fn(usize) -> DVec3) {
-    for (o, (f, (&m, &im))) in fs.iter_mut().zip(mass.iter().zip(inv_mass)).enumerate() {
-        if im > 0.0 {
+fn body_force(
+    fs: &mut [DVec3],
+    vs: &mut [DVec3],
+    mass: &[f64],
+    inv_mass: &[f64],
+    kick: Option<f64>,
+    acc: impl Fn(usize) -> DVec3,
+) {
+    let runs = kick.map_or(0, |_| 4 * (fs.len() / 4));
+    if let Some(h) = kick {
+        let (f, v): (&mut [f64], &mut [f64]) = (
+            bytemuck::cast_slice_mut(&mut fs[..runs]),
+            bytemuck::cast_slice_mut(&mut vs[..runs]),
+        );
+        let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
+        let (zero, h) = (Quad::default(), Quad::new([h; 4]));
+        let runs = f
+            .chunks_exact_mut(12)
+            .zip(v.chunks_exact_mut(12))
+            .zip(mass.chunks_exact(4).zip(inv_mass.chunks_exact(4)));
+        for (q, ((f, v), (m, w))) in runs.enumerate() {
+            // The four particles' accelerations as three runs: x y z x | y z x y | z x y z.
+            let g = [0, 1, 2, 3].map(|o| acc(4 * q + o));
+            let g = [
+                [g[0].x, g[0].y, g[0].z, g[1].x],
+                [g[1].y, g[1].z, g[2].x, g[2].y],
+                [g[2].z, g[3].x, g[3].y, g[3].z],
+            ];
+            let (m, w) = (quad(m).triple(), quad(w));
+            let (hw, w) = ((h * w).triple(), w.triple());
+            for r in 0..3 {
+                let (f, v) = (&mut f[4 * r..4 * r + 4], &mut v[4 * r..4 * r + 4]);
+                let old = quad(f);
+                let new = w[r].select_gt(zero, old + m[r] * Quad::new(g[r]), old);
+                f.copy_from_slice(&new.to_array());
+                v.copy_from_slice(&(quad(v) + new * hw[r]).to_array());
+            }
+        }
+    }
+    for (o, (f, v)) in fs.iter_mut().zip(vs.iter_mut()).enumerate().skip(runs) {
+        let (m, w) = (mass[o], inv_mass[o]);
+        if w > 0.0 {
             *f += m * acc(o);
+        }
+        if let Some(h) = kick {
+            for c in 0..3 {
+                v[c] += f[c] * (h * w);
+            }
         }
     }
 }
@@ -609,6 +651,151 @@ mod tests {
             sim.world.particles.mass[k] = f64::NAN;
             assert_eq!(soft_forces(&mut sim).non_finite, Some(k));
         }
+    }
+
+    #[test]
+    fn still_walls_give_each_grain_the_scalar_laws_bits_through_the_lanes() {
+        // Grains thrown about in a vat (a block's six faces: a union, corners near three)
+        // crossed by a turning drum (a cylinder about its axis, still, its surface moving
+        // along itself), over a patch of nine stacked disks (a grain there is near more members
+        // than a batch of lanes holds), one grain fixed on the floor, and every slot of the law
+        // on (Hertz, spring, rolling, twisting, DMT cohesion). At every step the pass over the
+        // listed grains, which takes established contacts in lanes, must give each grain the
+        // force, torque and wall history of WallForces::on from the same histories, bit for
+        // bit, while contacts form, last and end.
+        let disks: String = (0..9)
+            .map(|i| {
+                let z = -1e-6 * i as f64;
+                format!("{{ type = \"disk\", center = [4e-3, 4e-3, {z:e}], normal = [0, 0, 1], radius = 3e-3 }},")
+            })
+            .collect();
+        let toml = format!(
+            r#"
+[simulation]
+duration = 1.0
+dt = 1e-6
+[contact]
+normal = "hertz"
+tangential = "spring"
+rolling = "constant"
+twisting = "constant"
+cohesion = "dmt"
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 1e7
+poisson_ratio = 0.25
+restitution = 0.8
+sliding_friction = 0.4
+rolling_friction = 0.05
+twisting_friction = 0.05
+cohesion = 0.05
+[gravity]
+uniform = [0.0, 0.0, -9.81]
+[[walls]]
+type = "block"
+material = "glass"
+min = [-0.01, -0.01, 0.0]
+max = [0.01, 0.01, 0.03]
+side = "inside"
+[[walls]]
+type = "cylinder"
+material = "glass"
+origin = [0, 0, 0]
+axis = [0, 0, 1]
+radius = 0.0125
+side = "inside"
+motion = {{ type = "rotate", center = [0, 0, 0], axis = [0, 0, 1], omega = 20.0 }}
+[[walls]]
+type = "union"
+material = "glass"
+members = [{disks}]
+[[particles]]
+type = "random"
+material = "glass"
+count = 100
+radius = 1e-3
+spread = 0.1
+min = [-0.01, -0.01, 0.0]
+max = [0.01, 0.01, 0.006]
+velocity = [0.0, 0.0, -1.0]
+velocity_dispersion = 1.0
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}]
+"#
+        );
+        let scene = crate::scene::Scene::from_toml(&toml, "vat").expect("parses");
+        let mut sim =
+            crate::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+        let dt = sim.physics.dt;
+        let bits = |v: DVec3| v.to_array().map(f64::to_bits);
+        let (mut lanes, mut formed, mut ended, mut crowded) = (0, 0, 0, 0);
+        for _ in 0..2000 {
+            let (w, ph) = (&mut sim.world, &sim.physics);
+            kick_drift_pack(w, ph, dt);
+            w.time += dt;
+            let before = w.wall_state.clone();
+            evaluate(w, ph, dt, None);
+            let n = w.particles.len();
+            let listed = w
+                .wall_runtime
+                .near
+                .listed(n)
+                .expect("every wall still")
+                .to_vec();
+            let walls = WallForces::new(&w.walls, &w.wall_runtime, &ph.model, &ph.table, dt);
+            let p = &w.particles;
+            for (e, &k) in listed.iter().enumerate() {
+                let k = k as usize;
+                let mut history = before[k].clone();
+                let body = body(&p.vel, &p.omega, &p.radius, &p.inv_mass, &p.inv_inertia, k);
+                let m = p.material[k] as usize;
+                let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut history);
+                let (g, fg, tg) = w.wall_force[e];
+                assert_eq!(g as usize, k);
+                assert!(
+                    bits(f) == bits(fg) && bits(t) == bits(tg),
+                    "grain {k}: {f} {t} against {fg} {tg}"
+                );
+                assert_eq!(history.len(), w.wall_state[k].len(), "grain {k}");
+                for ((a, s), (b, q)) in history.iter().zip(&w.wall_state[k]) {
+                    assert!(
+                        a == b && bits(s.slip) == bits(q.slip) && s == q,
+                        "grain {k}"
+                    );
+                }
+                let established = |id: &u32| before[k].iter().any(|(h, s)| h == id && s.touching);
+                let movable = p.inv_mass[k] > 0.0;
+                formed += history
+                    .iter()
+                    .filter(|(h, _)| movable && !established(h))
+                    .count();
+                ended += before[k]
+                    .iter()
+                    .filter(|(h, _)| !history.iter().any(|(g, _)| g == h))
+                    .count();
+                let near = w.wall_runtime.near.of(k).map_or(0, <[u32]>::len);
+                crowded += usize::from(near > crate::contact::lanes::LANES && !history.is_empty());
+                lanes += usize::from(
+                    p.inv_mass[k] > 0.0
+                        && history.iter().all(|(h, _)| established(h))
+                        && near <= crate::contact::lanes::LANES
+                        && !history.is_empty(),
+                );
+            }
+            half_kick(w, dt);
+        }
+        assert!(lanes > 10_000, "{lanes} grains in lanes");
+        assert!(
+            formed > 100 && ended > 100,
+            "{formed} contacts formed, {ended} ended"
+        );
+        assert!(
+            crowded > 100,
+            "{crowded} grains near more members than a batch holds"
+        );
     }
 
     /// One force evaluation of `sim` with its time step.

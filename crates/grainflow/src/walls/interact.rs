@@ -22,11 +22,12 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::{Pose, Surface, Wall};
+use super::{Pose, Shape, Surface, Wall};
 use crate::boundary::Periodic;
-use crate::contact::{Body, ContactModel, ContactState};
-use crate::material::PairTable;
-use crate::particles::Mobility;
+use crate::contact::lanes::{Contacts, Lanes, Touches, WallLanes, F, LANES, V3};
+use crate::contact::{Body, ContactModel, ContactState, Touch};
+use crate::material::{PairParams, PairTable};
+use crate::particles::{Mobility, Particles};
 use crate::sim::World;
 use crate::soft::ContactStats;
 
@@ -84,7 +85,7 @@ impl NearWalls {
 
     /// The listed members near particle `k`, or `None` when the list was not built for it.
     #[inline]
-    fn of(&self, k: usize) -> Option<&[u32]> {
+    pub(crate) fn of(&self, k: usize) -> Option<&[u32]> {
         let (a, b) = (*self.start.get(k)?, *self.start.get(k + 1)?);
         Some(&self.keys[a as usize..b as usize])
     }
@@ -300,6 +301,8 @@ pub struct WallForces<'a> {
     all_still: bool,
     /// Whether some wall is sticky (only those hold grains).
     sticky: bool,
+    /// The contact law's lanes for walls, when they cover the model.
+    lanes: Option<WallLanes>,
 }
 
 impl<'a> WallForces<'a> {
@@ -319,6 +322,7 @@ impl<'a> WallForces<'a> {
             dt,
             all_still: rt.still.len() == walls.len() && rt.still.iter().all(|&s| s),
             sticky: holds_grains(walls),
+            lanes: Lanes::walls(model, dt),
         }
     }
 
@@ -355,8 +359,10 @@ impl<'a> WallForces<'a> {
     }
 
     /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
-    /// with radius `r`, of `material`), updating its wall contact `history`.
-    #[inline]
+    /// with radius `r`, of `material`), updating its wall contact `history`. Inlined where it
+    /// is called, as before the lanes: out of line, its rolling torque compiled to an
+    /// instruction (`vmovq` between registers, 66 0F D6) that Valgrind 3.19 cannot run.
+    #[inline(always)]
     pub fn on(
         &self,
         k: usize,
@@ -388,51 +394,399 @@ impl<'a> WallForces<'a> {
                 if still && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
-                let touch = match (wall.surface, shape.contact(local, r)) {
-                    (Surface::Normal, Some(c)) => c,
-                    _ => {
-                        if let Some(s) = history.iter().position(|(h, _)| *h == id) {
-                            history.swap_remove(s);
-                        }
-                        continue;
-                    }
+                let Some((mut c, s)) = meet(wall, shape, id, local, r, history) else {
+                    continue;
                 };
-                let slot = history.iter().position(|(h, _)| *h == id);
-                let s = slot.unwrap_or_else(|| {
-                    history.push((id, ContactState::default()));
-                    history.len() - 1
-                });
-                let mut c = touch;
                 if !direct {
                     c.normal = pose.rotation * c.normal;
                 }
-                let grain = Body {
-                    omega: body.omega - pose.omega,
-                    ..*body
-                };
-                let surface = Body {
-                    vel: pose.velocity_at(pos),
-                    omega: DVec3::ZERO,
-                    radius: None,
-                    inv_mass: 0.0,
-                    inv_inertia: 0.0,
-                };
+                let (grain, surface) = bodies(body, pose, pos);
                 let params = self.table.get(material, wall.material);
                 let out = self
                     .model
                     .force(params, c, &grain, &surface, &mut history[s].1, self.dt);
                 f += out.force_i;
                 t += out.torque_i;
-                let here = ContactStats {
-                    contacts: 1,
-                    max_overlap_ratio: c.overlap / r,
-                    worst: k,
-                    non_finite: None,
-                };
-                stats = ContactStats::merge(stats, here);
+                stats = ContactStats::merge(stats, touching(k, c, r));
             }
         }
         (f, t, stats)
+    }
+
+    /// [`Self::on`] for each particle of `reach` (ascending, all listed near a member: every
+    /// wall stays in place and none holds grains, [`Self::reach`]) into `out` as (particle,
+    /// force, torque), with the wall histories `states` of the particles from `first` on. The
+    /// members a grain meets are its listed ones, in the same order. When the lanes cover the
+    /// model and every contact of a grain is established, they are evaluated [`LANES`] at a
+    /// time with those of the grains around it ([`WallLanes`]: the scalar law's operations in
+    /// its order) and summed in the members' order; else the grain takes [`Self::on`]. Every
+    /// bit is that of [`Self::on`].
+    pub fn listed(
+        &self,
+        p: &Particles,
+        reach: &[u32],
+        out: &mut [(u32, DVec3, DVec3)],
+        states: &mut [Vec<(u32, ContactState)>],
+        first: usize,
+    ) -> ContactStats {
+        let mut stats = ContactStats::default();
+        let mut batch = Batch::default();
+        for (e, &k) in reach.iter().enumerate() {
+            self.ask_ahead(p, reach, e, states, first);
+            let k = k as usize;
+            let near = self.rt.near.of(k).filter(|near| near.len() <= LANES);
+            if let (Some(near), Some(_)) = (near, &self.lanes) {
+                if batch.contacts + near.len() > LANES || batch.grains == LANES {
+                    self.flush(&mut batch, out, states, &mut stats);
+                }
+                if let Some(here) = self.queue(&mut batch, p, k, near, states, k - first) {
+                    batch.grain[batch.grains] = (e, k, batch.contacts, here);
+                    batch.grains += 1;
+                    continue;
+                }
+            }
+            // A model the lanes leave to the scalar law, more members near the grain than a
+            // batch holds, a grain that cannot move or a contact forming: the grain takes
+            // Self::on, after the grains before it.
+            self.flush(&mut batch, out, states, &mut stats);
+            let body = Body {
+                vel: p.vel[k],
+                omega: p.omega[k],
+                radius: Some(p.radius[k]),
+                inv_mass: p.inv_mass[k],
+                inv_inertia: p.inv_inertia[k],
+            };
+            let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
+            let (f, t, s) = self.on(k, &body, pos, r, material, &mut states[k - first]);
+            out[e] = (k as u32, f, t);
+            stats = ContactStats::merge(stats, s);
+        }
+        self.flush(&mut batch, out, states, &mut stats);
+        stats
+    }
+
+    /// Asks for what the grains [`AHEAD`] places after grain `e` of `reach` will read (of `p`,
+    /// and the wall histories `states` of the particles from `first` on): their state, near
+    /// members and history, whose header is asked for twice as far ahead. The grains near a
+    /// wall are a tenth of S1's, spread through the store: without the hints each waits for
+    /// most of what it reads.
+    #[inline(always)]
+    fn ask_ahead(
+        &self,
+        p: &Particles,
+        reach: &[u32],
+        e: usize,
+        states: &[Vec<(u32, ContactState)>],
+        first: usize,
+    ) {
+        if let Some(&k) = reach.get(e + 2 * AHEAD) {
+            prefetch(
+                states
+                    .as_ptr()
+                    .wrapping_add((k as usize).wrapping_sub(first)),
+            );
+        }
+        let Some(&k) = reach.get(e + AHEAD) else {
+            return;
+        };
+        let k = k as usize;
+        prefetch(p.pos.as_ptr().wrapping_add(k));
+        prefetch(p.vel.as_ptr().wrapping_add(k));
+        prefetch(p.omega.as_ptr().wrapping_add(k));
+        prefetch(p.radius.as_ptr().wrapping_add(k));
+        prefetch(p.inv_mass.as_ptr().wrapping_add(k));
+        prefetch(p.inv_inertia.as_ptr().wrapping_add(k));
+        prefetch(p.material.as_ptr().wrapping_add(k));
+        prefetch(self.rt.near.start.as_ptr().wrapping_add(k));
+        if let Some(history) = states.get(k.wrapping_sub(first)) {
+            prefetch(history.as_ptr());
+        }
+    }
+
+    /// Puts the contacts of particle `k` of `p` with its `near` members into `batch`, doing to
+    /// its wall history `states[g]` what [`Self::on`] does before the law: the grain's
+    /// statistics when it can move and every contact is established, so that the lanes take
+    /// them all. Else its contacts are taken out of the batch again and `None` returned: its
+    /// history is then as [`Self::on`] would find it, or leave it before the law, so that the
+    /// grain may take [`Self::on`].
+    #[inline(always)]
+    fn queue(
+        &self,
+        batch: &mut Batch,
+        p: &Particles,
+        k: usize,
+        near: &[u32],
+        states: &mut [Vec<(u32, ContactState)>],
+        g: usize,
+    ) -> Option<ContactStats> {
+        let body = Body {
+            vel: p.vel[k],
+            omega: p.omega[k],
+            radius: Some(p.radius[k]),
+            inv_mass: p.inv_mass[k],
+            inv_inertia: p.inv_inertia[k],
+        };
+        // The scalar law's first test (the wall's inverse mass is 0): two immovable bodies
+        // have no contact force.
+        if body.inv_mass == 0.0 {
+            return None;
+        }
+        let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
+        let (from, history) = (batch.contacts, &mut states[g]);
+        let mut here = ContactStats::default();
+        for &id in near {
+            let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
+            let wall = &self.walls[w];
+            // A still wall's placement is the world's: no transform.
+            let Some((c, s)) = meet(wall, &wall.shape.members()[m], id, pos, r, history) else {
+                continue;
+            };
+            let state = &history[s].1;
+            if !state.touching {
+                batch.contacts = from;
+                return None;
+            }
+            let (grain, surface) = bodies(&body, &self.rt.pose[w], pos);
+            let params = self.table.get(material, wall.material);
+            batch.put(c, &grain, &surface, state, params, (g, s, id));
+            here = ContactStats::merge(here, touching(k, c, r));
+        }
+        Some(here)
+    }
+
+    /// Evaluates the lanes of `batch`, puts their slips back in the histories `states` (of the
+    /// particles from the task's first on), and writes each grain's sum into `out` and merges
+    /// its statistics into `stats`, in the grains' order; empties the batch.
+    fn flush(
+        &self,
+        batch: &mut Batch,
+        out: &mut [(u32, DVec3, DVec3)],
+        states: &mut [Vec<(u32, ContactState)>],
+        stats: &mut ContactStats,
+    ) {
+        let zero = [[0.0; LANES]; 3];
+        let (mut f, mut t) = (zero, zero);
+        if let Some(law) = self.lanes.as_ref().filter(|_| batch.contacts > 0) {
+            let (c, touch) = batch.inputs();
+            let r = law.force(&c, &touch, self.dt);
+            (f, t) = (lanes3(r.force_i), lanes3(r.torque_i));
+            let slip = lanes3(r.slip);
+            for (l, &(g, s, id)) in batch.at[..batch.contacts].iter().enumerate() {
+                // The contact's slot, unless a member the grain left after it moved it.
+                let h = &mut states[g];
+                let s = match h.get(s) {
+                    Some((key, _)) if *key == id => Some(s),
+                    _ => h.iter().position(|(key, _)| *key == id),
+                };
+                if let Some(s) = s {
+                    h[s].1.slip = at(&slip, l);
+                }
+            }
+        }
+        let mut from = 0;
+        for &(e, k, to, here) in &batch.grain[..batch.grains] {
+            let (mut sum_f, mut sum_t) = (DVec3::ZERO, DVec3::ZERO);
+            for l in from..to {
+                sum_f += at(&f, l);
+                sum_t += at(&t, l);
+            }
+            out[e] = (k as u32, sum_f, sum_t);
+            *stats = ContactStats::merge(*stats, here);
+            from = to;
+        }
+        (batch.contacts, batch.grains) = (0, 0);
+    }
+}
+
+/// Member `id` (`shape`, of `wall`) against a sphere at `local` (in the wall's placement) of
+/// radius `r` with wall contact `history`: where they touch, and the slot of their history,
+/// made when the contact forms; `None` when they do not touch or the wall is not normal, with
+/// any history of the member dropped. The plane, the commonest wall, is inline.
+#[inline(always)]
+fn meet(
+    wall: &Wall,
+    shape: &Shape,
+    id: u32,
+    local: DVec3,
+    r: f64,
+    history: &mut Vec<(u32, ContactState)>,
+) -> Option<(Touch, usize)> {
+    let contact = match shape {
+        Shape::Plane(plane) => plane.contact(local, r),
+        other => other.contact(local, r),
+    };
+    let Some(touch) = contact.filter(|_| wall.surface == Surface::Normal) else {
+        if let Some(s) = history.iter().position(|(h, _)| *h == id) {
+            history.swap_remove(s);
+        }
+        return None;
+    };
+    let slot = history.iter().position(|(h, _)| *h == id);
+    let s = slot.unwrap_or_else(|| {
+        history.push((id, ContactState::default()));
+        history.len() - 1
+    });
+    Some((touch, s))
+}
+
+/// The grain `body` at `pos` and the surface of a wall at `pose` as the contact law sees them
+/// (see the module's doc): the grain spinning relative to the wall, the surface a body of no
+/// radius, mass or spin moving with the wall's velocity field at the grain's centre.
+#[inline(always)]
+fn bodies(body: &Body, pose: &Pose, pos: DVec3) -> (Body, Body) {
+    let grain = Body {
+        omega: body.omega - pose.omega,
+        ..*body
+    };
+    let surface = Body {
+        vel: pose.velocity_at(pos),
+        omega: DVec3::ZERO,
+        radius: None,
+        inv_mass: 0.0,
+        inv_inertia: 0.0,
+    };
+    (grain, surface)
+}
+
+/// Listed grains ahead of the wall pass whose state is asked for early ([`prefetch`]).
+const AHEAD: usize = 8;
+
+/// Asks the processor to bring the cache line at `p` closer. A hint reads nothing and never
+/// faults, whatever the address.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it dereferences nothing, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// The lanes of `v`, component by component.
+#[inline(always)]
+fn lanes3(v: V3) -> [[f64; LANES]; 3] {
+    [v.x, v.y, v.z].map(F::to_array)
+}
+
+/// Lane `l` of the components `v`.
+#[inline(always)]
+fn at(v: &[[f64; LANES]; 3], l: usize) -> DVec3 {
+    DVec3::new(v[0][l], v[1][l], v[2][l])
+}
+
+/// The statistics of grain `k` of radius `r` touching a wall at `c`.
+#[inline(always)]
+fn touching(k: usize, c: Touch, r: f64) -> ContactStats {
+    ContactStats {
+        contacts: 1,
+        max_overlap_ratio: c.overlap / r,
+        worst: k,
+        non_finite: None,
+    }
+}
+
+/// Wall contacts of consecutive listed grains waiting for the lanes ([`WallForces::listed`]):
+/// up to [`LANES`] established contacts, contact l in lane l, in the grains' order and each
+/// grain's members'.
+#[derive(Default)]
+struct Batch {
+    /// Contacts so far.
+    contacts: usize,
+    /// The history of each lane's contact: its grain's offset, its slot (unless a member the
+    /// grain left later moved it) and the member's key.
+    at: [(usize, usize, u32); LANES],
+    /// The lanes' inputs ([`Contacts`]), lane by lane.
+    dv: [[f64; LANES]; 3],
+    w: [[f64; LANES]; 3],
+    r: [f64; LANES],
+    ii: [f64; LANES],
+    slip: [[f64; LANES]; 3],
+    stiffness: [[f64; LANES]; 4],
+    pair: [[f64; LANES]; 4],
+    normal: [[f64; LANES]; 3],
+    overlap: [f64; LANES],
+    /// Grains so far.
+    grains: usize,
+    /// Each grain's entry in the output, index, end of its contacts, and statistics.
+    grain: [(usize, usize, usize, ContactStats); LANES],
+}
+
+impl Batch {
+    /// Adds an established contact touching at `c` of the `grain` with a wall `surface`
+    /// ([`bodies`]), with history `state` at `at`, and pair constants `p`, to the lanes.
+    #[inline(always)]
+    fn put(
+        &mut self,
+        c: Touch,
+        grain: &Body,
+        surface: &Body,
+        state: &ContactState,
+        p: &PairParams,
+        at: (usize, usize, u32),
+    ) {
+        let l = self.contacts;
+        let set = |v: &mut [[f64; LANES]; 3], x: DVec3| {
+            (v[0][l], v[1][l], v[2][l]) = (x.x, x.y, x.z);
+        };
+        set(&mut self.dv, grain.vel - surface.vel);
+        set(&mut self.w, grain.omega);
+        set(&mut self.slip, state.slip);
+        set(&mut self.normal, c.normal);
+        (self.r[l], self.ii[l], self.overlap[l]) =
+            (grain.radius.unwrap_or(0.0), grain.inv_inertia, c.overlap);
+        let k = &state.stiffness;
+        for (v, x) in self.stiffness.iter_mut().zip([k.kn, k.kt, k.gn, k.gt]) {
+            v[l] = x;
+        }
+        for (v, x) in self
+            .pair
+            .iter_mut()
+            .zip([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
+        {
+            v[l] = x;
+        }
+        self.at[l] = at;
+        self.contacts += 1;
+    }
+
+    /// The lanes' inputs: the wall's lever arm, spin and inverse inertia are the zeros of
+    /// the surface ([`bodies`]).
+    #[inline(always)]
+    fn inputs(&self) -> (Contacts, Touches) {
+        let v3 = |v: &[[f64; LANES]; 3]| V3 {
+            x: F::new(v[0]),
+            y: F::new(v[1]),
+            z: F::new(v[2]),
+        };
+        let [kn, kt, gn, gt] = self.stiffness.map(F::new);
+        let [mu, mu_r, mu_t, cohesion] = self.pair.map(F::new);
+        let zero = F::splat(0.0);
+        let c = Contacts {
+            r_i: F::new(self.r),
+            r_j: zero,
+            dv: v3(&self.dv),
+            w_i: v3(&self.w),
+            w_j: V3::default(),
+            slip: v3(&self.slip),
+            kn,
+            kt,
+            gn,
+            gt,
+            mu,
+            mu_r,
+            mu_t,
+            cohesion,
+            ii_i: F::new(self.ii),
+            ii_j: zero,
+            ..Contacts::default()
+        };
+        let t = Touches {
+            normal: v3(&self.normal),
+            overlap: F::new(self.overlap),
+        };
+        (c, t)
     }
 }
 

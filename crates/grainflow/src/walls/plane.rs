@@ -61,6 +61,7 @@ impl Plane {
     }
 
     /// Sphere contact: normal towards the wall, overlap r − |d| (sheet) or r − d (half-space).
+    #[inline]
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let d = (pos - self.point).dot(self.normal);
         if self.both && d < 0.0 {
