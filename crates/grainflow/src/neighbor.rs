@@ -76,7 +76,7 @@ impl AutoSkin {
 /// Rows are taken in blocks of this many particles: one task of the force loop sums the pairs
 /// whose two particles lie in its block directly, and leaves only the others to the gather.
 /// Fixed, not a function of the thread count, so the sums' order (and bits) never depend on it.
-pub const BLOCK: usize = 2048;
+pub const BLOCK: usize = 1024;
 
 /// [`NeighborList::cross_slot`] of a pair whose two particles lie in one block.
 pub const NOT_CROSSING: u32 = u32::MAX;
