@@ -539,62 +539,20 @@ impl NeighborList {
             partner[start[i]..start[i + 1]].sort_unstable();
             owner[start[i]..start[i + 1]].fill(i as u32);
         }
-        self.carry_history(n, &start, &partner);
-        // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
-        let mut rev_start = vec![0usize; n + 1];
-        for &j in &partner {
-            rev_start[j as usize + 1] += 1;
-        }
-        for k in 0..n {
-            rev_start[k + 1] += rev_start[k];
-        }
-        let mut fill = rev_start.clone();
-        let mut rev_slot = vec![0u32; partner.len()];
-        let mut rev_owner = vec![0u32; partner.len()];
-        for i in 0..n {
-            for (slot, &j) in partner.iter().enumerate().take(start[i + 1]).skip(start[i]) {
-                let j = j as usize;
-                rev_slot[fill[j]] = slot as u32;
-                rev_owner[fill[j]] = i as u32;
-                fill[j] += 1;
-            }
-        }
-        // Pairs crossing into a later block, numbered in slot order (so each block's are
-        // contiguous), and for each particle those naming it, in ascending owner.
-        let mut cross_slot = vec![NOT_CROSSING; partner.len()];
-        let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
-        let mut crossing = 0u32;
-        for i in 0..n {
-            if i % BLOCK == 0 {
-                block_cross.push(crossing as usize);
-            }
-            for s in start[i]..start[i + 1] {
-                if partner[s] as usize / BLOCK != i / BLOCK {
-                    cross_slot[s] = crossing;
-                    crossing += 1;
-                }
-            }
-        }
-        block_cross.push(crossing as usize);
-        let mut cross_to = Vec::with_capacity(crossing as usize);
-        let mut cross_of = Vec::with_capacity(crossing as usize);
-        for k in 0..n {
-            for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
-                if cross_slot[s as usize] != NOT_CROSSING {
-                    cross_to.push(k as u32);
-                    cross_of.push(cross_slot[s as usize]);
-                }
-            }
-        }
+        // The history moves while the reverse rows and crossing pairs are found.
+        let ((), links) = rayon::join(
+            || self.carry_history(n, &start, &partner),
+            || Links::of(&start, &partner),
+        );
         self.start = start;
         self.partner = partner;
         self.owner = owner;
-        self.rev_start = rev_start;
-        self.rev_owner = rev_owner;
-        self.cross_slot = cross_slot;
-        self.block_cross = block_cross;
-        self.cross_to = cross_to;
-        self.cross_of = cross_of;
+        self.rev_start = links.rev_start;
+        self.rev_owner = links.rev_owner;
+        self.cross_slot = links.cross_slot;
+        self.block_cross = links.block_cross;
+        self.cross_to = links.cross_to;
+        self.cross_of = links.cross_of;
         self.ref_pos = pos.to_vec();
         self.builds += 1;
     }
@@ -641,6 +599,77 @@ impl NeighborList {
             if let Ok(k) = self.partner[row.clone()].binary_search(&(*j as u32)) {
                 self.state[row.start + k] = s.clone();
             }
+        }
+    }
+}
+
+/// What a new set of rows implies besides the history: reverse rows and crossing pairs (the
+/// fields of the same names in [`NeighborList`]).
+struct Links {
+    rev_start: Vec<usize>,
+    rev_owner: Vec<u32>,
+    cross_slot: Vec<u32>,
+    block_cross: Vec<usize>,
+    cross_to: Vec<u32>,
+    cross_of: Vec<u32>,
+}
+
+impl Links {
+    fn of(start: &[usize], partner: &[u32]) -> Links {
+        let n = start.len() - 1;
+        // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
+        let mut rev_start = vec![0usize; n + 1];
+        for &j in partner {
+            rev_start[j as usize + 1] += 1;
+        }
+        for k in 0..n {
+            rev_start[k + 1] += rev_start[k];
+        }
+        let mut fill = rev_start.clone();
+        let mut rev_slot = vec![0u32; partner.len()];
+        let mut rev_owner = vec![0u32; partner.len()];
+        for i in 0..n {
+            for (slot, &j) in partner.iter().enumerate().take(start[i + 1]).skip(start[i]) {
+                let j = j as usize;
+                rev_slot[fill[j]] = slot as u32;
+                rev_owner[fill[j]] = i as u32;
+                fill[j] += 1;
+            }
+        }
+        // Pairs crossing into a later block, numbered in slot order (so each block's are
+        // contiguous), and for each particle those naming it, in ascending owner.
+        let mut cross_slot = vec![NOT_CROSSING; partner.len()];
+        let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
+        let mut crossing = 0u32;
+        for i in 0..n {
+            if i % BLOCK == 0 {
+                block_cross.push(crossing as usize);
+            }
+            for s in start[i]..start[i + 1] {
+                if partner[s] as usize / BLOCK != i / BLOCK {
+                    cross_slot[s] = crossing;
+                    crossing += 1;
+                }
+            }
+        }
+        block_cross.push(crossing as usize);
+        let mut cross_to = Vec::with_capacity(crossing as usize);
+        let mut cross_of = Vec::with_capacity(crossing as usize);
+        for k in 0..n {
+            for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
+                if cross_slot[s as usize] != NOT_CROSSING {
+                    cross_to.push(k as u32);
+                    cross_of.push(cross_slot[s as usize]);
+                }
+            }
+        }
+        Links {
+            rev_start,
+            rev_owner,
+            cross_slot,
+            block_cross,
+            cross_to,
+            cross_of,
         }
     }
 }
