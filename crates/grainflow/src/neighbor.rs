@@ -28,21 +28,8 @@ pub struct NeighborList {
     pub owner: Vec<u32>,
     /// Contact history of each slot.
     pub state: Vec<ContactState>,
-    /// Reverse rows: the owners i of the slots where particle k is the partner, in ascending
-    /// i, are `rev_owner[rev_start[k]..rev_start[k+1]]`.
-    pub rev_start: Vec<usize>,
-    /// Owner i of each reverse-row entry (the neighbour that lists this particle).
-    pub rev_owner: Vec<u32>,
-    /// Place of each slot among the pairs crossing into a later [`BLOCK`] (numbered in slot
-    /// order), or [`NOT_CROSSING`] for a pair within one block.
-    pub cross_slot: Vec<u32>,
-    /// Pairs crossing blocks before the first row of each block (one more entry at the end).
-    pub block_cross: Vec<usize>,
-    /// The crossing pairs by partner, in ascending partner and for each in ascending owner:
-    /// the partner of each.
-    pub cross_to: Vec<u32>,
-    /// The place of each among the crossing pairs.
-    pub cross_of: Vec<u32>,
+    /// Reverse rows and crossing pairs, made with the rows.
+    pub links: Links,
     /// Positions at the last build (m).
     ref_pos: Vec<DVec3>,
     /// Number of builds so far.
@@ -78,7 +65,7 @@ impl AutoSkin {
 /// Fixed, not a function of the thread count, so the sums' order (and bits) never depend on it.
 pub const BLOCK: usize = 1024;
 
-/// [`NeighborList::cross_slot`] of a pair whose two particles lie in one block.
+/// [`Links::cross_slot`] of a pair whose two particles lie in one block.
 pub const NOT_CROSSING: u32 = u32::MAX;
 
 /// Cells of at least the cut-off size: unbounded along open axes, a whole number of cells
@@ -373,9 +360,9 @@ impl NeighborList {
         self.partner.is_empty()
     }
 
-    /// The particle i of a slot (binary search in the row starts).
+    /// The particle i of a slot.
     pub fn owner(&self, slot: usize) -> usize {
-        self.start.partition_point(|&s| s <= slot) - 1
+        self.owner[slot] as usize
     }
 
     /// True unless every pair closer than its contact distance plus `travel` (m) is listed: some
@@ -547,12 +534,7 @@ impl NeighborList {
         self.start = start;
         self.partner = partner;
         self.owner = owner;
-        self.rev_start = links.rev_start;
-        self.rev_owner = links.rev_owner;
-        self.cross_slot = links.cross_slot;
-        self.block_cross = links.block_cross;
-        self.cross_to = links.cross_to;
-        self.cross_of = links.cross_of;
+        self.links = links;
         self.ref_pos = pos.to_vec();
         self.builds += 1;
     }
@@ -603,18 +585,30 @@ impl NeighborList {
     }
 }
 
-/// What a new set of rows implies besides the history: reverse rows and crossing pairs (the
-/// fields of the same names in [`NeighborList`]).
-struct Links {
-    rev_start: Vec<usize>,
-    rev_owner: Vec<u32>,
-    cross_slot: Vec<u32>,
-    block_cross: Vec<usize>,
-    cross_to: Vec<u32>,
-    cross_of: Vec<u32>,
+/// What the rows imply besides the history: the list seen from each partner, and the pairs
+/// whose two particles lie in different [`BLOCK`]s (the pair loop leaves their reactions to the
+/// gather).
+#[derive(Clone, Debug, Default)]
+pub struct Links {
+    /// Reverse rows: the owners i of the slots where particle k is the partner, in ascending
+    /// i, are `rev_owner[rev_start[k]..rev_start[k+1]]`.
+    pub rev_start: Vec<usize>,
+    /// Owner i of each reverse-row entry (the neighbour that lists this particle).
+    pub rev_owner: Vec<u32>,
+    /// Place of each slot among the pairs crossing into a later [`BLOCK`] (numbered in slot
+    /// order), or [`NOT_CROSSING`] for a pair within one block.
+    pub cross_slot: Vec<u32>,
+    /// Pairs crossing blocks before the first row of each block (one more entry at the end).
+    pub block_cross: Vec<usize>,
+    /// The crossing pairs by partner, in ascending partner and for each in ascending owner:
+    /// the partner of each.
+    pub cross_to: Vec<u32>,
+    /// The place of each among the crossing pairs.
+    pub cross_of: Vec<u32>,
 }
 
 impl Links {
+    /// The links of rows `start`, `partner`.
     fn of(start: &[usize], partner: &[u32]) -> Links {
         let n = start.len() - 1;
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
@@ -755,9 +749,9 @@ mod tests {
         }
         assert_eq!(brute, 540);
         // Reverse rows name each pair once, from its partner's side.
-        assert_eq!(list.rev_owner.len(), 540);
+        assert_eq!(list.links.rev_owner.len(), 540);
         for k in 0..pos.len() {
-            for &i in &list.rev_owner[list.rev_start[k]..list.rev_start[k + 1]] {
+            for &i in &list.links.rev_owner[list.links.rev_start[k]..list.links.rev_start[k + 1]] {
                 let row = &list.partner[list.start[i as usize]..list.start[i as usize + 1]];
                 assert!(row.contains(&(k as u32)), "{i} does not list {k}");
             }

@@ -52,7 +52,7 @@ pub struct World {
     /// the pair loop about a tenth of its time on a dense bed, so runs without it skip it.
     pub keep_reactions: bool,
     /// The same for the pairs crossing into a later block, in the order of
-    /// [`NeighborList::cross_slot`]: what the gather adds to their partners.
+    /// [`crate::neighbor::Links::cross_slot`]: what the gather adds to their partners.
     pub cross: Vec<(DVec3, DVec3)>,
     /// The walls' force and torque at the last evaluation, as (particle, force, torque) in
     /// ascending particle, for every particle a wall may act on: what the gather adds; empty
@@ -147,7 +147,7 @@ impl World {
         self.set_pair_history_by_id(&pairs);
     }
 
-    /// Sorts the particles along the Morton curve they are made in ([`curve_order`]), so that
+    /// Sorts the particles along the Morton curve they are made in (`curve_order`), so that
     /// grains near in space are near in memory again after they have mixed; nothing when they
     /// already are (`simulation.sort_every`).
     pub fn sort_along_curve(&mut self, periodic: &Periodic) {
@@ -180,7 +180,7 @@ impl World {
         }
         self.cross.clear();
         self.cross
-            .resize(nl.cross_of.len(), (DVec3::ZERO, DVec3::ZERO));
+            .resize(nl.links.cross_of.len(), (DVec3::ZERO, DVec3::ZERO));
     }
 }
 

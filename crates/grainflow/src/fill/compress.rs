@@ -113,7 +113,7 @@ impl Pack<'_> {
         let nl = &self.nl;
         nl.partner[nl.start[k]..nl.start[k + 1]]
             .iter()
-            .chain(&nl.rev_owner[nl.rev_start[k]..nl.rev_start[k + 1]])
+            .chain(&nl.links.rev_owner[nl.links.rev_start[k]..nl.links.rev_start[k + 1]])
             .map(|&j| j as usize)
     }
 

@@ -291,7 +291,7 @@ fn predict(
     let forward = nl.partner[nl.start[i]..nl.start[i + 1]]
         .iter()
         .map(|&j| j as usize);
-    let backward = nl.rev_owner[nl.rev_start[i]..nl.rev_start[i + 1]]
+    let backward = nl.links.rev_owner[nl.links.rev_start[i]..nl.links.rev_start[i + 1]]
         .iter()
         .map(|&j| j as usize);
     for j in forward.chain(backward) {

@@ -158,7 +158,7 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
 }
 
 /// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
-/// eq 3–6 and 9–10): one parallel pass, each chunk a [`kick`] for v and one for ω; public for the
+/// eq 3–6 and 9–10): one parallel pass, each chunk a `kick` for v and one for ω; public for the
 /// benchmarks.
 #[inline(never)]
 pub fn half_kick(world: &mut World, dt: f64) {
@@ -395,7 +395,9 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
         ..
     } = &mut world.particles;
     let (mass, inv_mass, inv_inertia) = (&*mass, &*inv_mass, &*inv_inertia);
-    let nl = &world.neighbors;
+    let crate::neighbor::Links {
+        cross_to, cross_of, ..
+    } = &world.neighbors.links;
     let cross = &world.cross;
     let wall_force = &world.wall_force;
     let body_acc = &world.body_acc;
@@ -410,9 +412,9 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
             let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
             // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
             // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
-            let first = |k: usize| nl.cross_to.partition_point(|&to| (to as usize) < k);
+            let first = |k: usize| cross_to.partition_point(|&to| (to as usize) < k);
             let (from, to) = (first(a), first(b));
-            for (&k, &c) in nl.cross_to[from..to].iter().zip(&nl.cross_of[from..to]) {
+            for (&k, &c) in cross_to[from..to].iter().zip(&cross_of[from..to]) {
                 let (cf, ct) = cross[c as usize];
                 fs[k as usize - a] += cf;
                 ts[k as usize - a] += ct;

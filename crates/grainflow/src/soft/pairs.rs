@@ -304,10 +304,10 @@ pub(super) fn pair_forces(
         owner,
         partner,
         state,
-        cross_slot,
-        block_cross,
+        links,
         ..
     } = &mut world.neighbors;
+    let (cross_slot, block_cross) = (&links.cross_slot, &links.block_cross);
     // All the rows, to be split at block boundaries into one task per block (Rows::blocks).
     let all = Block {
         first: 0,
