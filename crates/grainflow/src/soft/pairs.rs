@@ -101,7 +101,7 @@ fn prefetch<T>(p: *const T) {
 }
 
 /// Pairs the overlap test gathers before they are evaluated, [`LANES`] at a time.
-const BATCH: usize = 16 * LANES;
+const BATCH: usize = 32 * LANES;
 
 /// The pairs of one block the overlap test found touching, and those it found separated
 /// since the last evaluation (their slots, numbered from the block's first), up to [`BATCH`]
