@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use grainflow::scene::Scene;
 use grainflow::sim::Simulation;
+use grainflow::soft::StageTimes;
 use serde_json::json;
 
 /// A built-in benchmark: its scene and the folder its data files are read from.
@@ -73,9 +74,107 @@ pub fn list() {
 
 /// Runs benchmark `name` for `steps` steps (the scene's own count when `None`).
 pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
-    let Some(b) = BENCHES.iter().find(|b| b.name == name) else {
-        bail!("no benchmark named {name}; `grainflow bench` lists them");
+    let (report, stages) = time(find(name)?, steps)?;
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print(&report, stages);
+    }
+    Ok(())
+}
+
+/// Runs benchmark `name` on one thread and on `threads`, alternately, `repeat` times, and
+/// prints each run, the speed-up of each round (the one-thread run's wall time over the next
+/// run's) and whether every run ended with the same bits (kinetic energies and contacts).
+/// Alternating keeps a slow spell of a shared machine from favouring one thread count.
+pub fn scaling(
+    name: &str,
+    steps: Option<u64>,
+    threads: usize,
+    repeat: usize,
+    json: bool,
+) -> Result<()> {
+    if threads < 2 {
+        bail!("--scaling {threads}: compare one thread with two or more");
+    }
+    if repeat == 0 {
+        bail!("--repeat 0: run at least one round");
+    }
+    let b = find(name)?;
+    let (mut runs, mut speedups) = (Vec::new(), Vec::new());
+    for _ in 0..repeat {
+        let mut walls = [0.0; 2];
+        for (k, t) in [1, threads].into_iter().enumerate() {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .context("cannot start the thread pool")?;
+            let (report, stages) = pool.install(|| time(b, steps))?;
+            if !json {
+                print(&report, stages);
+            }
+            walls[k] = report["wall_s"].as_f64().unwrap_or(f64::NAN);
+            runs.push(report);
+        }
+        speedups.push(walls[0] / walls[1]);
+    }
+    let result = |r: &serde_json::Value| {
+        [
+            "kinetic_translational_j",
+            "kinetic_rotational_j",
+            "contacts_per_particle",
+        ]
+        .map(|k| r[k].as_f64().map(f64::to_bits))
     };
+    let identical = runs.iter().all(|r| result(r) == result(&runs[0]));
+    let mut sorted = speedups.clone();
+    sorted.sort_by(f64::total_cmp);
+    let half = sorted.len() / 2;
+    let median = if sorted.len() % 2 == 1 {
+        sorted[half]
+    } else {
+        0.5 * (sorted[half - 1] + sorted[half])
+    };
+    if json {
+        let summary = json!({
+            "scene": b.name,
+            "threads": threads,
+            "runs": runs,
+            "speedups": speedups,
+            "median_speedup": median,
+            "bit_identical": identical,
+        });
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        let each: Vec<String> = speedups.iter().map(|s| format!("{s:.2}")).collect();
+        outln!(
+            "{}: {threads} threads against one: {}× (median {median:.2}×); results {}",
+            b.name,
+            each.join(", "),
+            if identical { "bit-identical" } else { "DIFFER" }
+        );
+    }
+    if identical {
+        Ok(())
+    } else {
+        bail!(
+            "{}: the runs on 1 and {threads} threads ended with different results",
+            b.name
+        )
+    }
+}
+
+/// The built-in benchmark called `name`.
+fn find(name: &str) -> Result<&'static Bench> {
+    BENCHES
+        .iter()
+        .find(|b| b.name == name)
+        .with_context(|| format!("no benchmark named {name}; `grainflow bench` lists them"))
+}
+
+/// One timed run of benchmark `b` for `steps` steps (the scene's own count when `None`) on
+/// the current thread pool: the report `--json` prints, and the time per stage.
+fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)> {
     let scene = Scene::from_toml(b.toml, b.name)?;
     let mut sim = Simulation::new(scene, &data_dir()).context("building the benchmark scene")?;
     let steps = steps.unwrap_or_else(|| sim.total_steps());
@@ -92,15 +191,7 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
     let pair_contacts = sim.world.neighbors.touching();
     let per_step = (n as f64) * steps as f64;
     let e = sim.energies();
-    let t = sim.world.timers;
     let t_sim = sim.world.time;
-    let hard = json!({
-        "collisions": sim.world.collisions,
-        "collisions_per_wall_s": sim.world.collisions as f64 / wall,
-        "collisions_per_particle_per_time": 2.0 * sim.world.collisions as f64 / (n as f64 * t_sim),
-        "max_overlap_ratio": max_overlap,
-        "relative_energy_change": (e.translational + e.rotational) / (e0.translational + e0.rotational) - 1.0,
-    });
     let mut report = json!({
         "scene": b.name,
         "particles": n,
@@ -115,32 +206,43 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
         "kinetic_rotational_j": e.rotational,
         "neighbor_builds": sim.world.neighbors.builds,
         "listed_pairs": sim.world.neighbors.len(),
-        "stage_s": t,
+        "stage_s": sim.world.timers,
     });
     if sim.world.collisions > 0 {
-        report["hard_spheres"] = hard.clone();
+        report["hard_spheres"] = json!({
+            "collisions": sim.world.collisions,
+            "collisions_per_wall_s": sim.world.collisions as f64 / wall,
+            "collisions_per_particle_per_time": 2.0 * sim.world.collisions as f64 / (n as f64 * t_sim),
+            "max_overlap_ratio": max_overlap,
+            "relative_energy_change": (e.translational + e.rotational) / (e0.translational + e0.rotational) - 1.0,
+        });
     }
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        outln!(
-            "{}: {n} particles, {steps} steps, {threads} threads: {wall:.2} s, {:.3e} particle-steps/s, {:.1} ns·core per particle-step",
-            b.name,
-            per_step / wall,
-            wall * threads as f64 / per_step * 1e9
-        );
-        outln!(
-            "  contacts/particle {:.3}, KE {:.3e} + {:.3e} J, peak RSS {:.1} MiB, {} neighbour builds",
-            2.0 * pair_contacts as f64 / n as f64,
-            e.translational,
-            e.rotational,
-            peak_rss_mib(),
-            sim.world.neighbors.builds
-        );
-        outln!("  stages: {t}");
-        if sim.world.collisions > 0 {
-            outln!("  hard spheres: {hard}");
-        }
+    Ok((report, sim.world.timers))
+}
+
+/// A run's report, with its time per stage, as text.
+fn print(r: &serde_json::Value, stages: StageTimes) {
+    let num = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+    outln!(
+        "{}: {} particles, {} steps, {} threads: {:.2} s, {:.3e} particle-steps/s, {:.1} ns·core per particle-step",
+        r["scene"].as_str().unwrap_or("?"),
+        r["particles"],
+        r["steps"],
+        r["threads"],
+        num("wall_s"),
+        num("particle_steps_per_s"),
+        num("ns_per_particle_step_core")
+    );
+    outln!(
+        "  contacts/particle {:.3}, KE {:.3e} + {:.3e} J, peak RSS {:.1} MiB, {} neighbour builds",
+        num("contacts_per_particle"),
+        num("kinetic_translational_j"),
+        num("kinetic_rotational_j"),
+        num("peak_rss_mib"),
+        r["neighbor_builds"]
+    );
+    outln!("  stages: {stages}");
+    if let Some(hard) = r.get("hard_spheres") {
+        outln!("  hard spheres: {hard}");
     }
-    Ok(())
 }

@@ -94,6 +94,13 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Run on one thread and on this many, alternately, and print the speed-ups and
+        /// whether the results are bit-identical (fails if not).
+        #[arg(long, value_name = "THREADS")]
+        scaling: Option<usize>,
+        /// Rounds of --scaling.
+        #[arg(long, default_value_t = 1, requires = "scaling")]
+        repeat: usize,
     },
     /// Run validation cases and compare with analytic or published numbers.
     Validate {
@@ -333,11 +340,20 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { name, steps, json } => {
+        Command::Bench {
+            name,
+            steps,
+            json,
+            scaling,
+            repeat,
+        } => {
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) if name == "couette" => return bench_couette::couette(json),
-                Some(name) => bench::run(&name, steps, json)?,
+                Some(name) => match scaling {
+                    Some(threads) => bench::scaling(&name, steps, threads, repeat, json)?,
+                    None => bench::run(&name, steps, json)?,
+                },
                 None => bench::list(),
             }
             Ok(ExitCode::SUCCESS)

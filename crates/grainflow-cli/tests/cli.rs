@@ -267,3 +267,48 @@ fn a_reader_that_stops_early_ends_the_program_quietly() {
     assert!(out.status.success(), "{:?}", out.status);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
+    // The peers' S1 bed: 20 000 spheres (shared/peers/RESULTS.md), a few steps.
+    let (ok, stdout, stderr) = grainflow(&["bench", "s1", "--steps", "3", "--json"]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    for key in [
+        "scene",
+        "particles",
+        "steps",
+        "threads",
+        "wall_s",
+        "particle_steps_per_s",
+        "ns_per_particle_step_core",
+        "contacts_per_particle",
+        "peak_rss_mib",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing from {stdout}");
+    }
+    assert_eq!(v["particles"], 20000);
+    assert_eq!(v["steps"], 3);
+    // One thread against two, twice: four runs of S2 that must end with the same bits.
+    let (ok, stdout, stderr) = grainflow(&[
+        "bench",
+        "s2",
+        "--steps",
+        "3",
+        "--scaling",
+        "2",
+        "--repeat",
+        "2",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(v["bit_identical"], true);
+    let runs = v["runs"].as_array().expect("runs");
+    let threads: Vec<_> = runs.iter().map(|r| r["threads"].as_u64()).collect();
+    assert_eq!(threads, [Some(1), Some(2), Some(1), Some(2)]);
+    assert_eq!(v["speedups"].as_array().map(Vec::len), Some(2));
+    // A scaling run needs two thread counts to compare.
+    let (ok, _, stderr) = grainflow(&["bench", "s2", "--steps", "1", "--scaling", "1"]);
+    assert!(!ok && stderr.contains("--scaling 1"), "{stderr}");
+}
