@@ -101,14 +101,17 @@ pub fn scaling(
         bail!("--repeat 0: run at least one round");
     }
     let b = find(name)?;
+    // One pool per thread count for every round: a pool made per run would bring new threads,
+    // and with them new allocator arenas holding on to the memory of the runs before.
+    let mut pools = Vec::new();
+    for t in [1, threads] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build();
+        pools.push(pool.context("cannot start the thread pool")?);
+    }
     let (mut runs, mut speedups) = (Vec::new(), Vec::new());
     for _ in 0..repeat {
         let mut walls = [0.0; 2];
-        for (k, t) in [1, threads].into_iter().enumerate() {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .context("cannot start the thread pool")?;
+        for (k, pool) in pools.iter().enumerate() {
             let (report, stages) = pool.install(|| time(b, steps))?;
             if !json {
                 print(&report, stages);
