@@ -96,7 +96,7 @@ enum Command {
         json: bool,
         /// Run on one thread and on this many, alternately, and print the speed-ups and
         /// whether the results are bit-identical (fails if not).
-        #[arg(long, value_name = "THREADS")]
+        #[arg(long, value_name = "THREADS", requires = "name")]
         scaling: Option<usize>,
         /// Rounds of --scaling.
         #[arg(long, default_value_t = 1, requires = "scaling")]
@@ -244,14 +244,26 @@ fn parse_vec(s: &str) -> std::result::Result<glam::DVec3, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = cli.threads {
-        pool = pool.num_threads(n);
-    }
-    let result = pool
-        .build()
-        .context("cannot start the thread pool")
-        .and_then(|pool| pool.install(|| dispatch(cli.command)));
+    let result = match cli.command {
+        // Its pools of one and of T threads are its own: waiting on them from a worker of
+        // another pool would keep that worker, and a processor, busy.
+        Command::Bench {
+            name: Some(name),
+            steps,
+            json,
+            scaling: Some(threads),
+            repeat,
+        } => bench::scaling(&name, steps, threads, repeat, json).map(|()| ExitCode::SUCCESS),
+        command => {
+            let mut pool = rayon::ThreadPoolBuilder::new();
+            if let Some(n) = cli.threads {
+                pool = pool.num_threads(n);
+            }
+            pool.build()
+                .context("cannot start the thread pool")
+                .and_then(|pool| pool.install(|| dispatch(command)))
+        }
+    };
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -340,20 +352,14 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        // `--scaling` runs from `main`, outside this pool.
         Command::Bench {
-            name,
-            steps,
-            json,
-            scaling,
-            repeat,
+            name, steps, json, ..
         } => {
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) if name == "couette" => return bench_couette::couette(json),
-                Some(name) => match scaling {
-                    Some(threads) => bench::scaling(&name, steps, threads, repeat, json)?,
-                    None => bench::run(&name, steps, json)?,
-                },
+                Some(name) => bench::run(&name, steps, json)?,
                 None => bench::list(),
             }
             Ok(ExitCode::SUCCESS)
