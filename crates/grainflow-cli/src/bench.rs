@@ -100,6 +100,9 @@ pub fn scaling(
     if repeat == 0 {
         bail!("--repeat 0: run at least one round");
     }
+    if matches!(name, "gravity" | "couette") {
+        bail!("--scaling {threads}: `{name}` compares methods, not thread counts; take s1, s2 or hard-gas");
+    }
     let b = find(name)?;
     // One pool per thread count for every round: a pool made per run would bring new threads,
     // and with them new allocator arenas holding on to the memory of the runs before.

@@ -253,7 +253,13 @@ fn main() -> ExitCode {
             json,
             scaling: Some(threads),
             repeat,
-        } => bench::scaling(&name, steps, threads, repeat, json).map(|()| ExitCode::SUCCESS),
+        } => match cli.threads {
+            Some(n) => Err(anyhow::anyhow!(
+                "--threads {n} with --scaling {threads}: --scaling sets the thread counts \
+                 itself (one, then {threads}); drop --threads"
+            )),
+            None => bench::scaling(&name, steps, threads, repeat, json).map(|()| ExitCode::SUCCESS),
+        },
         command => {
             let mut pool = rayon::ThreadPoolBuilder::new();
             if let Some(n) = cli.threads {

@@ -311,4 +311,9 @@ fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
     // A scaling run needs two thread counts to compare.
     let (ok, _, stderr) = grainflow(&["bench", "s2", "--steps", "1", "--scaling", "1"]);
     assert!(!ok && stderr.contains("--scaling 1"), "{stderr}");
+    // It sets the thread counts itself, and times only the peers' scenes.
+    let (ok, _, stderr) = grainflow(&["--threads", "1", "bench", "s2", "--scaling", "2"]);
+    assert!(!ok && stderr.contains("--threads 1"), "{stderr}");
+    let (ok, _, stderr) = grainflow(&["bench", "gravity", "--scaling", "2"]);
+    assert!(!ok && stderr.contains("`gravity`"), "{stderr}");
 }
