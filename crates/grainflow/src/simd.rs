@@ -340,6 +340,15 @@ mod imp {
             Quad(unsafe { _mm256_loadu_pd(p) })
         }
 
+        /// A vector's three numbers, then 0: one masked load, which reads nothing past `v`.
+        #[inline(always)]
+        pub fn vector(v: &glam::DVec3) -> Quad {
+            let mask = avx!(_mm256_set_epi64x(0, -1, -1, -1));
+            // SAFETY: the mask reads the three numbers of `v` alone (a masked-out lane is
+            // neither read nor faults).
+            Quad(unsafe { _mm256_maskload_pd((v as *const glam::DVec3).cast::<f64>(), mask) })
+        }
+
         /// Stores the four numbers at `p` (no alignment needed).
         ///
         /// # Safety
@@ -385,13 +394,16 @@ mod imp {
         };
     }
 
-    /// Eight f64 lanes: two AVX registers, whose operations the processor overlaps.
+    /// AVX registers in a lane set.
+    const H: usize = LANES / 4;
+
+    /// [`LANES`] f64 lanes: AVX registers of four, whose operations the processor overlaps.
     #[derive(Clone, Copy)]
-    pub struct F(__m256d, __m256d);
+    pub struct F([__m256d; H]);
 
     /// A flag per lane: all bits set or clear in each f64 lane.
     #[derive(Clone, Copy)]
-    pub struct Mask(__m256d, __m256d);
+    pub struct Mask([__m256d; H]);
 
     /// Four numbers in one AVX register.
     #[derive(Clone, Copy)]
@@ -402,30 +414,25 @@ mod imp {
         /// `x` in every lane.
         #[inline(always)]
         pub fn splat(x: f64) -> F {
-            let v = avx!(_mm256_set1_pd(x));
-            F(v, v)
+            F([avx!(_mm256_set1_pd(x)); H])
         }
 
         /// The lanes `x`.
         #[inline(always)]
         pub fn new(x: [f64; LANES]) -> F {
-            // SAFETY: reads the eight numbers of `x`.
-            unsafe {
-                F(
-                    _mm256_loadu_pd(x.as_ptr()),
-                    _mm256_loadu_pd(x.as_ptr().add(4)),
-                )
-            }
+            // SAFETY: reads the numbers of `x`, four at a time.
+            F(std::array::from_fn(|h| unsafe {
+                _mm256_loadu_pd(x.as_ptr().add(4 * h))
+            }))
         }
 
         /// The lanes as numbers.
         #[inline(always)]
         pub fn to_array(self) -> [f64; LANES] {
             let mut a = [0.0; LANES];
-            // SAFETY: writes the eight numbers of `a`.
-            unsafe {
-                _mm256_storeu_pd(a.as_mut_ptr(), self.0);
-                _mm256_storeu_pd(a.as_mut_ptr().add(4), self.1);
+            for (h, v) in self.0.iter().enumerate() {
+                // SAFETY: writes numbers 4h to 4h + 3 of `a`.
+                unsafe { _mm256_storeu_pd(a.as_mut_ptr().add(4 * h), *v) };
             }
             a
         }
@@ -438,17 +445,17 @@ mod imp {
 
         #[inline(always)]
         fn map(self, f: impl Fn(__m256d) -> __m256d) -> F {
-            F(f(self.0), f(self.1))
+            F(self.0.map(f))
         }
 
         #[inline(always)]
         fn zip(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> F {
-            F(f(self.0, o.0), f(self.1, o.1))
+            F(std::array::from_fn(|h| f(self.0[h], o.0[h])))
         }
 
         #[inline(always)]
         fn test(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> Mask {
-            Mask(f(self.0, o.0), f(self.1, o.1))
+            Mask(std::array::from_fn(|h| f(self.0[h], o.0[h])))
         }
 
         /// √x per lane.
@@ -524,28 +531,27 @@ mod imp {
         /// `a` where the mask is set, `b` elsewhere.
         #[inline(always)]
         pub fn select(m: Mask, a: F, b: F) -> F {
-            F(
-                avx!(_mm256_blendv_pd(b.0, a.0, m.0)),
-                avx!(_mm256_blendv_pd(b.1, a.1, m.1)),
-            )
+            F(std::array::from_fn(|h| {
+                avx!(_mm256_blendv_pd(b.0[h], a.0[h], m.0[h]))
+            }))
         }
 
         /// Runs of four numbers, one per lane, as four lane sets: lane l of set k is number
         /// k of `r[l]`.
         #[inline(always)]
         pub fn from_quads(r: [Quad; LANES]) -> [F; 4] {
-            let a = transpose([r[0].0, r[1].0, r[2].0, r[3].0]);
-            let b = transpose([r[4].0, r[5].0, r[6].0, r[7].0]);
-            [F(a[0], b[0]), F(a[1], b[1]), F(a[2], b[2]), F(a[3], b[3])]
+            let t: [[__m256d; 4]; H] =
+                std::array::from_fn(|h| transpose(std::array::from_fn(|k| r[4 * h + k].0)));
+            std::array::from_fn(|k| F(std::array::from_fn(|h| t[h][k])))
         }
 
         /// Four lane sets as runs of four numbers, one per lane (the inverse of
         /// [`F::from_quads`]).
         #[inline(always)]
         pub fn to_quads(v: [F; 4]) -> [Quad; LANES] {
-            let a = transpose([v[0].0, v[1].0, v[2].0, v[3].0]);
-            let b = transpose([v[0].1, v[1].1, v[2].1, v[3].1]);
-            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]].map(Quad)
+            let t: [[__m256d; 4]; H] =
+                std::array::from_fn(|h| transpose(std::array::from_fn(|k| v[k].0[h])));
+            std::array::from_fn(|l| Quad(t[l / 4][l % 4]))
         }
     }
 
@@ -606,18 +612,15 @@ mod imp {
         /// `b` in every lane.
         #[inline(always)]
         pub fn splat(b: bool) -> Mask {
-            let v = avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-i64::from(b))));
-            Mask(v, v)
+            Mask([avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-i64::from(b)))); H])
         }
 
-        /// The lanes' flags as bits 0–7.
+        /// The lanes' flags as bits, lane l as bit l.
         #[inline(always)]
         pub fn bits(self) -> u32 {
-            let (a, b) = (
-                avx!(_mm256_movemask_pd(self.0)),
-                avx!(_mm256_movemask_pd(self.1)),
-            );
-            (a | b << 4) as u32
+            self.0.iter().enumerate().fold(0, |bits, (h, &m)| {
+                bits | (avx!(_mm256_movemask_pd(m)) as u32) << (4 * h)
+            })
         }
 
         /// Whether lane `k` is set.
@@ -629,7 +632,7 @@ mod imp {
         /// Every lane set.
         #[inline(always)]
         pub fn all(self) -> bool {
-            self.bits() == 0xff
+            self.bits() == u32::MAX >> (32 - LANES)
         }
 
         /// Some lane set.
@@ -643,10 +646,9 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn bitand(self, o: Mask) -> Mask {
-            Mask(
-                avx!(_mm256_and_pd(self.0, o.0)),
-                avx!(_mm256_and_pd(self.1, o.1)),
-            )
+            Mask(std::array::from_fn(|h| {
+                avx!(_mm256_and_pd(self.0[h], o.0[h]))
+            }))
         }
     }
 
@@ -654,10 +656,9 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn bitor(self, o: Mask) -> Mask {
-            Mask(
-                avx!(_mm256_or_pd(self.0, o.0)),
-                avx!(_mm256_or_pd(self.1, o.1)),
-            )
+            Mask(std::array::from_fn(|h| {
+                avx!(_mm256_or_pd(self.0[h], o.0[h]))
+            }))
         }
     }
 
@@ -666,10 +667,7 @@ mod imp {
         #[inline(always)]
         fn not(self) -> Mask {
             let ones = avx!(_mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
-            Mask(
-                avx!(_mm256_xor_pd(self.0, ones)),
-                avx!(_mm256_xor_pd(self.1, ones)),
-            )
+            Mask(self.0.map(|m| avx!(_mm256_xor_pd(m, ones))))
         }
     }
 
@@ -726,6 +724,15 @@ mod imp {
         pub unsafe fn load(p: *const f64) -> Quad {
             // SAFETY: the caller's promise.
             Quad(unsafe { _mm256_loadu_pd(p) })
+        }
+
+        /// A vector's three numbers, then 0: one masked load, which reads nothing past `v`.
+        #[inline(always)]
+        pub fn vector(v: &glam::DVec3) -> Quad {
+            let mask = avx!(_mm256_set_epi64x(0, -1, -1, -1));
+            // SAFETY: the mask reads the three numbers of `v` alone (a masked-out lane is
+            // neither read nor faults).
+            Quad(unsafe { _mm256_maskload_pd((v as *const glam::DVec3).cast::<f64>(), mask) })
         }
 
         /// Stores the four numbers at `p` (no alignment needed).
@@ -1035,6 +1042,12 @@ mod imp {
         pub unsafe fn load(p: *const f64) -> Quad {
             // SAFETY: the caller's promise.
             Quad(unsafe { std::ptr::read_unaligned(p.cast::<[f64; 4]>()) })
+        }
+
+        /// A vector's three numbers, then 0.
+        #[inline(always)]
+        pub fn vector(v: &glam::DVec3) -> Quad {
+            Quad([v.x, v.y, v.z, 0.0])
         }
 
         /// Stores the four numbers at `p`.

@@ -534,46 +534,72 @@ impl Rows<'_> {
                 }
             }
             // Each pair into its owner's sums and, in the block, its partner's, in slot order:
-            // every grain gets its terms in the order of the slots naming it.
-            for l in 0..count {
-                let k = g * LANES + l;
-                let (a_s, i, j) = (
-                    found.slot[k] as usize,
-                    found.i[k] as usize - a,
-                    found.j[k] as usize,
-                );
-                let state = &mut block.state[a_s];
-                let (f, t_i, t_j) = if scalar >> l & 1 == 1 {
-                    let n = &touches.normal;
-                    let touch = Touch {
-                        normal: DVec3::new(n.x.lane(l), n.y.lane(l), n.z.lane(l)),
-                        overlap: touches.overlap.lane(l),
+            // every grain gets its terms in the order of the slots naming it. Compiled twice,
+            // so that a group with no lane for the scalar law (most) runs without its branch.
+            let mut put = |mixed: bool| {
+                for l in 0..LANES {
+                    if l == count {
+                        break;
+                    }
+                    let k = g * LANES + l;
+                    // SAFETY: k < found.len ≤ BATCH, the lists' length.
+                    let (a_s, i, j) = unsafe {
+                        (
+                            *found.slot.get_unchecked(k) as usize,
+                            *found.i.get_unchecked(k) as usize - a,
+                            *found.j.get_unchecked(k) as usize,
+                        )
                     };
-                    let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, state);
-                    (run(f), run(t_i), run(t_j))
-                } else {
-                    // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness
-                    // are repr(C)): the four numbers are the new slip and k_n unchanged.
-                    unsafe {
-                        out.lane(SLIP, l)
-                            .store((state as *mut ContactState).cast::<f64>())
+                    // SAFETY: the overlap test put only the block's slots and rows into the
+                    // batch: a_s < its slots, i < its rows ≤ BLOCK.
+                    let (state, f_i, t_i_sum) = unsafe {
+                        (
+                            block.state.get_unchecked_mut(a_s),
+                            force.get_unchecked_mut(i),
+                            torque.get_unchecked_mut(i),
+                        )
                     };
-                    (
-                        out.lane(FORCE, l),
-                        out.lane(TORQUE_I, l),
-                        out.lane(TORQUE_J, l),
-                    )
-                };
-                add(&mut force[i], f);
-                add(&mut torque[i], t_i);
-                let inside = j - a < block.force.len();
-                if inside {
-                    subtract(&mut force[j - a], f);
-                    add(&mut torque[j - a], t_j);
+                    let (f, t_i, t_j) = if mixed && scalar >> l & 1 == 1 {
+                        let n = &touches.normal;
+                        let touch = Touch {
+                            normal: DVec3::new(n.x.lane(l), n.y.lane(l), n.z.lane(l)),
+                            overlap: touches.overlap.lane(l),
+                        };
+                        let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, state);
+                        (run(f), run(t_i), run(t_j))
+                    } else {
+                        // SAFETY: a contact's slip is followed by k_n (ContactState and
+                        // Stiffness are repr(C)): the four numbers are the new slip and k_n
+                        // unchanged.
+                        unsafe {
+                            out.lane(SLIP, l)
+                                .store((state as *mut ContactState).cast::<f64>())
+                        };
+                        (
+                            out.lane(FORCE, l),
+                            out.lane(TORQUE_I, l),
+                            out.lane(TORQUE_J, l),
+                        )
+                    };
+                    add(f_i, f);
+                    add(t_i_sum, t_i);
+                    let inside = j - a < block.force.len();
+                    if inside {
+                        // SAFETY: j − a < the block's rows ≤ BLOCK.
+                        unsafe {
+                            subtract(force.get_unchecked_mut(j - a), f);
+                            add(torque.get_unchecked_mut(j - a), t_j);
+                        }
+                    }
+                    if !inside || keep {
+                        self.put_reaction(block, base + a_s, (-vec(f), vec(t_j)));
+                    }
                 }
-                if !inside || keep {
-                    self.put_reaction(block, base + a_s, (-vec(f), vec(t_j)));
-                }
+            };
+            if scalar == 0 {
+                put(false);
+            } else {
+                put(true);
             }
         }
         found.len = 0;
@@ -625,18 +651,17 @@ impl Rows<'_> {
     #[inline(always)]
     fn group(&self, batch: &Found, g: usize, block: &Block, c: &mut Contacts) -> u32 {
         let lanes = g * LANES..(g + 1) * LANES;
-        let at = |v: &[u32; BATCH]| -> [usize; LANES] {
-            let v: &[u32; LANES] = v[lanes.clone()].try_into().expect("a group's lanes");
-            v.map(|k| k as usize)
-        };
-        let (i, j, slot) = (at(&batch.i), at(&batch.j), at(&batch.slot));
+        // The lanes' particles and slots, each index read where it is used.
+        let at = |v: &[u32; BATCH], l: usize| v[g * LANES + l] as usize;
+        let (i, j, slot) = (
+            |l| at(&batch.i, l),
+            |l| at(&batch.j, l),
+            |l| at(&batch.slot, l),
+        );
         // SAFETY: the overlap test put only particles of the store (i, j < n; every slice here
         // has n) and slots of the block into the batch, and padding repeats them.
-        let vec = |a: &[DVec3], k: usize| {
-            let v = unsafe { a.get_unchecked(k) };
-            Quad::new([v.x, v.y, v.z, 0.0])
-        };
-        let st = |l: usize| unsafe { block.state.get_unchecked(slot[l]) };
+        let vec = |a: &[DVec3], k: usize| Quad::vector(unsafe { a.get_unchecked(k) });
+        let st = |l: usize| unsafe { block.state.get_unchecked(slot(l)) };
         let d: &[Run; LANES] = batch.d[lanes.clone()].try_into().expect("a group's lanes");
         let [x, y, z, r_i] = quads(|l| Quad::new(d[l].0));
         c.d = V3 { x, y, z };
@@ -645,11 +670,11 @@ impl Rows<'_> {
             .try_into()
             .expect("a group's lanes");
         (c.r_i, c.r_j) = (r_i, F::new(r_j));
-        let [x, y, z, _] = quads(|l| vec(self.vel, i[l]) - vec(self.vel, j[l]));
+        let [x, y, z, _] = quads(|l| vec(self.vel, i(l)) - vec(self.vel, j(l)));
         c.dv = V3 { x, y, z };
-        let [x, y, z, _] = quads(|l| vec(self.omega, i[l]));
+        let [x, y, z, _] = quads(|l| vec(self.omega, i(l)));
         c.w_i = V3 { x, y, z };
-        let [x, y, z, _] = quads(|l| vec(self.omega, j[l]));
+        let [x, y, z, _] = quads(|l| vec(self.omega, j(l)));
         c.w_j = V3 { x, y, z };
         // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness are repr(C)).
         let head =
@@ -664,7 +689,7 @@ impl Rows<'_> {
             PairConstants::Uniform(p) => p.map(F::splat),
             PairConstants::ByMaterial => quads(|l| {
                 let m = |k: usize| self.material[k] as usize;
-                let p = self.physics.table.get(m(i[l]), m(j[l]));
+                let p = self.physics.table.get(m(i(l)), m(j(l)));
                 Quad::new([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
             }),
         };
@@ -672,7 +697,11 @@ impl Rows<'_> {
         if self.per_pair {
             [c.mu_r, c.mu_t, c.cohesion] = [pair[1], pair[2], pair[3]];
             let ii = |k: usize| self.inv_inertia[k];
-            (c.ii_i, c.ii_j) = (F::new(i.map(ii)), F::new(j.map(ii)));
+            let (ii_i, ii_j) = (|l| ii(i(l)), |l| ii(j(l)));
+            (c.ii_i, c.ii_j) = (
+                F::new(std::array::from_fn(ii_i)),
+                F::new(std::array::from_fn(ii_j)),
+            );
         }
         let flags: &[u8; LANES] = batch.scalar[lanes].try_into().expect("a group's lanes");
         flags
