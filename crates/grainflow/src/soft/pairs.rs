@@ -124,12 +124,20 @@ struct Found {
 }
 
 /// A thread's working memory for the pair loop: the pairs found, their evaluation, and the
-/// forces and torques of the block's grains as runs of four numbers while they are summed.
+/// forces and torques of the block's grains while they are summed.
 struct Batch {
     found: Found,
     work: Work,
-    force: [Run; BLOCK],
-    torque: [Run; BLOCK],
+    sums: [Sums; BLOCK],
+}
+
+/// A grain's force and torque as runs of four numbers, in one cache line: a pair's sum into
+/// each of its grains touches one line, not two.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Sums {
+    force: Run,
+    torque: Run,
 }
 
 thread_local! {
@@ -149,8 +157,7 @@ impl Batch {
     /// A batch with no pairs. Each block leaves it empty.
     fn empty() -> Batch {
         Batch {
-            force: [Run::default(); BLOCK],
-            torque: [Run::default(); BLOCK],
+            sums: [Sums::default(); BLOCK],
             found: Found {
                 len: 0,
                 slot: [0; BATCH],
@@ -383,8 +390,7 @@ impl Rows<'_> {
     fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
         let mut stats = ContactStats::default();
         let rows = block.force.len();
-        batch.force[..rows].fill(Run::default());
-        batch.torque[..rows].fill(Run::default());
+        batch.sums[..rows].fill(Sums::default());
         let slots = self.start[block.first + rows] - block.first_slot;
         let mut k = 0;
         while k < slots {
@@ -396,15 +402,15 @@ impl Rows<'_> {
             }
             self.sum(batch, &mut block, &mut stats);
         }
-        let sums = batch.force[..rows].iter().zip(&batch.torque[..rows]);
-        for ((f, t), (fs, ts)) in block
+        let sums = &batch.sums[..rows];
+        for ((f, t), s) in block
             .force
             .iter_mut()
             .zip(block.torque.iter_mut())
             .zip(sums)
         {
-            *f = DVec3::new(fs.0[0], fs.0[1], fs.0[2]);
-            *t = DVec3::new(ts.0[0], ts.0[1], ts.0[2]);
+            *f = DVec3::new(s.force.0[0], s.force.0[1], s.force.0[2]);
+            *t = DVec3::new(s.torque.0[0], s.torque.0[1], s.torque.0[2]);
         }
         stats
     }
@@ -493,12 +499,7 @@ impl Rows<'_> {
     fn sum(&self, batch: &mut Batch, block: &mut Block, stats: &mut ContactStats) {
         let (a, base) = (block.first, block.first_slot);
         let keep = !block.reaction.is_empty();
-        let Batch {
-            found,
-            work,
-            force,
-            torque,
-        } = batch;
+        let Batch { found, work, sums } = batch;
         stats.contacts += found.len;
         found.pad();
         let groups = found.len.div_ceil(LANES);
@@ -552,11 +553,10 @@ impl Rows<'_> {
                     };
                     // SAFETY: the overlap test put only the block's slots and rows into the
                     // batch: a_s < its slots, i < its rows ≤ BLOCK.
-                    let (state, f_i, t_i_sum) = unsafe {
+                    let (state, sum_i) = unsafe {
                         (
                             block.state.get_unchecked_mut(a_s),
-                            force.get_unchecked_mut(i),
-                            torque.get_unchecked_mut(i),
+                            sums.get_unchecked_mut(i),
                         )
                     };
                     let (f, t_i, t_j) = if mixed && scalar >> l & 1 == 1 {
@@ -581,15 +581,14 @@ impl Rows<'_> {
                             out.lane(TORQUE_J, l),
                         )
                     };
-                    add(f_i, f);
-                    add(t_i_sum, t_i);
+                    add(&mut sum_i.force, f);
+                    add(&mut sum_i.torque, t_i);
                     let inside = j - a < block.force.len();
                     if inside {
                         // SAFETY: j − a < the block's rows ≤ BLOCK.
-                        unsafe {
-                            subtract(force.get_unchecked_mut(j - a), f);
-                            add(torque.get_unchecked_mut(j - a), t_j);
-                        }
+                        let sum_j = unsafe { sums.get_unchecked_mut(j - a) };
+                        subtract(&mut sum_j.force, f);
+                        add(&mut sum_j.torque, t_j);
                     }
                     if !inside || keep {
                         self.put_reaction(block, base + a_s, (-vec(f), vec(t_j)));
