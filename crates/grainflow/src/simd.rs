@@ -29,15 +29,16 @@ mod imp {
         };
     }
 
-    /// Eight f64 lanes: one AVX-512 register.
-    #[derive(Clone, Copy)]
-    #[repr(transparent)]
-    pub struct F(__m512d);
+    /// AVX-512 registers in a lane set.
+    const H: usize = LANES / 8;
 
-    /// A flag per lane: one AVX-512 mask.
+    /// [`LANES`] f64 lanes: AVX-512 registers of eight.
     #[derive(Clone, Copy)]
-    #[repr(transparent)]
-    pub struct Mask(__mmask8);
+    pub struct F([__m512d; H]);
+
+    /// A flag per lane: one AVX-512 mask per register.
+    #[derive(Clone, Copy)]
+    pub struct Mask([__mmask8; H]);
 
     /// Four numbers in one AVX register.
     #[derive(Clone, Copy)]
@@ -48,22 +49,26 @@ mod imp {
         /// `x` in every lane.
         #[inline(always)]
         pub fn splat(x: f64) -> F {
-            F(avx!(_mm512_set1_pd(x)))
+            F([avx!(_mm512_set1_pd(x)); H])
         }
 
         /// The lanes `x`.
         #[inline(always)]
         pub fn new(x: [f64; LANES]) -> F {
-            // SAFETY: reads the eight numbers of `x`.
-            F(unsafe { _mm512_loadu_pd(x.as_ptr()) })
+            // SAFETY: reads the numbers of `x`, eight at a time.
+            F(std::array::from_fn(|h| unsafe {
+                _mm512_loadu_pd(x.as_ptr().add(8 * h))
+            }))
         }
 
         /// The lanes as numbers.
         #[inline(always)]
         pub fn to_array(self) -> [f64; LANES] {
             let mut a = [0.0; LANES];
-            // SAFETY: writes the eight numbers of `a`.
-            unsafe { _mm512_storeu_pd(a.as_mut_ptr(), self.0) };
+            for (h, v) in self.0.iter().enumerate() {
+                // SAFETY: writes numbers 8h to 8h + 7 of `a`.
+                unsafe { _mm512_storeu_pd(a.as_mut_ptr().add(8 * h), *v) };
+            }
             a
         }
 
@@ -73,16 +78,31 @@ mod imp {
             self.to_array()[k]
         }
 
+        #[inline(always)]
+        fn map(self, f: impl Fn(__m512d) -> __m512d) -> F {
+            F(self.0.map(f))
+        }
+
+        #[inline(always)]
+        fn zip(self, o: F, f: impl Fn(__m512d, __m512d) -> __m512d) -> F {
+            F(std::array::from_fn(|h| f(self.0[h], o.0[h])))
+        }
+
+        #[inline(always)]
+        fn test(self, o: F, f: impl Fn(__m512d, __m512d) -> __mmask8) -> Mask {
+            Mask(std::array::from_fn(|h| f(self.0[h], o.0[h])))
+        }
+
         /// √x per lane.
         #[inline(always)]
         pub fn sqrt(self) -> F {
-            F(avx!(_mm512_sqrt_pd(self.0)))
+            self.map(|a| avx!(_mm512_sqrt_pd(a)))
         }
 
         /// |x| per lane (the sign bit cleared, as f64::abs).
         #[inline(always)]
         pub fn abs(self) -> F {
-            F(avx!(_mm512_abs_pd(self.0)))
+            self.map(|a| avx!(_mm512_abs_pd(a)))
         }
 
         /// The smaller per lane, as f64::min: the other lane where one is NaN. (x86's min
@@ -90,87 +110,94 @@ mod imp {
         /// replaced by `o`, as LLVM lowers f64::min.)
         #[inline(always)]
         pub fn min(self, o: F) -> F {
-            let m = avx!(_mm512_min_pd(o.0, self.0));
-            let nan = avx!(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(self.0, self.0));
-            F(avx!(_mm512_mask_blend_pd(nan, m, o.0)))
+            self.zip(o, |a, b| {
+                let m = avx!(_mm512_min_pd(b, a));
+                let nan = avx!(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, a));
+                avx!(_mm512_mask_blend_pd(nan, m, b))
+            })
         }
 
         /// The larger per lane, as f64::max (see [`F::min`]).
         #[inline(always)]
         pub fn max(self, o: F) -> F {
-            let m = avx!(_mm512_max_pd(o.0, self.0));
-            let nan = avx!(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(self.0, self.0));
-            F(avx!(_mm512_mask_blend_pd(nan, m, o.0)))
+            self.zip(o, |a, b| {
+                let m = avx!(_mm512_max_pd(b, a));
+                let nan = avx!(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, a));
+                avx!(_mm512_mask_blend_pd(nan, m, b))
+            })
         }
 
         /// self < o per lane.
         #[inline(always)]
         pub fn lt(self, o: F) -> Mask {
-            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(a, b)))
         }
 
         /// self ≤ o per lane.
         #[inline(always)]
         pub fn le(self, o: F) -> Mask {
-            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b)))
         }
 
         /// self > o per lane.
         #[inline(always)]
         pub fn gt(self, o: F) -> Mask {
-            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(a, b)))
         }
 
         /// self ≥ o per lane.
         #[inline(always)]
         pub fn ge(self, o: F) -> Mask {
-            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(a, b)))
         }
 
         /// self = o per lane.
         #[inline(always)]
         pub fn equals(self, o: F) -> Mask {
-            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, b)))
         }
 
         /// self ≠ o per lane (true where either is NaN, as Rust's `!=`).
         #[inline(always)]
         pub fn differs(self, o: F) -> Mask {
-            Mask(avx!(_mm512_cmp_pd_mask::<_CMP_NEQ_UQ>(self.0, o.0)))
+            self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_NEQ_UQ>(a, b)))
         }
 
         /// `a` where the mask is set, `b` elsewhere.
         #[inline(always)]
         pub fn select(m: Mask, a: F, b: F) -> F {
-            F(avx!(_mm512_mask_blend_pd(m.0, b.0, a.0)))
+            F(std::array::from_fn(|h| {
+                avx!(_mm512_mask_blend_pd(m.0[h], b.0[h], a.0[h]))
+            }))
         }
 
         /// Runs of four numbers, one per lane, as four lane sets: lane l of set k is number
         /// k of `r[l]`.
         #[inline(always)]
         pub fn from_quads(r: [Quad; LANES]) -> [F; 4] {
-            let a = transpose([r[0].0, r[1].0, r[2].0, r[3].0]);
-            let b = transpose([r[4].0, r[5].0, r[6].0, r[7].0]);
+            let t: [[__m256d; 4]; 2 * H] =
+                std::array::from_fn(|q| transpose(std::array::from_fn(|k| r[4 * q + k].0)));
             let join = |a: __m256d, b: __m256d| {
-                F(avx!(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(a), b)))
+                avx!(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(a), b))
             };
-            [
-                join(a[0], b[0]),
-                join(a[1], b[1]),
-                join(a[2], b[2]),
-                join(a[3], b[3]),
-            ]
+            std::array::from_fn(|k| F(std::array::from_fn(|h| join(t[2 * h][k], t[2 * h + 1][k]))))
         }
 
         /// Four lane sets as runs of four numbers, one per lane (the inverse of
         /// [`F::from_quads`]).
         #[inline(always)]
         pub fn to_quads(v: [F; 4]) -> [Quad; LANES] {
-            let lo = |f: F| avx!(_mm512_castpd512_pd256(f.0));
-            let hi = |f: F| avx!(_mm512_extractf64x4_pd::<1>(f.0));
-            let a = transpose([lo(v[0]), lo(v[1]), lo(v[2]), lo(v[3])]);
-            let b = transpose([hi(v[0]), hi(v[1]), hi(v[2]), hi(v[3])]);
-            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]].map(Quad)
+            let half = |f: __m512d, q: usize| {
+                if q == 0 {
+                    avx!(_mm512_castpd512_pd256(f))
+                } else {
+                    avx!(_mm512_extractf64x4_pd::<1>(f))
+                }
+            };
+            let t: [[__m256d; 4]; 2 * H] = std::array::from_fn(|q| {
+                transpose(std::array::from_fn(|k| half(v[k].0[q / 2], q % 2)))
+            });
+            std::array::from_fn(|l| Quad(t[l / 4][l % 4]))
         }
     }
 
@@ -201,8 +228,10 @@ mod imp {
         #[inline(always)]
         fn neg(self) -> F {
             let sign = avx!(_mm512_set1_epi64(i64::MIN));
-            let bits = avx!(_mm512_xor_si512(_mm512_castpd_si512(self.0), sign));
-            F(avx!(_mm512_castsi512_pd(bits)))
+            self.map(|a| {
+                let bits = avx!(_mm512_xor_si512(_mm512_castpd_si512(a), sign));
+                avx!(_mm512_castsi512_pd(bits))
+            })
         }
     }
 
@@ -212,7 +241,7 @@ mod imp {
                 type Output = F;
                 #[inline(always)]
                 fn $f(self, o: F) -> F {
-                    F(avx!($wide(self.0, o.0)))
+                    self.zip(o, |a, b| avx!($wide(a, b)))
                 }
             }
             impl std::ops::$tr for Quad {
@@ -233,31 +262,34 @@ mod imp {
         /// `b` in every lane.
         #[inline(always)]
         pub fn splat(b: bool) -> Mask {
-            Mask(if b { 0xff } else { 0 })
+            Mask([if b { 0xff } else { 0 }; H])
         }
 
-        /// The lanes' flags as bits 0–7.
+        /// The lanes' flags as bits, lane l as bit l.
         #[inline(always)]
         pub fn bits(self) -> u32 {
-            u32::from(self.0)
+            self.0
+                .iter()
+                .enumerate()
+                .fold(0, |bits, (h, &m)| bits | u32::from(m) << (8 * h))
         }
 
         /// Whether lane `k` is set.
         #[inline(always)]
         pub fn lane(self, k: usize) -> bool {
-            self.0 >> k & 1 == 1
+            self.bits() >> k & 1 == 1
         }
 
         /// Every lane set.
         #[inline(always)]
         pub fn all(self) -> bool {
-            self.0 == 0xff
+            self.0.iter().all(|&m| m == 0xff)
         }
 
         /// Some lane set.
         #[inline(always)]
         pub fn any(self) -> bool {
-            self.0 != 0
+            self.0.iter().any(|&m| m != 0)
         }
     }
 
@@ -265,7 +297,7 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn bitand(self, o: Mask) -> Mask {
-            Mask(self.0 & o.0)
+            Mask(std::array::from_fn(|h| self.0[h] & o.0[h]))
         }
     }
 
@@ -273,7 +305,7 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn bitor(self, o: Mask) -> Mask {
-            Mask(self.0 | o.0)
+            Mask(std::array::from_fn(|h| self.0[h] | o.0[h]))
         }
     }
 
@@ -281,7 +313,7 @@ mod imp {
         type Output = Mask;
         #[inline(always)]
         fn not(self) -> Mask {
-            Mask(!self.0)
+            Mask(self.0.map(|m| !m))
         }
     }
 
