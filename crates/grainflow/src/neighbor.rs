@@ -283,12 +283,12 @@ struct Run<'a> {
 impl Run<'_> {
     /// Pushes (i, j > i) for every two grains of this cell closer than r_i + r_j + skin.
     fn pairs_within(&self, skin: f64, out: &mut Vec<(u32, u32)>) {
+        out.reserve(self.pos.len() * self.pos.len());
         for a in 0..self.pos.len() {
             for b in a + 1..self.pos.len() {
                 let cut = self.rad[a] + self.rad[b] + skin;
-                if (self.pos[b] - self.pos[a]).length_squared() < cut * cut {
-                    out.push(ordered(self.ids[a], self.ids[b]));
-                }
+                let near = (self.pos[b] - self.pos[a]).length_squared() < cut * cut;
+                push_if(out, ordered(self.ids[a], self.ids[b]), near);
             }
         }
     }
@@ -296,13 +296,13 @@ impl Run<'_> {
     /// Pushes (i, j > i) for every grain of this cell and grain of `other`, moved by `shift`,
     /// closer than r_i + r_j + skin.
     fn pairs_with(&self, other: &Run, shift: DVec3, skin: f64, out: &mut Vec<(u32, u32)>) {
+        out.reserve(self.pos.len() * other.pos.len());
         for ((&pa, &ra), &ia) in self.pos.iter().zip(self.rad).zip(self.ids) {
             let rel = shift - pa;
             for ((&pb, &rb), &ib) in other.pos.iter().zip(other.rad).zip(other.ids) {
                 let cut = ra + rb + skin;
-                if (pb + rel).length_squared() < cut * cut {
-                    out.push(ordered(ia, ib));
-                }
+                let near = (pb + rel).length_squared() < cut * cut;
+                push_if(out, ordered(ia, ib), near);
             }
         }
     }
@@ -319,6 +319,19 @@ impl Run<'_> {
                 }
             }
         }
+    }
+}
+
+/// Pushes `pair` when `keep`, without a branch the processor would mispredict: the pair is
+/// written after the last either way and counted only when kept. `out` must have room.
+#[inline(always)]
+fn push_if(out: &mut Vec<(u32, u32)>, pair: (u32, u32), keep: bool) {
+    let len = out.len();
+    assert!(len < out.capacity(), "room reserved for every candidate");
+    // SAFETY: len < capacity: the place is allocated, and counted only once written.
+    unsafe {
+        out.as_mut_ptr().add(len).write(pair);
+        out.set_len(len + usize::from(keep));
     }
 }
 
