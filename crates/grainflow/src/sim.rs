@@ -425,7 +425,7 @@ impl Simulation {
         // Sorted before the step, so that the step's own evaluation fills what is kept per
         // slot (the reactions stress output reads) for the new order.
         if let Some(every) = self.scene.simulation.sort_every {
-            if self.world.step > 0 && self.world.step % every == 0 {
+            if self.world.step > 0 && self.world.step.is_multiple_of(every) {
                 self.world.sort_along_curve(&self.physics.periodic);
             }
         }

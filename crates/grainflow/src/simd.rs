@@ -2,11 +2,12 @@
 //! ([`crate::contact::lanes`]), and runs of four numbers ([`Quad`]) for the pair loop that
 //! feeds them.
 //!
-//! On x86-64 built with AVX (this repository's default build targets x86-64-v3, see
-//! `.cargo/config.toml`) a lane set is two AVX registers and every operation two independent
-//! instructions; elsewhere it is eight numbers. Each operation is, lane by lane, the IEEE operation the scalar
-//! code does (Rust never fuses or reorders floating-point operations), so both forms give the
-//! scalar law's bits.
+//! On x86-64 (this repository builds for the processor it is built on, see
+//! `.cargo/config.toml`) a lane set is one AVX-512 register where the processor has them,
+//! else two AVX registers, every operation one instruction per register; elsewhere it is
+//! eight numbers. Each operation is, lane by lane, the IEEE operation the scalar code does
+//! (Rust never fuses or reorders floating-point operations), so every form gives the scalar
+//! law's bits.
 
 pub use imp::{Mask, Quad, F};
 

@@ -161,7 +161,7 @@ impl CouetteSampler {
             }
         }
         self.samples += 1;
-        if self.samples % self.block == 0 {
+        if self.samples.is_multiple_of(self.block) {
             let mean = self
                 .block_sum
                 .iter()

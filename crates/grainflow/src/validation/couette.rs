@@ -211,7 +211,7 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         }
         sim.step()?;
         let tally = &sim.world.approx.tally;
-        if k >= settle_steps && (k + 1 - settle_steps) % per_block == 0 {
+        if k >= settle_steps && (k + 1 - settle_steps).is_multiple_of(per_block) {
             if let Some(&j) = tally.wall_normal.get(outer_wall) {
                 block_impulse.push(j);
             }
@@ -226,7 +226,7 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
             &w.wall_runtime.pose,
         );
         worst = worst.max(o);
-        if k >= settle_steps && (k + 1 - settle_steps) % per_sample == 0 {
+        if k >= settle_steps && (k + 1 - settle_steps).is_multiple_of(per_sample) {
             let p = &w.particles;
             sampler.sample(w.time, &p.pos, &p.vel, &p.radius);
         }

@@ -83,18 +83,18 @@ impl DeckOutput {
             )
             .map_err(|e| Error::io(self.path(), e))?;
         }
-        if step % self.cadence.energy == 0 {
+        if step.is_multiple_of(self.cadence.energy) {
             self.energy(sim)?;
         }
-        if step % self.cadence.display == 0 {
+        if step.is_multiple_of(self.cadence.display) {
             Save::of(sim)
                 .write_to(&mut self.out)
                 .map_err(|e| Error::io(self.path(), e))?;
         }
-        if step % self.cadence.dump == 0 {
+        if step.is_multiple_of(self.cadence.dump) {
             self.overlaps(sim)?;
         }
-        if step % self.cadence.positions == 0 {
+        if step.is_multiple_of(self.cadence.positions) {
             let p = &w.particles;
             let mut order: Vec<usize> = (0..p.len()).collect();
             order.sort_by_key(|&k| p.id[k]);
@@ -146,11 +146,11 @@ impl DeckOutput {
     /// The last display and overlap dump, `<stem>_save`, the dumped positions and the pebble
     /// CSV.
     pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
-        if sim.world.step % self.cadence.dump != 0 {
+        if !sim.world.step.is_multiple_of(self.cadence.dump) {
             self.overlaps(sim)?;
         }
         let save = Save::of(sim);
-        if sim.world.step % self.cadence.display != 0 {
+        if !sim.world.step.is_multiple_of(self.cadence.display) {
             save.write_to(&mut self.out)
                 .map_err(|e| Error::io(self.path(), e))?;
         }
