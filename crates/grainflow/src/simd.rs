@@ -79,16 +79,19 @@ mod imp {
             self.to_array()[k]
         }
 
+        /// `f` on each register.
         #[inline(always)]
         fn map(self, f: impl Fn(__m512d) -> __m512d) -> F {
             F(self.0.map(f))
         }
 
+        /// `f` on each register and `o`'s alongside.
         #[inline(always)]
         fn zip(self, o: F, f: impl Fn(__m512d, __m512d) -> __m512d) -> F {
             F(std::array::from_fn(|h| f(self.0[h], o.0[h])))
         }
 
+        /// The comparison `f` of each register with `o`'s alongside.
         #[inline(always)]
         fn test(self, o: F, f: impl Fn(__m512d, __m512d) -> __mmask8) -> Mask {
             Mask(std::array::from_fn(|h| f(self.0[h], o.0[h])))
@@ -476,16 +479,19 @@ mod imp {
             self.to_array()[k]
         }
 
+        /// `f` on each register.
         #[inline(always)]
         fn map(self, f: impl Fn(__m256d) -> __m256d) -> F {
             F(self.0.map(f))
         }
 
+        /// `f` on each register and `o`'s alongside.
         #[inline(always)]
         fn zip(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> F {
             F(std::array::from_fn(|h| f(self.0[h], o.0[h])))
         }
 
+        /// The comparison `f` of each register with `o`'s alongside.
         #[inline(always)]
         fn test(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> Mask {
             Mask(std::array::from_fn(|h| f(self.0[h], o.0[h])))
@@ -1238,6 +1244,19 @@ mod tests {
             assert_eq!(back[l].to_array(), runs[l]);
             let sum = (back[l] + back[l] - Quad::new(runs[l])).to_array();
             assert_eq!(sum, runs[l]);
+        }
+    }
+
+    #[test]
+    fn a_vector_loads_as_its_three_numbers_then_zero() {
+        // The last vector of a slice too: the masked load reads nothing past it.
+        let v = [
+            glam::DVec3::new(1.5, -0.0, 3.0),
+            glam::DVec3::new(-2.0, 5.0, f64::MAX),
+        ];
+        for x in &v {
+            let q = Quad::vector(x).to_array();
+            assert_eq!(q.map(f64::to_bits), [x.x, x.y, x.z, 0.0].map(f64::to_bits));
         }
     }
 }

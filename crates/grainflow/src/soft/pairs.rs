@@ -538,6 +538,8 @@ impl Rows<'_> {
             // every grain gets its terms in the order of the slots naming it. Compiled twice,
             // so that a group with no lane for the scalar law (most) runs without its branch.
             let mut put = |mixed: bool| {
+                // Over 0..LANES with a break, not 0..count: the lane stays in sight below
+                // LANES, so reading the lanes' rows needs no check.
                 for l in 0..LANES {
                     if l == count {
                         break;
