@@ -187,6 +187,13 @@ mod imp {
             std::array::from_fn(|k| F(std::array::from_fn(|h| join(t[2 * h][k], t[2 * h + 1][k]))))
         }
 
+        /// The register, for code written for AVX-512 (the pair loop's overlap test).
+        #[cfg(target_feature = "avx512vl")]
+        #[inline(always)]
+        pub fn raw(self) -> __m512d {
+            self.0[0]
+        }
+
         /// Four lane sets as runs of four numbers, one per lane (the inverse of
         /// [`F::from_quads`]).
         #[inline(always)]
@@ -339,12 +346,6 @@ mod imp {
                 Quad(avx!(_mm256_permute4x64_pd::<0b10_10_01_01>(self.0))),
                 Quad(avx!(_mm256_permute4x64_pd::<0b11_11_11_10>(self.0))),
             ]
-        }
-
-        /// The first three numbers, then the fourth of `o`.
-        #[inline(always)]
-        pub fn with_last_of(self, o: Quad) -> Quad {
-            Quad(avx!(_mm256_blend_pd::<0b1000>(self.0, o.0)))
         }
 
         /// (x² + y²) + z² of the first three numbers, in glam's order.
@@ -730,12 +731,6 @@ mod imp {
             ]
         }
 
-        /// The first three numbers, then the fourth of `o`.
-        #[inline(always)]
-        pub fn with_last_of(self, o: Quad) -> Quad {
-            Quad(avx!(_mm256_blend_pd::<0b1000>(self.0, o.0)))
-        }
-
         /// (x² + y²) + z² of the first three numbers, in glam's order.
         #[inline(always)]
         pub fn length_squared3(self) -> f64 {
@@ -1054,12 +1049,6 @@ mod imp {
             ]
         }
 
-        /// The first three numbers, then the fourth of `o`.
-        #[inline(always)]
-        pub fn with_last_of(self, o: Quad) -> Quad {
-            Quad([self.0[0], self.0[1], self.0[2], o.0[3]])
-        }
-
         /// (x² + y²) + z² of the first three numbers, in glam's order.
         #[inline(always)]
         pub fn length_squared3(self) -> f64 {
@@ -1229,7 +1218,6 @@ mod tests {
             Quad::new([2.0; 4]),
         );
         assert_eq!(picked.to_array(), [1.0, 2.0, 1.0, 1.0]);
-        assert_eq!(q.with_last_of(picked).to_array(), [3.0, -4.0, 12.0, 1.0]);
         let [a, b, c] = q.triple().map(Quad::to_array);
         assert_eq!(
             [a, b, c],
