@@ -194,6 +194,17 @@ mod imp {
             self.0[0]
         }
 
+        /// The lanes as two AVX registers, for code written for AVX2 (the pair loop's
+        /// overlap test, built here for its test only).
+        #[cfg(all(target_feature = "avx2", any(test, not(target_feature = "avx512vl"))))]
+        #[inline(always)]
+        pub fn halves(self) -> [__m256d; 2] {
+            [
+                avx!(_mm512_castpd512_pd256(self.0[0])),
+                avx!(_mm512_extractf64x4_pd::<1>(self.0[0])),
+            ]
+        }
+
         /// Four lane sets as runs of four numbers, one per lane (the inverse of
         /// [`F::from_quads`]).
         #[inline(always)]
@@ -574,6 +585,14 @@ mod imp {
             F(std::array::from_fn(|h| {
                 avx!(_mm256_blendv_pd(b.0[h], a.0[h], m.0[h]))
             }))
+        }
+
+        /// The lanes as two AVX registers, for code written for AVX2 (the pair loop's
+        /// overlap test).
+        #[cfg(target_feature = "avx2")]
+        #[inline(always)]
+        pub fn halves(self) -> [__m256d; 2] {
+            self.0
         }
 
         /// Runs of four numbers, one per lane, as four lane sets: lane l of set k is number

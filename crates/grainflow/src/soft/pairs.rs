@@ -468,10 +468,20 @@ impl Rows<'_> {
             {
                 self.test_lanes(owner, partner, state, run.start, found)
             }
+            #[cfg(all(
+                target_arch = "x86_64",
+                target_feature = "avx2",
+                not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+            ))]
+            {
+                self.test_avx2(owner, partner, state, run.start, found)
+            }
             #[cfg(not(all(
                 target_arch = "x86_64",
-                target_feature = "avx512f",
-                target_feature = "avx512vl"
+                any(
+                    target_feature = "avx2",
+                    all(target_feature = "avx512f", target_feature = "avx512vl")
+                )
             )))]
             {
                 self.test::<false>(owner, partner, state, run.start, found)
@@ -632,6 +642,138 @@ impl Rows<'_> {
                 let scalar = _mm256_maskz_set1_epi32(!before, 1);
                 let scalar = _mm256_cvtepi32_epi8(_mm256_maskz_compress_epi32(touching, scalar));
                 _mm_storel_epi64(found.scalar.as_mut_ptr().add(len).cast(), scalar);
+                len += touching.count_ones() as usize;
+                separated += gone.count_ones() as usize;
+                k += count;
+            }
+        }
+        (len, separated)
+    }
+
+    /// [`Rows::test`] without `GENERAL`, eight slots at a time in AVX2 registers (two of four
+    /// lanes): as [`Rows::test_lanes`], with each list's new entries put in front of their
+    /// register by a permutation looked up from the touching lanes (AVX2 has no compress).
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        any(
+            test,
+            not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+        )
+    ))]
+    #[inline(always)]
+    fn test_avx2(
+        &self,
+        owner: &[u32],
+        partner: &[u32],
+        state: &[ContactState],
+        first: usize,
+        found: &mut Found,
+    ) -> (usize, usize) {
+        use std::arch::x86_64::*;
+        let n = state.len().min(owner.len()).min(partner.len());
+        let (mut len, mut separated) = (0usize, 0usize);
+        let fold = &self.fold;
+        // SAFETY (every intrinsic below): the build enables AVX2 and BMI2 (x86-64-v3, cfg
+        // above); the loads read runs of the store (the overlap test checked every index
+        // against it; lanes past the run's end read run 0), and every store writes at most
+        // LANES places from len or separated, both ≤ k ≤ BATCH − count, inside ROOM.
+        unsafe {
+            let splat = |x: f64| _mm256_set1_pd(x);
+            let l = [0, 1, 2].map(|c| splat(fold.l.0[c]));
+            let half = [0, 1, 2].map(|c| splat(fold.half.0[c]));
+            let neg_half = [0, 1, 2].map(|c| splat(fold.neg_half.0[c]));
+            let zero = _mm256_setzero_pd();
+            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let runs = |k: &[u32; LANES]| {
+                let q: [Quad; LANES] =
+                    std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
+                F::from_quads(q).map(F::halves)
+            };
+            let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
+            let mut k = 0;
+            while k < n {
+                let count = (n - k).min(LANES);
+                let valid = (1u32 << count) - 1;
+                for a in 0..LANES {
+                    prefetch(state.as_ptr().wrapping_add(k + AHEAD + a));
+                }
+                let (oi, oj): (&[u32; LANES], &[u32; LANES]) = if count == LANES {
+                    (
+                        &*owner.as_ptr().add(k).cast(),
+                        &*partner.as_ptr().add(k).cast(),
+                    )
+                } else {
+                    tail_i[..count].copy_from_slice(&owner[k..n]);
+                    tail_j[..count].copy_from_slice(&partner[k..n]);
+                    (&tail_i, &tail_j)
+                };
+                let (pi, pj) = (runs(oi), runs(oj));
+                let mut apart = 0u32;
+                let mut lists = [[zero; 2]; 6];
+                for h in 0..2 {
+                    // As Fold::separation: d − L above L/2, d + L below −L/2.
+                    let d = [0, 1, 2].map(|c| {
+                        let d = _mm256_sub_pd(pj[c][h], pi[c][h]);
+                        let below = _mm256_cmp_pd::<_CMP_GT_OQ>(neg_half[c], d);
+                        let inner = _mm256_blendv_pd(d, _mm256_add_pd(d, l[c]), below);
+                        let above = _mm256_cmp_pd::<_CMP_GT_OQ>(d, half[c]);
+                        _mm256_blendv_pd(inner, _mm256_sub_pd(d, l[c]), above)
+                    });
+                    let sq = d.map(|d| _mm256_mul_pd(d, d));
+                    let d2 = _mm256_add_pd(_mm256_add_pd(sq[0], sq[1]), sq[2]);
+                    let (r_i, r_j) = (pi[3][h], pj[3][h]);
+                    let reach = _mm256_add_pd(r_i, r_j);
+                    let far = _mm256_or_pd(
+                        _mm256_cmp_pd::<_CMP_GE_OQ>(d2, _mm256_mul_pd(reach, reach)),
+                        _mm256_cmp_pd::<_CMP_EQ_OQ>(d2, zero),
+                    );
+                    apart |= (_mm256_movemask_pd(far) as u32) << (4 * h);
+                    for (list, v) in lists.iter_mut().zip([d[0], d[1], d[2], d2, r_i, r_j]) {
+                        list[h] = v;
+                    }
+                }
+                let touching = valid & !apart;
+                let before = (0..count).fold(0u32, |bits, a| {
+                    bits | u32::from(state.get_unchecked(k + a).touching) << a
+                });
+                let gone = valid & apart & before;
+                let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
+                let put = |v: __m256i, dst: *mut u32, m: u32| {
+                    let order = _mm256_loadu_si256(FRONT[m as usize].as_ptr().cast());
+                    _mm256_storeu_si256(dst.cast(), _mm256_permutevar8x32_epi32(v, order))
+                };
+                let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
+                put(slot, found.slot.as_mut_ptr().add(len), touching);
+                put(ints(oi), found.i.as_mut_ptr().add(len), touching);
+                put(ints(oj), found.j.as_mut_ptr().add(len), touching);
+                put(slot, found.apart.as_mut_ptr().add(separated), gone);
+                let low = (touching & 0xf).count_ones() as usize;
+                let dsts = [
+                    &mut found.dx,
+                    &mut found.dy,
+                    &mut found.dz,
+                    &mut found.d2,
+                    &mut found.r_i,
+                    &mut found.r_j,
+                ];
+                for (dst, v) in dsts.into_iter().zip(lists) {
+                    for (h, at) in [(0, len), (1, len + low)] {
+                        let m = (touching >> (4 * h) & 0xf) as usize;
+                        let order = _mm256_loadu_si256(FRONT64[m].as_ptr().cast());
+                        let v = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v[h]), order);
+                        _mm256_storeu_pd(dst.as_mut_ptr().add(at), _mm256_castsi256_pd(v));
+                    }
+                }
+                // One byte per touching lane: 1 where the contact forms (scalar law).
+                let forming = _pext_u32(!before & valid, touching);
+                let bytes = _pdep_u64(u64::from(forming), 0x0101_0101_0101_0101);
+                found
+                    .scalar
+                    .as_mut_ptr()
+                    .add(len)
+                    .cast::<u64>()
+                    .write_unaligned(bytes);
                 len += touching.count_ones() as usize;
                 separated += gone.count_ones() as usize;
                 k += count;
@@ -905,6 +1047,60 @@ impl Rows<'_> {
     }
 }
 
+/// For each set of lanes (the bits of the index), their 32-bit lanes in order, then zeros:
+/// the permutation that puts a register's chosen lanes in front, AVX2's stand-in for
+/// AVX-512's compress ([`Rows::test_avx2`]).
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    any(
+        test,
+        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+    )
+))]
+const FRONT: [[i32; 8]; 256] = front::<256, 1>();
+
+/// [`FRONT`] for four 64-bit lanes, each a pair of 32-bit ones.
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    any(
+        test,
+        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+    )
+))]
+const FRONT64: [[i32; 8]; 16] = front::<16, 2>();
+
+/// The table of [`FRONT`] for `N` sets of lanes `W` 32-bit lanes wide.
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    any(
+        test,
+        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+    )
+))]
+const fn front<const N: usize, const W: usize>() -> [[i32; 8]; N] {
+    let mut t = [[0; 8]; N];
+    let mut m = 0;
+    while m < N {
+        let (mut p, mut s) = (0, 0);
+        while s < 8 / W {
+            if m >> s & 1 == 1 {
+                let mut w = 0;
+                while w < W {
+                    t[m][W * p + w] = (W * s + w) as i32;
+                    w += 1;
+                }
+                p += 1;
+            }
+            s += 1;
+        }
+        m += 1;
+    }
+    t
+}
+
 /// The minimum image of separations, as [`MinimumImage::fold`] axis by axis: d − L above
 /// L/2, d + L below −L/2.
 struct Fold {
@@ -1013,14 +1209,20 @@ impl Runs {
 #[cfg(all(
     test,
     target_arch = "x86_64",
-    target_feature = "avx512f",
-    target_feature = "avx512vl"
+    any(
+        target_feature = "avx2",
+        all(target_feature = "avx512f", target_feature = "avx512vl")
+    )
 ))]
 mod tests {
     use super::*;
 
+    /// An overlap test over a run of slots ([`Rows::test`]).
+    type VectorTest =
+        fn(&Rows, &[u32], &[u32], &[ContactState], usize, &mut Found) -> (usize, usize);
+
     #[test]
-    fn the_registers_overlap_test_finds_what_the_slot_by_slot_one_finds() {
+    fn the_overlap_tests_in_registers_find_what_the_slot_by_slot_one_finds() {
         // The peers' settled bed after a step, with every seventh grain lifted by a fifth of
         // its diameter so that some contacts separated: over every block, runs of BATCH slots
         // and a short run at the end, both tests must list the same touching pairs with the
@@ -1075,25 +1277,33 @@ mod tests {
                 );
                 let state = &nl.state[lists(run.clone())];
                 let x = rows.test::<false>(owner, partner, state, run.start, &mut a);
-                let y = rows.test_lanes(owner, partner, state, run.start, &mut b);
-                assert_eq!(x, y, "block from {first}, slots {run:?}");
+                // Each test in registers this build has against the slot-by-slot one.
+                let check = |test: VectorTest, b: &mut Found| {
+                    let y = test(&rows, owner, partner, state, run.start, b);
+                    assert_eq!(x, y, "block from {first}, slots {run:?}");
+                    let (len, gone) = x;
+                    assert_eq!(a.apart[..gone], b.apart[..gone]);
+                    assert_eq!(a.slot[..len], b.slot[..len]);
+                    assert_eq!(a.i[..len], b.i[..len]);
+                    assert_eq!(a.j[..len], b.j[..len]);
+                    assert_eq!(a.scalar[..len], b.scalar[..len]);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    for (u, v) in [
+                        (&a.dx, &b.dx),
+                        (&a.dy, &b.dy),
+                        (&a.dz, &b.dz),
+                        (&a.d2, &b.d2),
+                        (&a.r_i, &b.r_i),
+                        (&a.r_j, &b.r_j),
+                    ] {
+                        assert_eq!(bits(&u[..len]), bits(&v[..len]));
+                    }
+                };
+                #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
+                check(|r, o, p, s, f, b| r.test_lanes(o, p, s, f, b), &mut b);
+                #[cfg(target_feature = "avx2")]
+                check(|r, o, p, s, f, b| r.test_avx2(o, p, s, f, b), &mut b);
                 let (len, gone) = x;
-                assert_eq!(a.apart[..gone], b.apart[..gone]);
-                assert_eq!(a.slot[..len], b.slot[..len]);
-                assert_eq!(a.i[..len], b.i[..len]);
-                assert_eq!(a.j[..len], b.j[..len]);
-                assert_eq!(a.scalar[..len], b.scalar[..len]);
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                for (u, v) in [
-                    (&a.dx, &b.dx),
-                    (&a.dy, &b.dy),
-                    (&a.dz, &b.dz),
-                    (&a.d2, &b.d2),
-                    (&a.r_i, &b.r_i),
-                    (&a.r_j, &b.r_j),
-                ] {
-                    assert_eq!(bits(&u[..len]), bits(&v[..len]));
-                }
                 touching += len;
                 separated += gone;
                 forming += a.scalar[..len].iter().filter(|&&f| f == 1).count();
