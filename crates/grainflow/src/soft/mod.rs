@@ -573,6 +573,14 @@ mod tests {
     use super::*;
     use crate::neighbor::BLOCK;
 
+    /// The simulation of a benchmark scene's `toml` (named `name`), its data files read from
+    /// `scenes/bench`.
+    pub(crate) fn bench_scene(toml: &str, name: &str) -> crate::sim::Simulation {
+        let scene = crate::scene::Scene::from_toml(toml, name).expect("parses");
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
+        crate::sim::Simulation::new(scene, &base).expect("builds")
+    }
+
     #[test]
     fn every_particle_gets_each_pair_force_once_across_blocks() {
         // The peers' settled bed (20 000 grains, 40 blocks, 2 contacts per grain) without
@@ -583,9 +591,7 @@ mod tests {
         let cut = toml.find("[gravity]").expect("has gravity");
         let at = toml.find("[[particles]]").expect("has particles");
         let toml = format!("{}{}", &toml[..cut], &toml[at..]);
-        let scene = crate::scene::Scene::from_toml(&toml, "s1 without floor").expect("parses");
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
-        let mut sim = crate::sim::Simulation::new(scene, &base).expect("builds");
+        let mut sim = bench_scene(&toml, "s1 without floor");
         sim.keep_reactions();
         sim.step().expect("stable");
         let (p, nl) = (&sim.world.particles, &sim.world.neighbors);
@@ -618,10 +624,7 @@ mod tests {
         // S1 on its floor: the wall pass visits only the grains listed near the floor. Every
         // grain's wall force, found by visiting all of them, must equal the pass's entry for
         // a listed grain and be zero for the others; and some grains must touch the floor.
-        let toml = include_str!("../../../../scenes/bench/s1.toml");
-        let scene = crate::scene::Scene::from_toml(toml, "s1").expect("parses");
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
-        let mut sim = crate::sim::Simulation::new(scene, &base).expect("builds");
+        let mut sim = bench_scene(include_str!("../../../../scenes/bench/s1.toml"), "s1");
         let before = sim.world.wall_state.clone();
         soft_forces(&mut sim);
         let (w, ph) = (&sim.world, &sim.physics);

@@ -24,6 +24,15 @@ use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::simd::{Quad, F, LANES};
 
+#[cfg(all(
+    target_arch = "x86_64",
+    any(
+        target_feature = "avx2",
+        all(target_feature = "avx512f", target_feature = "avx512vl")
+    )
+))]
+mod registers;
+
 /// The grains' centres and radii as the pair loop reads them, as runs of four numbers (one
 /// aligned load each, for every listed pair), and two facts of the particles it needs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -460,21 +469,16 @@ impl Rows<'_> {
         let (len, separated) = if self.lanes.is_none() || self.fixed {
             self.test::<true>(owner, partner, state, run.start, found)
         } else {
+            // In vector registers where the build has them (registers.rs).
             #[cfg(all(
                 target_arch = "x86_64",
-                target_feature = "avx512f",
-                target_feature = "avx512vl"
+                any(
+                    target_feature = "avx2",
+                    all(target_feature = "avx512f", target_feature = "avx512vl")
+                )
             ))]
             {
-                self.test_lanes(owner, partner, state, run.start, found)
-            }
-            #[cfg(all(
-                target_arch = "x86_64",
-                target_feature = "avx2",
-                not(all(target_feature = "avx512f", target_feature = "avx512vl"))
-            ))]
-            {
-                self.test_avx2(owner, partner, state, run.start, found)
+                self.test_established(owner, partner, state, run.start, found)
             }
             #[cfg(not(all(
                 target_arch = "x86_64",
@@ -539,245 +543,6 @@ impl Rows<'_> {
             }
             len += usize::from(touching);
             separated += usize::from(!touching & st.touching);
-        }
-        (len, separated)
-    }
-
-    /// [`Rows::test`] without `GENERAL`, eight slots at a time in AVX-512 registers: the
-    /// centres' runs transposed into lanes, the same operations lane by lane, and each list's
-    /// new entries written as one compressed register.
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        target_feature = "avx512vl"
-    ))]
-    #[inline(always)]
-    fn test_lanes(
-        &self,
-        owner: &[u32],
-        partner: &[u32],
-        state: &[ContactState],
-        first: usize,
-        found: &mut Found,
-    ) -> (usize, usize) {
-        use std::arch::x86_64::*;
-        let n = state.len().min(owner.len()).min(partner.len());
-        let (mut len, mut separated) = (0usize, 0usize);
-        let fold = &self.fold;
-        // SAFETY (every intrinsic below): the build enables AVX-512F and VL (cfg above); the
-        // loads read runs of the store (the overlap test checked every index against it;
-        // lanes past the run's end read run 0), and every store writes LANES places from len
-        // or separated, both ≤ k ≤ BATCH − count, inside ROOM.
-        unsafe {
-            let splat = |x: f64| _mm512_set1_pd(x);
-            let l = [0, 1, 2].map(|c| splat(fold.l.0[c]));
-            let half = [0, 1, 2].map(|c| splat(fold.half.0[c]));
-            let neg_half = [0, 1, 2].map(|c| splat(fold.neg_half.0[c]));
-            let zero = _mm512_setzero_pd();
-            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let runs = |k: &[u32; LANES]| {
-                let q: [Quad; LANES] =
-                    std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
-                F::from_quads(q).map(F::raw)
-            };
-            let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
-            let mut k = 0;
-            while k < n {
-                let count = (n - k).min(LANES);
-                let valid = ((1u32 << count) - 1) as __mmask8;
-                for a in 0..LANES {
-                    prefetch(state.as_ptr().wrapping_add(k + AHEAD + a));
-                }
-                let (oi, oj): (&[u32; LANES], &[u32; LANES]) = if count == LANES {
-                    (
-                        &*owner.as_ptr().add(k).cast(),
-                        &*partner.as_ptr().add(k).cast(),
-                    )
-                } else {
-                    tail_i[..count].copy_from_slice(&owner[k..n]);
-                    tail_j[..count].copy_from_slice(&partner[k..n]);
-                    (&tail_i, &tail_j)
-                };
-                let (pi, pj) = (runs(oi), runs(oj));
-                // As Fold::separation: d − L above L/2, d + L below −L/2.
-                let d = [0, 1, 2].map(|c| {
-                    let d = _mm512_sub_pd(pj[c], pi[c]);
-                    let below = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(neg_half[c], d);
-                    let inner = _mm512_mask_blend_pd(below, d, _mm512_add_pd(d, l[c]));
-                    let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(d, half[c]);
-                    _mm512_mask_blend_pd(above, inner, _mm512_sub_pd(d, l[c]))
-                });
-                let sq = d.map(|d| _mm512_mul_pd(d, d));
-                let d2 = _mm512_add_pd(_mm512_add_pd(sq[0], sq[1]), sq[2]);
-                let (r_i, r_j) = (pi[3], pj[3]);
-                let reach = _mm512_add_pd(r_i, r_j);
-                let apart = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(d2, _mm512_mul_pd(reach, reach))
-                    | _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(d2, zero);
-                let touching = valid & !apart;
-                let before = (0..count).fold(0u8, |bits, a| {
-                    bits | u8::from(state.get_unchecked(k + a).touching) << a
-                });
-                let gone = valid & apart & before;
-                let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
-                let put = |v: __m256i, dst: *mut u32, m: __mmask8| {
-                    _mm256_storeu_si256(dst.cast(), _mm256_maskz_compress_epi32(m, v))
-                };
-                let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
-                put(slot, found.slot.as_mut_ptr().add(len), touching);
-                put(ints(oi), found.i.as_mut_ptr().add(len), touching);
-                put(ints(oj), found.j.as_mut_ptr().add(len), touching);
-                put(slot, found.apart.as_mut_ptr().add(separated), gone);
-                let put = |v: __m512d, dst: &mut [f64; ROOM]| {
-                    _mm512_storeu_pd(
-                        dst.as_mut_ptr().add(len),
-                        _mm512_maskz_compress_pd(touching, v),
-                    )
-                };
-                put(d[0], &mut found.dx);
-                put(d[1], &mut found.dy);
-                put(d[2], &mut found.dz);
-                put(d2, &mut found.d2);
-                put(r_i, &mut found.r_i);
-                put(r_j, &mut found.r_j);
-                let scalar = _mm256_maskz_set1_epi32(!before, 1);
-                let scalar = _mm256_cvtepi32_epi8(_mm256_maskz_compress_epi32(touching, scalar));
-                _mm_storel_epi64(found.scalar.as_mut_ptr().add(len).cast(), scalar);
-                len += touching.count_ones() as usize;
-                separated += gone.count_ones() as usize;
-                k += count;
-            }
-        }
-        (len, separated)
-    }
-
-    /// [`Rows::test`] without `GENERAL`, eight slots at a time in AVX2 registers (two of four
-    /// lanes): as [`Rows::test_lanes`], with each list's new entries put in front of their
-    /// register by a permutation looked up from the touching lanes (AVX2 has no compress).
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx2",
-        any(
-            test,
-            not(all(target_feature = "avx512f", target_feature = "avx512vl"))
-        )
-    ))]
-    #[inline(always)]
-    fn test_avx2(
-        &self,
-        owner: &[u32],
-        partner: &[u32],
-        state: &[ContactState],
-        first: usize,
-        found: &mut Found,
-    ) -> (usize, usize) {
-        use std::arch::x86_64::*;
-        let n = state.len().min(owner.len()).min(partner.len());
-        let (mut len, mut separated) = (0usize, 0usize);
-        let fold = &self.fold;
-        // SAFETY (every intrinsic below): the build enables AVX2 and BMI2 (x86-64-v3, cfg
-        // above); the loads read runs of the store (the overlap test checked every index
-        // against it; lanes past the run's end read run 0), and every store writes at most
-        // LANES places from len or separated, both ≤ k ≤ BATCH − count, inside ROOM.
-        unsafe {
-            let splat = |x: f64| _mm256_set1_pd(x);
-            let l = [0, 1, 2].map(|c| splat(fold.l.0[c]));
-            let half = [0, 1, 2].map(|c| splat(fold.half.0[c]));
-            let neg_half = [0, 1, 2].map(|c| splat(fold.neg_half.0[c]));
-            let zero = _mm256_setzero_pd();
-            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let runs = |k: &[u32; LANES]| {
-                let q: [Quad; LANES] =
-                    std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
-                F::from_quads(q).map(F::halves)
-            };
-            let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
-            let mut k = 0;
-            while k < n {
-                let count = (n - k).min(LANES);
-                let valid = (1u32 << count) - 1;
-                for a in 0..LANES {
-                    prefetch(state.as_ptr().wrapping_add(k + AHEAD + a));
-                }
-                let (oi, oj): (&[u32; LANES], &[u32; LANES]) = if count == LANES {
-                    (
-                        &*owner.as_ptr().add(k).cast(),
-                        &*partner.as_ptr().add(k).cast(),
-                    )
-                } else {
-                    tail_i[..count].copy_from_slice(&owner[k..n]);
-                    tail_j[..count].copy_from_slice(&partner[k..n]);
-                    (&tail_i, &tail_j)
-                };
-                let (pi, pj) = (runs(oi), runs(oj));
-                let mut apart = 0u32;
-                let mut lists = [[zero; 2]; 6];
-                for h in 0..2 {
-                    // As Fold::separation: d − L above L/2, d + L below −L/2.
-                    let d = [0, 1, 2].map(|c| {
-                        let d = _mm256_sub_pd(pj[c][h], pi[c][h]);
-                        let below = _mm256_cmp_pd::<_CMP_GT_OQ>(neg_half[c], d);
-                        let inner = _mm256_blendv_pd(d, _mm256_add_pd(d, l[c]), below);
-                        let above = _mm256_cmp_pd::<_CMP_GT_OQ>(d, half[c]);
-                        _mm256_blendv_pd(inner, _mm256_sub_pd(d, l[c]), above)
-                    });
-                    let sq = d.map(|d| _mm256_mul_pd(d, d));
-                    let d2 = _mm256_add_pd(_mm256_add_pd(sq[0], sq[1]), sq[2]);
-                    let (r_i, r_j) = (pi[3][h], pj[3][h]);
-                    let reach = _mm256_add_pd(r_i, r_j);
-                    let far = _mm256_or_pd(
-                        _mm256_cmp_pd::<_CMP_GE_OQ>(d2, _mm256_mul_pd(reach, reach)),
-                        _mm256_cmp_pd::<_CMP_EQ_OQ>(d2, zero),
-                    );
-                    apart |= (_mm256_movemask_pd(far) as u32) << (4 * h);
-                    for (list, v) in lists.iter_mut().zip([d[0], d[1], d[2], d2, r_i, r_j]) {
-                        list[h] = v;
-                    }
-                }
-                let touching = valid & !apart;
-                let before = (0..count).fold(0u32, |bits, a| {
-                    bits | u32::from(state.get_unchecked(k + a).touching) << a
-                });
-                let gone = valid & apart & before;
-                let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
-                let put = |v: __m256i, dst: *mut u32, m: u32| {
-                    let order = _mm256_loadu_si256(FRONT[m as usize].as_ptr().cast());
-                    _mm256_storeu_si256(dst.cast(), _mm256_permutevar8x32_epi32(v, order))
-                };
-                let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
-                put(slot, found.slot.as_mut_ptr().add(len), touching);
-                put(ints(oi), found.i.as_mut_ptr().add(len), touching);
-                put(ints(oj), found.j.as_mut_ptr().add(len), touching);
-                put(slot, found.apart.as_mut_ptr().add(separated), gone);
-                let low = (touching & 0xf).count_ones() as usize;
-                let dsts = [
-                    &mut found.dx,
-                    &mut found.dy,
-                    &mut found.dz,
-                    &mut found.d2,
-                    &mut found.r_i,
-                    &mut found.r_j,
-                ];
-                for (dst, v) in dsts.into_iter().zip(lists) {
-                    for (h, at) in [(0, len), (1, len + low)] {
-                        let m = (touching >> (4 * h) & 0xf) as usize;
-                        let order = _mm256_loadu_si256(FRONT64[m].as_ptr().cast());
-                        let v = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v[h]), order);
-                        _mm256_storeu_pd(dst.as_mut_ptr().add(at), _mm256_castsi256_pd(v));
-                    }
-                }
-                // One byte per touching lane: 1 where the contact forms (scalar law).
-                let forming = _pext_u32(!before & valid, touching);
-                let bytes = _pdep_u64(u64::from(forming), 0x0101_0101_0101_0101);
-                found
-                    .scalar
-                    .as_mut_ptr()
-                    .add(len)
-                    .cast::<u64>()
-                    .write_unaligned(bytes);
-                len += touching.count_ones() as usize;
-                separated += gone.count_ones() as usize;
-                k += count;
-            }
         }
         (len, separated)
     }
@@ -1047,60 +812,6 @@ impl Rows<'_> {
     }
 }
 
-/// For each set of lanes (the bits of the index), their 32-bit lanes in order, then zeros:
-/// the permutation that puts a register's chosen lanes in front, AVX2's stand-in for
-/// AVX-512's compress ([`Rows::test_avx2`]).
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    any(
-        test,
-        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
-    )
-))]
-const FRONT: [[i32; 8]; 256] = front::<256, 1>();
-
-/// [`FRONT`] for four 64-bit lanes, each a pair of 32-bit ones.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    any(
-        test,
-        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
-    )
-))]
-const FRONT64: [[i32; 8]; 16] = front::<16, 2>();
-
-/// The table of [`FRONT`] for `N` sets of lanes `W` 32-bit lanes wide.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    any(
-        test,
-        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
-    )
-))]
-const fn front<const N: usize, const W: usize>() -> [[i32; 8]; N] {
-    let mut t = [[0; 8]; N];
-    let mut m = 0;
-    while m < N {
-        let (mut p, mut s) = (0, 0);
-        while s < 8 / W {
-            if m >> s & 1 == 1 {
-                let mut w = 0;
-                while w < W {
-                    t[m][W * p + w] = (W * s + w) as i32;
-                    w += 1;
-                }
-                p += 1;
-            }
-            s += 1;
-        }
-        m += 1;
-    }
-    t
-}
-
 /// The minimum image of separations, as [`MinimumImage::fold`] axis by axis: d − L above
 /// L/2, d + L below −L/2.
 struct Fold {
@@ -1119,6 +830,18 @@ impl Fold {
             half: run(half, f64::INFINITY),
             neg_half: run(half.map(|h| -h), f64::NEG_INFINITY),
         }
+    }
+
+    /// L, L/2 and −L/2 per axis.
+    #[cfg(all(
+        target_arch = "x86_64",
+        any(
+            target_feature = "avx2",
+            all(target_feature = "avx512f", target_feature = "avx512vl")
+        )
+    ))]
+    fn axes(&self) -> [[f64; 3]; 3] {
+        [&self.l, &self.half, &self.neg_half].map(|r| [r.0[0], r.0[1], r.0[2]])
     }
 
     /// The minimum image d of b − a for runs of centre and radius `a` and `b` (the fourth
@@ -1228,9 +951,7 @@ mod tests {
         // and a short run at the end, both tests must list the same touching pairs with the
         // same separations, radii and flags, and the same separated slots, bit for bit.
         let toml = include_str!("../../../../scenes/bench/s1.toml");
-        let scene = crate::scene::Scene::from_toml(toml, "s1").expect("parses");
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/bench");
-        let mut sim = crate::sim::Simulation::new(scene, &base).expect("builds");
+        let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
         let w = &mut sim.world;
         for x in w.particles.pos.iter_mut().step_by(7) {
@@ -1300,7 +1021,7 @@ mod tests {
                     }
                 };
                 #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                check(|r, o, p, s, f, b| r.test_lanes(o, p, s, f, b), &mut b);
+                check(|r, o, p, s, f, b| r.test_avx512(o, p, s, f, b), &mut b);
                 #[cfg(target_feature = "avx2")]
                 check(|r, o, p, s, f, b| r.test_avx2(o, p, s, f, b), &mut b);
                 let (len, gone) = x;

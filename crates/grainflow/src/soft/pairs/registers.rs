@@ -1,0 +1,324 @@
+//! The pair loop's overlap test in vector registers, for established contacts
+//! ([`Rows::test_established`]): eight listed slots at a time, their centre runs transposed
+//! into lanes, the slot-by-slot test's operations lane by lane ([`Rows::test`]: the same
+//! lists, bit for bit, which a test checks), and each list's new entries put in front of a
+//! register and stored at once, by AVX-512's compress or, with AVX2, by a permutation looked
+//! up from the touching lanes. Built for x86-64 with either; other builds take the
+//! slot-by-slot test.
+
+use super::{prefetch, Found, Rows, AHEAD};
+use crate::contact::ContactState;
+use crate::simd::{Quad, F, LANES};
+
+impl Rows<'_> {
+    /// [`Rows::test`] without `GENERAL`, in the widest registers the build has.
+    #[inline(always)]
+    pub(super) fn test_established(
+        &self,
+        owner: &[u32],
+        partner: &[u32],
+        state: &[ContactState],
+        first: usize,
+        found: &mut Found,
+    ) -> (usize, usize) {
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "avx512f",
+            target_feature = "avx512vl"
+        ))]
+        {
+            self.test_avx512(owner, partner, state, first, found)
+        }
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+        ))]
+        {
+            self.test_avx2(owner, partner, state, first, found)
+        }
+    }
+}
+
+/// Asks for the histories of the [`LANES`] slots [`AHEAD`] after slot `k`.
+#[inline(always)]
+fn ask_ahead(state: &[ContactState], k: usize) {
+    for a in 0..LANES {
+        prefetch(state.as_ptr().wrapping_add(k + AHEAD + a));
+    }
+}
+
+/// The `count` owners or partners `v` of the slots from `k` as eight: in place when there
+/// are eight, else copied into `tail` (zeros past the run's end, which name grain 0).
+#[inline(always)]
+fn eight<'a>(v: &'a [u32], k: usize, count: usize, tail: &'a mut [u32; LANES]) -> &'a [u32; LANES] {
+    if count == LANES {
+        <&[u32; LANES]>::try_from(&v[k..k + LANES]).expect("eight slots")
+    } else {
+        tail[..count].copy_from_slice(&v[k..k + count]);
+        tail
+    }
+}
+
+/// The touching flags of the histories of the `count` slots from `k`, as bits.
+#[inline(always)]
+fn touched(state: &[ContactState], k: usize, count: usize) -> u32 {
+    state[k..k + count]
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (a, s)| bits | u32::from(s.touching) << a)
+}
+
+/// AVX-512 (F and VL): one register of eight lanes.
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx512f",
+    target_feature = "avx512vl"
+))]
+impl Rows<'_> {
+    /// [`Rows::test`] without `GENERAL`, eight slots at a time in one AVX-512 register, each
+    /// list's new entries written with one compressed store.
+    #[inline(always)]
+    pub(super) fn test_avx512(
+        &self,
+        owner: &[u32],
+        partner: &[u32],
+        state: &[ContactState],
+        first: usize,
+        found: &mut Found,
+    ) -> (usize, usize) {
+        use super::ROOM;
+        use std::arch::x86_64::*;
+        let n = state.len().min(owner.len()).min(partner.len());
+        let (mut len, mut separated) = (0usize, 0usize);
+        let fold = &self.fold;
+        // SAFETY (every intrinsic below): the build enables AVX-512F and VL (cfg above); the
+        // loads read runs of the store (the overlap test checked every index against it;
+        // lanes past the run's end read run 0), and every store writes LANES places from len
+        // or separated, both ≤ k ≤ BATCH − count, inside ROOM.
+        unsafe {
+            let [l, half, neg_half] = fold.axes().map(|v| v.map(|x| _mm512_set1_pd(x)));
+            let zero = _mm512_setzero_pd();
+            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let runs = |k: &[u32; LANES]| {
+                let q: [Quad; LANES] =
+                    std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
+                F::from_quads(q).map(F::raw)
+            };
+            let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
+            let mut k = 0;
+            while k < n {
+                let count = (n - k).min(LANES);
+                let valid = ((1u32 << count) - 1) as __mmask8;
+                ask_ahead(state, k);
+                let (oi, oj) = (
+                    eight(owner, k, count, &mut tail_i),
+                    eight(partner, k, count, &mut tail_j),
+                );
+                let (pi, pj) = (runs(oi), runs(oj));
+                // As Fold::separation: d − L above L/2, d + L below −L/2.
+                let d = [0, 1, 2].map(|c| {
+                    let d = _mm512_sub_pd(pj[c], pi[c]);
+                    let below = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(neg_half[c], d);
+                    let inner = _mm512_mask_blend_pd(below, d, _mm512_add_pd(d, l[c]));
+                    let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(d, half[c]);
+                    _mm512_mask_blend_pd(above, inner, _mm512_sub_pd(d, l[c]))
+                });
+                let sq = d.map(|d| _mm512_mul_pd(d, d));
+                let d2 = _mm512_add_pd(_mm512_add_pd(sq[0], sq[1]), sq[2]);
+                let (r_i, r_j) = (pi[3], pj[3]);
+                let reach = _mm512_add_pd(r_i, r_j);
+                let apart = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(d2, _mm512_mul_pd(reach, reach))
+                    | _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(d2, zero);
+                let touching = valid & !apart;
+                let before = touched(state, k, count) as __mmask8;
+                let gone = valid & apart & before;
+                let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
+                let put = |v: __m256i, dst: *mut u32, m: __mmask8| {
+                    _mm256_storeu_si256(dst.cast(), _mm256_maskz_compress_epi32(m, v))
+                };
+                let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
+                put(slot, found.slot.as_mut_ptr().add(len), touching);
+                put(ints(oi), found.i.as_mut_ptr().add(len), touching);
+                put(ints(oj), found.j.as_mut_ptr().add(len), touching);
+                put(slot, found.apart.as_mut_ptr().add(separated), gone);
+                let put = |v: __m512d, dst: &mut [f64; ROOM]| {
+                    _mm512_storeu_pd(
+                        dst.as_mut_ptr().add(len),
+                        _mm512_maskz_compress_pd(touching, v),
+                    )
+                };
+                put(d[0], &mut found.dx);
+                put(d[1], &mut found.dy);
+                put(d[2], &mut found.dz);
+                put(d2, &mut found.d2);
+                put(r_i, &mut found.r_i);
+                put(r_j, &mut found.r_j);
+                let scalar = _mm256_maskz_set1_epi32(!before, 1);
+                let scalar = _mm256_cvtepi32_epi8(_mm256_maskz_compress_epi32(touching, scalar));
+                _mm_storel_epi64(found.scalar.as_mut_ptr().add(len).cast(), scalar);
+                len += touching.count_ones() as usize;
+                separated += gone.count_ones() as usize;
+                k += count;
+            }
+        }
+        (len, separated)
+    }
+}
+
+/// AVX2 (x86-64-v3): two registers of four lanes. Built where AVX-512 is not, and for the test
+/// against the slot-by-slot one on every AVX2 build.
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    any(
+        test,
+        not(all(target_feature = "avx512f", target_feature = "avx512vl"))
+    )
+))]
+mod avx2 {
+    use super::*;
+
+    /// For each set of lanes (the bits of the index), their 32-bit lanes in order, then zeros:
+    /// the permutation that puts a register's chosen lanes in front, AVX2's stand-in for
+    /// AVX-512's compress.
+    const FRONT: [[i32; 8]; 256] = front::<256, 1>();
+
+    /// [`FRONT`] for four 64-bit lanes, each a pair of 32-bit ones.
+    const FRONT64: [[i32; 8]; 16] = front::<16, 2>();
+
+    /// The table of [`FRONT`] for `N` sets of lanes `W` 32-bit lanes wide.
+    const fn front<const N: usize, const W: usize>() -> [[i32; 8]; N] {
+        let mut t = [[0; 8]; N];
+        let mut m = 0;
+        while m < N {
+            let (mut p, mut s) = (0, 0);
+            while s < 8 / W {
+                if m >> s & 1 == 1 {
+                    let mut w = 0;
+                    while w < W {
+                        t[m][W * p + w] = (W * s + w) as i32;
+                        w += 1;
+                    }
+                    p += 1;
+                }
+                s += 1;
+            }
+            m += 1;
+        }
+        t
+    }
+
+    impl Rows<'_> {
+        /// [`Rows::test`] without `GENERAL`, eight slots at a time in AVX2 registers (two of four
+        /// lanes): as [`Rows::test_avx512`], with each list's new entries put in front of their
+        /// register by a permutation looked up from the touching lanes (AVX2 has no compress).
+        #[inline(always)]
+        pub(in crate::soft::pairs) fn test_avx2(
+            &self,
+            owner: &[u32],
+            partner: &[u32],
+            state: &[ContactState],
+            first: usize,
+            found: &mut Found,
+        ) -> (usize, usize) {
+            use std::arch::x86_64::*;
+            let n = state.len().min(owner.len()).min(partner.len());
+            let (mut len, mut separated) = (0usize, 0usize);
+            let fold = &self.fold;
+            // SAFETY (every intrinsic below): the build enables AVX2 and BMI2 (x86-64-v3, cfg
+            // above); the loads read runs of the store (the overlap test checked every index
+            // against it; lanes past the run's end read run 0), and every store writes at most
+            // LANES places from len or separated, both ≤ k ≤ BATCH − count, inside ROOM.
+            unsafe {
+                let [l, half, neg_half] = fold.axes().map(|v| v.map(|x| _mm256_set1_pd(x)));
+                let zero = _mm256_setzero_pd();
+                let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+                let runs = |k: &[u32; LANES]| {
+                    let q: [Quad; LANES] =
+                        std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
+                    F::from_quads(q).map(F::halves)
+                };
+                let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
+                let mut k = 0;
+                while k < n {
+                    let count = (n - k).min(LANES);
+                    let valid = (1u32 << count) - 1;
+                    ask_ahead(state, k);
+                    let (oi, oj) = (
+                        eight(owner, k, count, &mut tail_i),
+                        eight(partner, k, count, &mut tail_j),
+                    );
+                    let (pi, pj) = (runs(oi), runs(oj));
+                    let mut apart = 0u32;
+                    let mut lists = [[zero; 2]; 6];
+                    for h in 0..2 {
+                        // As Fold::separation: d − L above L/2, d + L below −L/2.
+                        let d = [0, 1, 2].map(|c| {
+                            let d = _mm256_sub_pd(pj[c][h], pi[c][h]);
+                            let below = _mm256_cmp_pd::<_CMP_GT_OQ>(neg_half[c], d);
+                            let inner = _mm256_blendv_pd(d, _mm256_add_pd(d, l[c]), below);
+                            let above = _mm256_cmp_pd::<_CMP_GT_OQ>(d, half[c]);
+                            _mm256_blendv_pd(inner, _mm256_sub_pd(d, l[c]), above)
+                        });
+                        let sq = d.map(|d| _mm256_mul_pd(d, d));
+                        let d2 = _mm256_add_pd(_mm256_add_pd(sq[0], sq[1]), sq[2]);
+                        let (r_i, r_j) = (pi[3][h], pj[3][h]);
+                        let reach = _mm256_add_pd(r_i, r_j);
+                        let far = _mm256_or_pd(
+                            _mm256_cmp_pd::<_CMP_GE_OQ>(d2, _mm256_mul_pd(reach, reach)),
+                            _mm256_cmp_pd::<_CMP_EQ_OQ>(d2, zero),
+                        );
+                        apart |= (_mm256_movemask_pd(far) as u32) << (4 * h);
+                        for (list, v) in lists.iter_mut().zip([d[0], d[1], d[2], d2, r_i, r_j]) {
+                            list[h] = v;
+                        }
+                    }
+                    let touching = valid & !apart;
+                    let before = touched(state, k, count);
+                    let gone = valid & apart & before;
+                    let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
+                    let put = |v: __m256i, dst: *mut u32, m: u32| {
+                        let order = _mm256_loadu_si256(FRONT[m as usize].as_ptr().cast());
+                        _mm256_storeu_si256(dst.cast(), _mm256_permutevar8x32_epi32(v, order))
+                    };
+                    let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
+                    put(slot, found.slot.as_mut_ptr().add(len), touching);
+                    put(ints(oi), found.i.as_mut_ptr().add(len), touching);
+                    put(ints(oj), found.j.as_mut_ptr().add(len), touching);
+                    put(slot, found.apart.as_mut_ptr().add(separated), gone);
+                    let low = (touching & 0xf).count_ones() as usize;
+                    let dsts = [
+                        &mut found.dx,
+                        &mut found.dy,
+                        &mut found.dz,
+                        &mut found.d2,
+                        &mut found.r_i,
+                        &mut found.r_j,
+                    ];
+                    for (dst, v) in dsts.into_iter().zip(lists) {
+                        for (h, at) in [(0, len), (1, len + low)] {
+                            let m = (touching >> (4 * h) & 0xf) as usize;
+                            let order = _mm256_loadu_si256(FRONT64[m].as_ptr().cast());
+                            let v = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v[h]), order);
+                            _mm256_storeu_pd(dst.as_mut_ptr().add(at), _mm256_castsi256_pd(v));
+                        }
+                    }
+                    // One byte per touching lane: 1 where the contact forms (scalar law).
+                    let forming = _pext_u32(!before & valid, touching);
+                    let bytes = _pdep_u64(u64::from(forming), 0x0101_0101_0101_0101);
+                    found
+                        .scalar
+                        .as_mut_ptr()
+                        .add(len)
+                        .cast::<u64>()
+                        .write_unaligned(bytes);
+                    len += touching.count_ones() as usize;
+                    separated += gone.count_ones() as usize;
+                    k += count;
+                }
+            }
+            (len, separated)
+        }
+    }
+}
