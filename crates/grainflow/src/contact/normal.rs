@@ -129,12 +129,7 @@ pub fn stiffness(
             hooke,
             vessel_hooke,
             dash_pot,
-        } => Stiffness {
-            kn: if wall { vessel_hooke } else { hooke },
-            kt: 0.0,
-            gn: dash_pot,
-            gt: 0.0,
-        },
+        } => pebbles_stiffness(if wall { vessel_hooke } else { hooke }, dash_pot),
         Normal::Hooke => {
             // A5: k_t = k_n, g_t = g_n.
             let kn = hooke_stiffness(p.e_star, r_eff, m_eff, v_c);
@@ -167,12 +162,48 @@ pub fn stiffness(
             damping,
             kt,
             tangential_damping,
-        } => Stiffness {
+        } => linear_stiffness(kn, damping, kt, tangential_damping),
+    }
+}
+
+/// The constants the scene gives every contact of the linear spring–dashpot (003 eq 11–12,
+/// 18–22): k_t = 2/7 k_n and no tangential damping unless given.
+fn linear_stiffness(kn: f64, damping: f64, kt: Option<f64>, gt: Option<f64>) -> Stiffness {
+    Stiffness {
+        kn,
+        kt: kt.unwrap_or(2.0 / 7.0 * kn),
+        gn: damping,
+        gt: gt.unwrap_or(0.0),
+    }
+}
+
+/// The constants the scene gives every contact between two grains when they do not depend on
+/// the pair: the linear spring–dashpot's ([`linear_stiffness`]) and PEBBLES's (h of two
+/// pebbles, C⊥; 001 eq 3.7). Hooke, Hertz and Flores resolve them from the pair's radii and
+/// masses (Flores also from v₀): `None`. The pair loop then reads them from no history.
+pub fn shared_stiffness(model: &Normal) -> Option<Stiffness> {
+    match *model {
+        Normal::Linear {
             kn,
-            kt: kt.unwrap_or(2.0 / 7.0 * kn),
-            gn: damping,
-            gt: tangential_damping.unwrap_or(0.0),
-        },
+            damping,
+            kt,
+            tangential_damping,
+        } => Some(linear_stiffness(kn, damping, kt, tangential_damping)),
+        Normal::Pebbles {
+            hooke, dash_pot, ..
+        } => Some(pebbles_stiffness(hooke, dash_pot)),
+        Normal::Hooke | Normal::Hertz | Normal::Flores => None,
+    }
+}
+
+/// PEBBLES's constants (001 eq 3.7): Hooke h and dashpot C⊥, no tangential spring (its
+/// friction is [`super::Tangential::Pebbles`]).
+fn pebbles_stiffness(hooke: f64, dash_pot: f64) -> Stiffness {
+    Stiffness {
+        kn: hooke,
+        kt: 0.0,
+        gn: dash_pot,
+        gt: 0.0,
     }
 }
 
@@ -312,5 +343,38 @@ mod tests {
         let out = force_of(&m, &p, 1e-3, 1e-5, 1e-6, 0.1, 1.0, 1.0);
         assert!((out.kt - 9000.0 * 2.0 / 7.0).abs() < 1e-12);
         assert!((out.force - (9000.0 * 1e-6 + 0.01 * 0.1)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn shared_constants_are_every_pairs() {
+        // The linear spring–dashpot (003 eq 11–12, 18–22) and PEBBLES (001 eq 3.7) give every
+        // grain pair the scene's constants, whatever its radii, masses and approach speed.
+        let linear = Normal::Linear {
+            kn: 2500.0,
+            damping: 2.7e-3,
+            kt: None,
+            tangential_damping: Some(1.4e-3),
+        };
+        let pebbles = Normal::Pebbles {
+            hooke: 3.0e5,
+            vessel_hooke: 6.0e5,
+            dash_pot: 0.2,
+        };
+        let p = PairParams::new(7e7, 2.8e7, 0.9, [0.5, 0.0, 0.0], 0.0);
+        let expected = [
+            (linear, [2500.0, 2.0 / 7.0 * 2500.0, 2.7e-3, 1.4e-3]),
+            (pebbles, [3.0e5, 0.0, 0.2, 0.0]),
+        ];
+        for (model, [kn, kt, gn, gt]) in expected {
+            let shared = shared_stiffness(&model).expect("given by the scene");
+            assert_eq!(shared, Stiffness { kn, kt, gn, gt });
+            for (r, m, v0) in [(1e-3, 1e-5, 0.1), (2.5e-4, 3e-8, 2.0), (1.0, 4.0, 1e-6)] {
+                assert_eq!(stiffness(&model, &p, r, m, 1.0, v0, false), shared);
+            }
+        }
+        // Hooke, Hertz and Flores resolve them from the pair: none shared.
+        for model in [Normal::Hooke, Normal::Hertz, Normal::Flores] {
+            assert_eq!(shared_stiffness(&model), None);
+        }
     }
 }

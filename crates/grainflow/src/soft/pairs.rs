@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::{body, ContactStats, CHUNK};
 use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Reaction, Touches, V3};
-use crate::contact::normal::Stiffness;
+use crate::contact::normal::{shared_stiffness, Stiffness};
 use crate::contact::{ContactState, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
@@ -307,6 +307,9 @@ struct Rows<'a> {
     constants: PairConstants,
     /// Whether some grain is immovable: a pair of two takes the scalar law.
     fixed: bool,
+    /// k_n, k_t, g_n and g_t of every contact, when the model gives them for any pair
+    /// ([`shared_stiffness`]): the lanes then read them from no history.
+    stiffness: Option<[f64; 4]>,
     fold: Fold,
     dt: f64,
 }
@@ -385,6 +388,7 @@ pub(super) fn pair_forces(
         per_pair: Lanes::covers(&physics.model, dt).is_some_and(Lanes::per_pair),
         constants,
         fixed: world.packed.fixed,
+        stiffness: shared_stiffness(&physics.model.normal).map(|s| [s.kn, s.kt, s.gn, s.gt]),
         fold: Fold::new(&MinimumImage::new(period)),
         dt,
     };
@@ -741,7 +745,10 @@ impl Rows<'_> {
         // SAFETY: Stiffness is repr(C): k_n, k_t, g_n, g_t.
         let constants =
             |s: &ContactState| unsafe { Quad::load((&s.stiffness as *const Stiffness).cast()) };
-        [c.kn, c.kt, c.gn, c.gt] = quads(|l| constants(st(l)));
+        [c.kn, c.kt, c.gn, c.gt] = match self.stiffness {
+            Some(shared) => shared.map(F::splat),
+            None => quads(|l| constants(st(l))),
+        };
         let pair = match self.constants {
             PairConstants::Uniform(p) => p.map(F::splat),
             PairConstants::ByMaterial => quads(|l| {
@@ -979,6 +986,7 @@ mod tests {
             per_pair: false,
             constants: PairConstants::ByMaterial,
             fixed: false,
+            stiffness: None,
             fold: Fold::new(&MinimumImage::new(period)),
             dt: physics.dt,
         };
