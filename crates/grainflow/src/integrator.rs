@@ -120,12 +120,16 @@ fn derivative(world: &World, k: usize) -> [DVec3; 3] {
 
 /// Every contact history of the world (pairs, then walls), mutably, in parallel.
 fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Send) {
-    world
-        .neighbors
-        .state
+    let nl = &mut world.neighbors;
+    nl.slip
         .par_iter_mut()
+        .zip(nl.formed.par_iter_mut())
         .with_min_len(MIN_LEN)
-        .for_each(&f);
+        .for_each(|(slip, formed)| {
+            let mut state = ContactState::joined(slip, std::mem::take(formed));
+            f(&mut state);
+            (*slip, *formed) = state.split();
+        });
     world
         .wall_state
         .par_iter_mut()

@@ -13,7 +13,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::{MinimumImage, Periodic};
-use crate::contact::ContactState;
+use crate::contact::{ContactState, Formed, Slip};
 
 /// Verlet half list in compressed-row form, with per-pair contact history.
 #[derive(Clone, Debug, Default)]
@@ -26,8 +26,12 @@ pub struct NeighborList {
     pub partner: Vec<u32>,
     /// Owner i of each slot (the row it lies in).
     pub owner: Vec<u32>,
-    /// Contact history of each slot.
-    pub state: Vec<ContactState>,
+    /// Contact history of each slot, in two parts ([`ContactState::split`]): the slip and
+    /// whether the pair touches, which the step reads for every slot ...
+    pub slip: Vec<Slip>,
+    /// ... and the rest, which it reads for touching pairs whose constants differ pair by
+    /// pair.
+    pub formed: Vec<Formed>,
     /// Reverse rows and crossing pairs, made with the rows.
     pub links: Links,
     /// Positions at the last build (m).
@@ -365,7 +369,17 @@ impl NeighborList {
 
     /// Listed pairs that touched at the last evaluation.
     pub fn touching(&self) -> usize {
-        self.state.iter().filter(|s| s.touching).count()
+        self.slip.iter().filter(|s| s.touching()).count()
+    }
+
+    /// The contact history of slot `s`.
+    pub fn history(&self, s: usize) -> ContactState {
+        ContactState::joined(&self.slip[s], self.formed[s].clone())
+    }
+
+    /// Sets the contact history of slot `s`.
+    pub fn set_history_at(&mut self, s: usize, state: ContactState) {
+        (self.slip[s], self.formed[s]) = state.split();
     }
 
     /// True when no pair is listed.
@@ -558,31 +572,36 @@ impl NeighborList {
     /// to its slot from the last to the first. The k-th kept pair has at least k pairs before
     /// it in the new rows, so its slot is at or after k and still default when it arrives.
     fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) {
-        let blank = ContactState::default();
+        let (blank_slip, blank) = (Slip::default(), Formed::default());
         let mut slots: Vec<usize> = Vec::new();
         if self.start.len() == n + 1 {
             for i in 0..n {
                 for o in self.start[i]..self.start[i + 1] {
-                    if self.state[o] == blank {
+                    if self.slip[o] == blank_slip && self.formed[o] == blank {
                         continue;
                     }
                     let row = start[i]..start[i + 1];
                     // A pair no longer listed loses its history.
                     if let Ok(k) = partner[row.clone()].binary_search(&self.partner[o]) {
-                        self.state.swap(slots.len(), o);
+                        self.slip.swap(slots.len(), o);
+                        self.formed.swap(slots.len(), o);
                         slots.push(row.start + k);
                     } else {
-                        self.state[o] = ContactState::default();
+                        (self.slip[o], self.formed[o]) = (blank_slip, Formed::default());
                     }
                 }
             }
         } else {
-            self.state.clear();
+            self.slip.clear();
+            self.formed.clear();
         }
-        self.state.truncate(slots.len());
-        self.state.resize(partner.len(), ContactState::default());
+        self.slip.truncate(slots.len());
+        self.formed.truncate(slots.len());
+        self.slip.resize(partner.len(), blank_slip);
+        self.formed.resize(partner.len(), blank);
         for (k, &slot) in slots.iter().enumerate().rev() {
-            self.state.swap(k, slot);
+            self.slip.swap(k, slot);
+            self.formed.swap(k, slot);
         }
     }
 
@@ -592,7 +611,7 @@ impl NeighborList {
         for (i, j, s) in entries {
             let row = self.start[*i]..self.start[*i + 1];
             if let Ok(k) = self.partner[row.clone()].binary_search(&(*j as u32)) {
-                self.state[row.start + k] = s.clone();
+                self.set_history_at(row.start + k, s.clone());
             }
         }
     }
@@ -842,7 +861,8 @@ mod tests {
         for i in 0..pos.len() {
             for s in list.start[i]..list.start[i + 1] {
                 if s % 3 == 0 {
-                    list.state[s].slip = tag(i, list.partner[s]);
+                    let t = tag(i, list.partner[s]);
+                    list.slip[s] = Slip([t.x, t.y, t.z, 1.0]);
                     tagged.push((i, list.partner[s]));
                 }
             }
@@ -856,10 +876,10 @@ mod tests {
             for s in list.start[i]..list.start[i + 1] {
                 let j = list.partner[s];
                 if tagged.contains(&(i, j)) {
-                    assert_eq!(list.state[s].slip, tag(i, j));
+                    assert_eq!(list.history(s).slip, tag(i, j));
                     kept += 1;
                 } else {
-                    assert_eq!(list.state[s], ContactState::default());
+                    assert_eq!(list.history(s), ContactState::default());
                     blank += 1;
                 }
             }
@@ -940,12 +960,11 @@ mod tests {
         let mut list = NeighborList::new(0.1);
         list.build(&pos, &radius, &Periodic::default());
         assert_eq!(list.len(), 1);
-        list.state[0].slip = DVec3::new(1e-4, 0.0, 0.0);
-        list.state[0].touching = true;
+        list.slip[0] = Slip([1e-4, 0.0, 0.0, 1.0]);
         pos[1].y += 0.06; // more than half the skin
         assert!(list.needs_rebuild(&pos, DVec3::ZERO));
         list.build(&pos, &radius, &Periodic::default());
-        assert_eq!(list.state[0].slip, DVec3::new(1e-4, 0.0, 0.0));
+        assert_eq!(list.history(0).slip, DVec3::new(1e-4, 0.0, 0.0));
         assert!(!list.needs_rebuild(&pos, DVec3::ZERO));
     }
 }

@@ -91,12 +91,12 @@ impl World {
     pub(crate) fn pair_history_by_id(&self) -> Vec<(u64, u64, ContactState)> {
         let (p, nl) = (&self.particles, &self.neighbors);
         (0..nl.len())
-            .filter(|&s| nl.state[s].touching)
+            .filter(|&s| nl.slip[s].touching())
             .map(|s| {
                 (
                     p.id[nl.owner(s)],
                     p.id[nl.partner[s] as usize],
-                    nl.state[s].clone(),
+                    nl.history(s),
                 )
             })
             .collect()

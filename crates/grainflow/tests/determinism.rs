@@ -250,7 +250,7 @@ fn sorting_keeps_every_grain_and_contact_and_the_run_goes_on_alike() {
     // Every sort leaves the reactions of the new order to the next evaluation: none may be
     // missing when a step that ends on a multiple of 10 returns.
     let nl = &b.world.neighbors;
-    let touching: Vec<usize> = (0..nl.len()).filter(|&s| nl.state[s].touching).collect();
+    let touching: Vec<usize> = (0..nl.len()).filter(|&s| nl.slip[s].touching()).collect();
     assert!(touching.len() > 1000, "{} touching pairs", touching.len());
     assert!(
         touching

@@ -77,14 +77,9 @@ fn contact_history_survives_wrapping_across_a_periodic_face() {
             );
         }
         let slip = |s: &Simulation| {
-            let st = s
-                .world
-                .neighbors
-                .state
-                .iter()
-                .find(|st| st.touching)
-                .expect("touching");
-            st.slip
+            let nl = &s.world.neighbors;
+            let touching = nl.slip.iter().position(|st| st.touching());
+            nl.history(touching.expect("touching")).slip
         };
         let (sa, sb) = (slip(&a), slip(&b));
         // Slips reach μ F_c/(2 k_t) ≈ 1e-7 m; the floor 1e-10 m covers the instants when the

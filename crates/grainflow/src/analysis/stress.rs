@@ -148,7 +148,7 @@ fn contacts(sim: &Simulation) -> impl Iterator<Item = (usize, DVec3, DVec3)> + '
     let period = sim.physics.periodic.lengths();
     (0..n).flat_map(move |i| {
         (nl.start[i]..nl.start[i + 1])
-            .filter(move |&s| nl.state[s].touching && (nl.partner[s] as usize) < n)
+            .filter(move |&s| nl.slip[s].touching() && (nl.partner[s] as usize) < n)
             .map(move |s| {
                 let j = nl.partner[s] as usize;
                 let l = Periodic::minimum_image(pos[j] - pos[i], period);

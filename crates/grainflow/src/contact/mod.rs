@@ -67,11 +67,12 @@ impl ContactModel {
     }
 }
 
-/// History of one contact, kept while the bodies touch and dropped when they separate.
-/// The pair loop streams these slot by slot, so they hold only what every contact uses (72
-/// bytes); the rest is boxed in [`Extra`] for the slots and integrators that need it.
+/// History of one contact, kept while the bodies touch and dropped when they separate. It
+/// holds only what every contact uses; the rest is boxed in [`Extra`] for the slots and
+/// integrators that need it. The neighbour list keeps a pair's history in two parts
+/// ([`ContactState::split`]): what the pair loop reads and writes at every step ([`Slip`])
+/// and the rest ([`Formed`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-#[repr(C)]
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
     pub slip: DVec3,
@@ -115,6 +116,55 @@ impl ContactState {
     pub fn extra(&mut self) -> &mut Extra {
         self.extra.get_or_insert_with(Default::default)
     }
+
+    /// The history in the neighbour list's two parts.
+    pub fn split(self) -> (Slip, Formed) {
+        let s = self.slip;
+        let slip = Slip([s.x, s.y, s.z, if self.touching { 1.0 } else { 0.0 }]);
+        let formed = Formed {
+            stiffness: self.stiffness,
+            extra: self.extra,
+        };
+        (slip, formed)
+    }
+
+    /// The history from the neighbour list's two parts ([`ContactState::split`]).
+    pub fn joined(slip: &Slip, formed: Formed) -> ContactState {
+        let [x, y, z, _] = slip.0;
+        ContactState {
+            slip: DVec3::new(x, y, z),
+            stiffness: formed.stiffness,
+            extra: formed.extra,
+            touching: slip.touching(),
+        }
+    }
+}
+
+/// What the pair loop reads and writes of a pair's history at every step, one aligned run of
+/// four numbers: the slip δ_t (m, 002 eq 8) and 1 while the bodies touch, 0 when they do not.
+/// Kept apart from the rest ([`Formed`]), so that the step streams 32 bytes per listed pair,
+/// not the whole history.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+pub struct Slip(pub [f64; 4]);
+
+impl Slip {
+    /// Whether the bodies touched at the last evaluation.
+    #[inline]
+    pub fn touching(&self) -> bool {
+        self.0[3] != 0.0
+    }
+}
+
+/// The rest of a pair's history ([`ContactState`]): the constants resolved when the contact
+/// formed, first (one load of four numbers), and the [`Extra`] storage.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Formed {
+    /// Stiffness and damping resolved when the contact formed.
+    pub stiffness: normal::Stiffness,
+    /// Storage only some contacts use.
+    pub extra: Option<Box<Extra>>,
 }
 
 /// Where two bodies touch: the unit normal from body i to body j and the overlap (m, > 0).
@@ -346,9 +396,36 @@ mod tests {
 
     #[test]
     fn contact_history_fits_the_pair_loops_stream() {
-        // The pair loop streams one history per listed pair: 72 bytes (slip, four constants,
-        // the box of extras, the flag); a field added here costs every step of every run.
-        assert_eq!(std::mem::size_of::<ContactState>(), 72);
+        // The pair loop streams the slip and touching flag of every listed pair (32 bytes, one
+        // aligned load) and the constants of the touching ones whose constants differ pair by
+        // pair (40 bytes with the box of extras); a field added costs every step of every run.
+        assert_eq!(std::mem::size_of::<Slip>(), 32);
+        assert_eq!(std::mem::align_of::<Slip>(), 32);
+        assert_eq!(std::mem::size_of::<Formed>(), 40);
+    }
+
+    #[test]
+    fn a_history_split_for_the_neighbour_list_joins_back_whole() {
+        let state = ContactState {
+            slip: DVec3::new(1e-7, -2e-7, 3e-8),
+            stiffness: normal::Stiffness {
+                kn: 1e5,
+                kt: 3e4,
+                gn: 0.2,
+                gt: 0.1,
+            },
+            extra: Some(Box::new(Extra {
+                age: 3,
+                ..Extra::default()
+            })),
+            touching: true,
+        };
+        let (slip, formed) = state.clone().split();
+        assert_eq!(slip.0, [1e-7, -2e-7, 3e-8, 1.0]);
+        assert_eq!(ContactState::joined(&slip, formed), state);
+        let (slip, formed) = ContactState::default().split();
+        assert!(!slip.touching());
+        assert_eq!(ContactState::joined(&slip, formed), ContactState::default());
     }
 
     #[test]

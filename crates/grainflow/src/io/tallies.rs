@@ -24,8 +24,7 @@ use std::path::{Path, PathBuf};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
-use crate::contact::normal::normal_force;
-use crate::contact::ContactState;
+use crate::contact::normal::{normal_force, Stiffness};
 use crate::sim::Simulation;
 use crate::{Error, Result};
 
@@ -285,10 +284,10 @@ impl Tallies {
         let (world, dt) = (&sim.world, sim.physics.dt);
         let p = &world.particles;
         let model = &sim.physics.model;
-        let mut add = |kind: usize, s: &ContactState, overlap: f64, n: DVec3, rel: DVec3| {
+        let mut add = |kind: usize, s: &Stiffness, overlap: f64, n: DVec3, rel: DVec3| {
             let approach = rel.dot(n);
             let v_t = (rel - approach * n).length();
-            let f = normal_force(&model.normal, &s.stiffness, overlap, approach).force;
+            let f = normal_force(&model.normal, s, overlap, approach).force;
             self.wear[kind][Self::bin(&w.velocity_bins, v_t)] +=
                 f.abs().powf(w.exponent) * v_t * dt;
         };
@@ -296,10 +295,10 @@ impl Tallies {
         let period = sim.physics.periodic.lengths();
         for i in 0..p.len() {
             for slot in nl.start[i]..nl.start[i + 1] {
-                let s = &nl.state[slot];
-                if !s.touching {
+                if !nl.slip[slot].touching() {
                     continue;
                 }
+                let s = &nl.formed[slot].stiffness;
                 let j = nl.partner[slot] as usize;
                 let d = crate::boundary::Periodic::minimum_image(p.pos[j] - p.pos[i], period);
                 let dist = d.length();
@@ -328,7 +327,7 @@ impl Tallies {
                 let n = pose.rotation * c.normal;
                 let rel = p.vel[i] - pose.velocity_at(p.pos[i])
                     + (p.radius[i] * (p.omega[i] - pose.omega)).cross(n);
-                add(1, s, c.overlap, n, rel);
+                add(1, &s.stiffness, c.overlap, n, rel);
             }
         }
     }

@@ -18,7 +18,7 @@ use super::{body, ContactStats, CHUNK};
 use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Reaction, Touches, V3};
 use crate::contact::normal::{shared_stiffness, Stiffness};
-use crate::contact::{ContactState, Touch};
+use crate::contact::{ContactState, Formed, Slip, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
@@ -96,7 +96,7 @@ pub(super) fn pack_chunk(pos: &mut [Run], x: &[DVec3], r: &[f64]) {
 const AHEAD: usize = 12;
 
 /// Asks the processor to bring the cache line at `p` closer. The contact history is streamed
-/// slot by slot at 72 bytes a slot; a hint [`AHEAD`] slots ahead hides part of the wait for it
+/// slot by slot ([`History`]); a hint [`AHEAD`] slots ahead hides part of the wait for it
 /// (about 6 % of the S1 step in interleaved runs). A hint reads nothing and never faults.
 #[inline(always)]
 fn prefetch<T>(p: *const T) {
@@ -107,6 +107,26 @@ fn prefetch<T>(p: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// The histories of a run of slots as the overlap test reads them: the slips, with the
+/// touching flags, and, when the lanes read the constants (none [`shared_stiffness`]), the
+/// rest, which it asks for ahead too.
+#[derive(Clone, Copy)]
+struct History<'a> {
+    slip: &'a [Slip],
+    formed: Option<&'a [Formed]>,
+}
+
+impl History<'_> {
+    /// Asks for the histories of the slot [`AHEAD`] after slot `k`.
+    #[inline(always)]
+    fn ask_ahead(&self, k: usize) {
+        prefetch(self.slip.as_ptr().wrapping_add(k + AHEAD));
+        if let Some(formed) = self.formed {
+            prefetch(formed.as_ptr().wrapping_add(k + AHEAD));
+        }
+    }
 }
 
 /// Pairs the overlap test gathers before they are evaluated, [`LANES`] at a time.
@@ -239,7 +259,8 @@ struct Block<'a> {
     reaction: &'a mut [(DVec3, DVec3)],
     /// The block's pairs crossing into a later block, places `first_cross` on.
     cross: &'a mut [(DVec3, DVec3)],
-    state: &'a mut [ContactState],
+    slip: &'a mut [Slip],
+    formed: &'a mut [Formed],
     force: &'a mut [DVec3],
     torque: &'a mut [DVec3],
 }
@@ -253,7 +274,8 @@ impl<'a> Block<'a> {
         let kept = if self.reaction.is_empty() { 0 } else { b };
         let (reaction, reaction_rest) = self.reaction.split_at_mut(kept);
         let (cross, cross_rest) = self.cross.split_at_mut(c);
-        let (state, state_rest) = self.state.split_at_mut(b);
+        let (slip, slip_rest) = self.slip.split_at_mut(b);
+        let (formed, formed_rest) = self.formed.split_at_mut(b);
         let (force, force_rest) = self.force.split_at_mut(a);
         let (torque, torque_rest) = self.torque.split_at_mut(a);
         let rest = Block {
@@ -262,14 +284,16 @@ impl<'a> Block<'a> {
             first_cross,
             reaction: reaction_rest,
             cross: cross_rest,
-            state: state_rest,
+            slip: slip_rest,
+            formed: formed_rest,
             force: force_rest,
             torque: torque_rest,
         };
         let front = Block {
             reaction,
             cross,
-            state,
+            slip,
+            formed,
             force,
             torque,
             ..self
@@ -343,7 +367,8 @@ pub(super) fn pair_forces(
         start,
         owner,
         partner,
-        state,
+        slip,
+        formed,
         links,
         ..
     } = &mut world.neighbors;
@@ -359,7 +384,8 @@ pub(super) fn pair_forces(
             &mut []
         },
         cross: &mut world.cross[..],
-        state: &mut state[..],
+        slip: &mut slip[..],
+        formed: &mut formed[..],
         force: &mut force[..n],
         torque: &mut torque[..n],
     };
@@ -431,7 +457,7 @@ impl Rows<'_> {
             k = self.overlaps(&block, k..slots, &mut batch.found);
             for &a in &batch.found.apart[..batch.found.separated] {
                 let s = block.first_slot + a as usize;
-                block.state[a as usize] = ContactState::default();
+                (block.slip[a as usize], block.formed[a as usize]) = Default::default();
                 self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
             }
             self.sum(batch, &mut block, &mut stats);
@@ -462,7 +488,10 @@ impl Rows<'_> {
         let base = block.first_slot;
         let owner = &self.owner[base + run.start..base + run.end];
         let partner = &self.partner[base + run.start..base + run.end];
-        let state = &block.state[run.clone()];
+        let history = History {
+            slip: &block.slip[run.clone()],
+            formed: self.stiffness.is_none().then(|| &block.formed[run.clone()]),
+        };
         // Listed pairs always name particles of the store; checked here once, so that the
         // loop needs no checks.
         let largest = owner.iter().chain(partner).fold(0, |m, &k| m.max(k));
@@ -471,7 +500,7 @@ impl Rows<'_> {
             "a listed pair names a particle of the store"
         );
         let (len, separated) = if self.lanes.is_none() || self.fixed {
-            self.test::<true>(owner, partner, state, run.start, found)
+            self.test::<true>(owner, partner, history, run.start, found)
         } else {
             // In vector registers where the build has them (registers.rs).
             #[cfg(all(
@@ -482,7 +511,7 @@ impl Rows<'_> {
                 )
             ))]
             {
-                self.test_established(owner, partner, state, run.start, found)
+                self.test_established(owner, partner, history, run.start, found)
             }
             #[cfg(not(all(
                 target_arch = "x86_64",
@@ -492,7 +521,7 @@ impl Rows<'_> {
                 )
             )))]
             {
-                self.test::<false>(owner, partner, state, run.start, found)
+                self.test::<false>(owner, partner, history, run.start, found)
             }
         };
         found.len = len;
@@ -501,7 +530,7 @@ impl Rows<'_> {
     }
 
     /// The loop of [`Rows::overlaps`] over the slots `first..` of the block with owners,
-    /// partners and histories `owner`, `partner`, `state`: the touching and separated pairs'
+    /// partners and histories `owner`, `partner`, `history`: the touching and separated pairs'
     /// counts. `GENERAL` when a pair may take the scalar law for another reason than forming
     /// (a model the lanes do not cover, or two immovable grains).
     #[inline(always)]
@@ -509,14 +538,15 @@ impl Rows<'_> {
         &self,
         owner: &[u32],
         partner: &[u32],
-        state: &[ContactState],
+        history: History,
         first: usize,
         found: &mut Found,
     ) -> (usize, usize) {
         let (mut len, mut separated) = (0, 0);
-        for k in 0..state.len().min(owner.len()).min(partner.len()) {
-            let st = &state[k];
-            prefetch((st as *const ContactState).wrapping_add(AHEAD));
+        let slip = history.slip;
+        for k in 0..slip.len().min(owner.len()).min(partner.len()) {
+            let before = slip[k].touching();
+            history.ask_ahead(k);
             let (i, j) = (owner[k] as usize, partner[k] as usize);
             prefetch(self.vel.as_ptr().wrapping_add(j));
             prefetch(self.omega.as_ptr().wrapping_add(j));
@@ -525,7 +555,7 @@ impl Rows<'_> {
             let d = self.fold.separation(p_i, p_j);
             let (d2, reach) = (d.length_squared3(), p_i.0[3] + p_j.0[3]);
             let touching = !(d2 >= reach * reach || d2 == 0.0);
-            let scalar = !st.touching
+            let scalar = !before
                 || GENERAL
                     && (self.lanes.is_none()
                         || self.fixed && self.inv_mass[i] == 0.0 && self.inv_mass[j] == 0.0);
@@ -546,7 +576,7 @@ impl Rows<'_> {
                 *found.apart.get_unchecked_mut(separated) = a;
             }
             len += usize::from(touching);
-            separated += usize::from(!touching & st.touching);
+            separated += usize::from(!touching & before);
         }
         (len, separated)
     }
@@ -575,7 +605,7 @@ impl Rows<'_> {
         for g in 0..groups {
             let count = LANES.min(found.len - g * LANES);
             let (c, touches) = (&inputs[g], &touches[g]);
-            out.put(&reactions[g], c.kn);
+            out.put(&reactions[g]);
             let scalar = scalar[g];
             // The largest overlap for its radius, lane by lane in order where some lane
             // exceeds the largest so far.
@@ -614,28 +644,21 @@ impl Rows<'_> {
                     };
                     // SAFETY: the overlap test put only the block's slots and rows into the
                     // batch: a_s < its slots, i < its rows ≤ BLOCK.
-                    let (state, sum_i) = unsafe {
-                        (
-                            block.state.get_unchecked_mut(a_s),
-                            sums.get_unchecked_mut(i),
-                        )
-                    };
+                    let (slip, sum_i) =
+                        unsafe { (block.slip.get_unchecked_mut(a_s), sums.get_unchecked_mut(i)) };
                     let (f, t_i, t_j) = if mixed && scalar >> l & 1 == 1 {
                         let n = &touches.normal;
                         let touch = Touch {
                             normal: DVec3::new(n.x.lane(l), n.y.lane(l), n.z.lane(l)),
                             overlap: touches.overlap.lane(l),
                         };
-                        let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, state);
+                        // SAFETY: as the slip above: a_s < the block's slots.
+                        let formed = unsafe { block.formed.get_unchecked_mut(a_s) };
+                        let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, slip, formed);
                         (run(f), run(t_i), run(t_j))
                     } else {
-                        // SAFETY: a contact's slip is followed by k_n (ContactState and
-                        // Stiffness are repr(C)): the four numbers are the new slip and k_n
-                        // unchanged.
-                        unsafe {
-                            out.lane(SLIP, l)
-                                .store((state as *mut ContactState).cast::<f64>())
-                        };
+                        // SAFETY: a Slip is four aligned numbers: the new slip and 1, touching.
+                        unsafe { out.lane(SLIP, l).store((slip as *mut Slip).cast::<f64>()) };
                         (
                             out.lane(FORCE, l),
                             out.lane(TORQUE_I, l),
@@ -721,7 +744,8 @@ impl Rows<'_> {
         // SAFETY: the overlap test put only particles of the store (i, j < n; every slice here
         // has n) and slots of the block into the batch, and padding repeats them.
         let vec = |a: &[DVec3], k: usize| Quad::vector(unsafe { a.get_unchecked(k) });
-        let st = |l: usize| unsafe { block.state.get_unchecked(slot(l)) };
+        let slip = |l: usize| unsafe { block.slip.get_unchecked(slot(l)) };
+        let formed = |l: usize| unsafe { block.formed.get_unchecked(slot(l)) };
         let lane_set =
             |v: &[f64; ROOM]| F::new(v[lanes.clone()].try_into().expect("a group's lanes"));
         c.d = V3 {
@@ -737,17 +761,15 @@ impl Rows<'_> {
         c.w_i = V3 { x, y, z };
         let [x, y, z, _] = quads(|l| vec(self.omega, j(l)));
         c.w_j = V3 { x, y, z };
-        // SAFETY: a contact's slip is followed by k_n (ContactState and Stiffness are repr(C)).
-        let head =
-            |s: &ContactState| unsafe { Quad::load((s as *const ContactState).cast::<f64>()) };
-        let [x, y, z, _] = quads(|l| head(st(l)));
+        // SAFETY: a Slip is four aligned numbers, the slip and the touching flag.
+        let [x, y, z, _] = quads(|l| unsafe { Quad::load((slip(l) as *const Slip).cast()) });
         c.slip = V3 { x, y, z };
-        // SAFETY: Stiffness is repr(C): k_n, k_t, g_n, g_t.
+        // SAFETY: Formed and Stiffness are repr(C), Formed's stiffness first: k_n, k_t, g_n, g_t.
         let constants =
-            |s: &ContactState| unsafe { Quad::load((&s.stiffness as *const Stiffness).cast()) };
+            |f: &Formed| unsafe { Quad::load((&f.stiffness as *const Stiffness).cast()) };
         [c.kn, c.kt, c.gn, c.gt] = match self.stiffness {
             Some(shared) => shared.map(F::splat),
-            None => quads(|l| constants(st(l))),
+            None => quads(|l| constants(formed(l))),
         };
         let pair = match self.constants {
             PairConstants::Uniform(p) => p.map(F::splat),
@@ -774,7 +796,8 @@ impl Rows<'_> {
             .fold(0, |bits, (l, &f)| bits | u32::from(f) << l)
     }
 
-    /// Force on i and torques on i and j of the pair (i, j) touching at `touch`, by the scalar
+    /// Force on i and torques on i and j of the pair (i, j) with history `slip` and `formed`
+    /// touching at `touch`, by the scalar
     /// law: for contacts forming this step, between two immovable bodies, or of a model the
     /// lanes do not cover. Kept out of line: most steps never call it, and inlined it would
     /// crowd the registers of the sum.
@@ -784,7 +807,8 @@ impl Rows<'_> {
         touch: Touch,
         i: usize,
         j: usize,
-        state: &mut ContactState,
+        slip: &mut Slip,
+        formed: &mut Formed,
     ) -> (DVec3, DVec3, DVec3) {
         let m = self.material;
         let params = self.physics.table.get(m[i] as usize, m[j] as usize);
@@ -798,10 +822,12 @@ impl Rows<'_> {
                 k,
             )
         };
+        let mut state = ContactState::joined(slip, std::mem::take(formed));
         let c = self
             .physics
             .model
-            .force(params, touch, &body(i), &body(j), state, self.dt);
+            .force(params, touch, &body(i), &body(j), &mut state, self.dt);
+        (*slip, *formed) = state.split();
         (c.force_i, c.torque_i, c.torque_j)
     }
 
@@ -904,7 +930,8 @@ fn vec(q: Quad) -> DVec3 {
     DVec3::new(a[0], a[1], a[2])
 }
 
-/// Rows of [`Runs`]: the force on i, the torques on i and j, the slip followed by k_n.
+/// Rows of [`Runs`]: the force on i, the torques on i and j, the slip followed by 1 (a
+/// [`Slip`] of a touching pair).
 const FORCE: usize = 0;
 const TORQUE_I: usize = 1;
 const TORQUE_J: usize = 2;
@@ -916,16 +943,16 @@ const SLIP: usize = 3;
 struct Runs([[Quad; LANES]; 4]);
 
 impl Runs {
-    /// Puts the lanes' reaction `r`, with `kn` the fourth number of the slips.
+    /// Puts the lanes' reaction `r`.
     #[inline(always)]
-    fn put(&mut self, r: &Reaction, kn: F) {
-        let zero = F::default();
+    fn put(&mut self, r: &Reaction) {
+        let (zero, one) = (F::default(), F::splat(1.0));
         let back = |v: &V3, w: F| F::to_quads([v.x, v.y, v.z, w]);
         self.0 = [
             back(&r.force_i, zero),
             back(&r.torque_i, zero),
             back(&r.torque_j, zero),
-            back(&r.slip, kn),
+            back(&r.slip, one),
         ];
     }
 
@@ -948,8 +975,7 @@ mod tests {
     use super::*;
 
     /// An overlap test over a run of slots ([`Rows::test`]).
-    type VectorTest =
-        fn(&Rows, &[u32], &[u32], &[ContactState], usize, &mut Found) -> (usize, usize);
+    type VectorTest = fn(&Rows, &[u32], &[u32], History, usize, &mut Found) -> (usize, usize);
 
     #[test]
     fn the_overlap_tests_in_registers_find_what_the_slot_by_slot_one_finds() {
@@ -1004,11 +1030,14 @@ mod tests {
                     &nl.owner[lists(run.clone())],
                     &nl.partner[lists(run.clone())],
                 );
-                let state = &nl.state[lists(run.clone())];
-                let x = rows.test::<false>(owner, partner, state, run.start, &mut a);
+                let history = History {
+                    slip: &nl.slip[lists(run.clone())],
+                    formed: Some(&nl.formed[lists(run.clone())]),
+                };
+                let x = rows.test::<false>(owner, partner, history, run.start, &mut a);
                 // Each test in registers this build has against the slot-by-slot one.
                 let check = |test: VectorTest, b: &mut Found| {
-                    let y = test(&rows, owner, partner, state, run.start, b);
+                    let y = test(&rows, owner, partner, history, run.start, b);
                     assert_eq!(x, y, "block from {first}, slots {run:?}");
                     let (len, gone) = x;
                     assert_eq!(a.apart[..gone], b.apart[..gone]);

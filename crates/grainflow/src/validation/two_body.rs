@@ -246,7 +246,7 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
             let (a, b) = ids(p, [0, 1]);
             let gap = (p.pos[a] - p.pos[b]).length() - 2.0 * R;
             if g < 10.0 {
-                let touching = sim.world.neighbors.state.iter().position(|s| s.touching);
+                let touching = sim.world.neighbors.slip.iter().position(|s| s.touching());
                 // The force on j is (F_n − F_c) n̂ with n̂ from i to j (downwards): F_n = F_c − f_z.
                 let f_n = touching.map_or(0.0, |s| 10.0 - sim.world.reaction[s].0.z);
                 out.push(Metric::new(

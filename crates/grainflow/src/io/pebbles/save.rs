@@ -92,12 +92,13 @@ impl Save {
             .collect();
         let nl = &w.neighbors;
         let mut slips: Vec<(u64, u64, DVec3)> = (0..nl.len())
-            .filter(|&s| nl.state[s].touching)
+            .filter(|&s| nl.slip[s].touching())
             .map(|s| {
+                let [x, y, z, _] = nl.slip[s].0;
                 (
                     p.id[nl.owner(s)],
                     p.id[nl.partner[s] as usize],
-                    nl.state[s].slip,
+                    DVec3::new(x, y, z),
                 )
             })
             .map(|(a, b, s)| if a < b { (a, b, s) } else { (b, a, -s) })

@@ -6,8 +6,8 @@
 //! up from the touching lanes. Built for x86-64 with either; other builds take the
 //! slot-by-slot test.
 
-use super::{prefetch, Found, Rows, AHEAD};
-use crate::contact::ContactState;
+use super::{Found, History, Rows};
+use crate::contact::Slip;
 use crate::simd::{Quad, F, LANES};
 
 impl Rows<'_> {
@@ -17,7 +17,7 @@ impl Rows<'_> {
         &self,
         owner: &[u32],
         partner: &[u32],
-        state: &[ContactState],
+        history: History,
         first: usize,
         found: &mut Found,
     ) -> (usize, usize) {
@@ -27,7 +27,7 @@ impl Rows<'_> {
             target_feature = "avx512vl"
         ))]
         {
-            self.test_avx512(owner, partner, state, first, found)
+            self.test_avx512(owner, partner, history, first, found)
         }
         #[cfg(all(
             target_arch = "x86_64",
@@ -35,16 +35,16 @@ impl Rows<'_> {
             not(all(target_feature = "avx512f", target_feature = "avx512vl"))
         ))]
         {
-            self.test_avx2(owner, partner, state, first, found)
+            self.test_avx2(owner, partner, history, first, found)
         }
     }
 }
 
 /// Asks for the histories of the [`LANES`] slots [`AHEAD`] after slot `k`.
 #[inline(always)]
-fn ask_ahead(state: &[ContactState], k: usize) {
+fn ask_ahead(history: &History, k: usize) {
     for a in 0..LANES {
-        prefetch(state.as_ptr().wrapping_add(k + AHEAD + a));
+        history.ask_ahead(k + a);
     }
 }
 
@@ -62,11 +62,11 @@ fn eight<'a>(v: &'a [u32], k: usize, count: usize, tail: &'a mut [u32; LANES]) -
 
 /// The touching flags of the histories of the `count` slots from `k`, as bits.
 #[inline(always)]
-fn touched(state: &[ContactState], k: usize, count: usize) -> u32 {
-    state[k..k + count]
+fn touched(slip: &[Slip], k: usize, count: usize) -> u32 {
+    slip[k..k + count]
         .iter()
         .enumerate()
-        .fold(0, |bits, (a, s)| bits | u32::from(s.touching) << a)
+        .fold(0, |bits, (a, s)| bits | u32::from(s.touching()) << a)
 }
 
 /// AVX-512 (F and VL): one register of eight lanes.
@@ -83,13 +83,14 @@ impl Rows<'_> {
         &self,
         owner: &[u32],
         partner: &[u32],
-        state: &[ContactState],
+        history: History,
         first: usize,
         found: &mut Found,
     ) -> (usize, usize) {
         use super::ROOM;
         use std::arch::x86_64::*;
-        let n = state.len().min(owner.len()).min(partner.len());
+        let slip = history.slip;
+        let n = slip.len().min(owner.len()).min(partner.len());
         let (mut len, mut separated) = (0usize, 0usize);
         let fold = &self.fold;
         // SAFETY (every intrinsic below): the build enables AVX-512F and VL (cfg above); the
@@ -110,7 +111,7 @@ impl Rows<'_> {
             while k < n {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
-                ask_ahead(state, k);
+                ask_ahead(&history, k);
                 let (oi, oj) = (
                     eight(owner, k, count, &mut tail_i),
                     eight(partner, k, count, &mut tail_j),
@@ -131,7 +132,7 @@ impl Rows<'_> {
                 let apart = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(d2, _mm512_mul_pd(reach, reach))
                     | _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(d2, zero);
                 let touching = valid & !apart;
-                let before = touched(state, k, count) as __mmask8;
+                let before = touched(slip, k, count) as __mmask8;
                 let gone = valid & apart & before;
                 let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
                 let put = |v: __m256i, dst: *mut u32, m: __mmask8| {
@@ -218,12 +219,13 @@ mod avx2 {
             &self,
             owner: &[u32],
             partner: &[u32],
-            state: &[ContactState],
+            history: History,
             first: usize,
             found: &mut Found,
         ) -> (usize, usize) {
             use std::arch::x86_64::*;
-            let n = state.len().min(owner.len()).min(partner.len());
+            let slip = history.slip;
+            let n = slip.len().min(owner.len()).min(partner.len());
             let (mut len, mut separated) = (0usize, 0usize);
             let fold = &self.fold;
             // SAFETY (every intrinsic below): the build enables AVX2 and BMI2 (x86-64-v3, cfg
@@ -244,7 +246,7 @@ mod avx2 {
                 while k < n {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
-                    ask_ahead(state, k);
+                    ask_ahead(&history, k);
                     let (oi, oj) = (
                         eight(owner, k, count, &mut tail_i),
                         eight(partner, k, count, &mut tail_j),
@@ -275,7 +277,7 @@ mod avx2 {
                         }
                     }
                     let touching = valid & !apart;
-                    let before = touched(state, k, count);
+                    let before = touched(slip, k, count);
                     let gone = valid & apart & before;
                     let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
                     let put = |v: __m256i, dst: *mut u32, m: u32| {
