@@ -110,12 +110,13 @@ fn prefetch<T>(p: *const T) {
 }
 
 /// The histories of a run of slots as the overlap test reads them: the slips, with the
-/// touching flags, and, when the lanes read the constants (none [`shared_stiffness`]), the
-/// rest, which it asks for ahead too.
+/// touching flags, and the rest, which it asks for ahead too when the lanes read the
+/// constants (`constants`: none [`shared_stiffness`]).
 #[derive(Clone, Copy)]
 struct History<'a> {
     slip: &'a [Slip],
-    formed: Option<&'a [Formed]>,
+    formed: &'a [Formed],
+    constants: bool,
 }
 
 impl History<'_> {
@@ -123,8 +124,29 @@ impl History<'_> {
     #[inline(always)]
     fn ask_ahead(&self, k: usize) {
         prefetch(self.slip.as_ptr().wrapping_add(k + AHEAD));
-        if let Some(formed) = self.formed {
-            prefetch(formed.as_ptr().wrapping_add(k + AHEAD));
+        if self.constants {
+            prefetch(self.formed.as_ptr().wrapping_add(k + AHEAD));
+        }
+    }
+
+    /// Asks for the rest of the histories of the slots `k + a` for the bits a of `forming`,
+    /// contacts forming this step, which the scalar law will write.
+    #[inline(always)]
+    #[cfg_attr(
+        not(all(
+            target_arch = "x86_64",
+            any(
+                target_feature = "avx2",
+                all(target_feature = "avx512f", target_feature = "avx512vl")
+            )
+        )),
+        allow(dead_code)
+    )]
+    fn ask_forming(&self, k: usize, mut forming: u32) {
+        while forming != 0 {
+            let a = forming.trailing_zeros() as usize;
+            prefetch(self.formed.as_ptr().wrapping_add(k + a));
+            forming &= forming - 1;
         }
     }
 }
@@ -490,7 +512,8 @@ impl Rows<'_> {
         let partner = &self.partner[base + run.start..base + run.end];
         let history = History {
             slip: &block.slip[run.clone()],
-            formed: self.stiffness.is_none().then(|| &block.formed[run.clone()]),
+            formed: &block.formed[run.clone()],
+            constants: self.stiffness.is_none(),
         };
         // Listed pairs always name particles of the store; checked here once, so that the
         // loop needs no checks.
@@ -1032,7 +1055,8 @@ mod tests {
                 );
                 let history = History {
                     slip: &nl.slip[lists(run.clone())],
-                    formed: Some(&nl.formed[lists(run.clone())]),
+                    formed: &nl.formed[lists(run.clone())],
+                    constants: true,
                 };
                 let x = rows.test::<false>(owner, partner, history, run.start, &mut a);
                 // Each test in registers this build has against the slot-by-slot one.

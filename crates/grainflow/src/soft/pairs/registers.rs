@@ -134,6 +134,7 @@ impl Rows<'_> {
                 let touching = valid & !apart;
                 let before = touched(slip, k, count) as __mmask8;
                 let gone = valid & apart & before;
+                history.ask_forming(k, u32::from(touching & !before));
                 let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
                 let put = |v: __m256i, dst: *mut u32, m: __mmask8| {
                     _mm256_storeu_si256(dst.cast(), _mm256_maskz_compress_epi32(m, v))
@@ -279,6 +280,7 @@ mod avx2 {
                     let touching = valid & !apart;
                     let before = touched(slip, k, count);
                     let gone = valid & apart & before;
+                    history.ask_forming(k, touching & !before);
                     let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
                     let put = |v: __m256i, dst: *mut u32, m: u32| {
                         let order = _mm256_loadu_si256(FRONT[m as usize].as_ptr().cast());
