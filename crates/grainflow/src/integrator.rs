@@ -124,11 +124,12 @@ fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Se
     nl.slip
         .par_iter_mut()
         .zip(nl.formed.par_iter_mut())
+        .zip(nl.extra.par_iter_mut())
         .with_min_len(MIN_LEN)
-        .for_each(|(slip, formed)| {
-            let mut state = ContactState::joined(slip, std::mem::take(formed));
+        .for_each(|((slip, formed), extra)| {
+            let mut state = ContactState::joined(slip, formed, extra.take());
             f(&mut state);
-            (*slip, *formed) = state.split();
+            (*slip, *formed, *extra) = state.split();
         });
     world
         .wall_state

@@ -13,7 +13,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::{MinimumImage, Periodic};
-use crate::contact::{ContactState, Formed, Slip};
+use crate::contact::{ContactState, Extra, Formed, Slip};
 
 /// Verlet half list in compressed-row form, with per-pair contact history.
 #[derive(Clone, Debug, Default)]
@@ -26,12 +26,13 @@ pub struct NeighborList {
     pub partner: Vec<u32>,
     /// Owner i of each slot (the row it lies in).
     pub owner: Vec<u32>,
-    /// Contact history of each slot, in two parts ([`ContactState::split`]): the slip and
-    /// whether the pair touches, which the step reads for every slot ...
+    /// Contact history of each slot, in three parts ([`ContactState::split`]): the slip and
+    /// whether the pair touches, which the step reads for every slot; ...
     pub slip: Vec<Slip>,
-    /// ... and the rest, which it reads for touching pairs whose constants differ pair by
-    /// pair.
+    /// ... the constants, which it reads for touching pairs when they differ pair by pair; ...
     pub formed: Vec<Formed>,
+    /// ... and the boxed extras of some slots and integrators.
+    pub extra: Vec<Option<Box<Extra>>>,
     /// Reverse rows and crossing pairs, made with the rows.
     pub links: Links,
     /// Positions at the last build (m).
@@ -374,12 +375,12 @@ impl NeighborList {
 
     /// The contact history of slot `s`.
     pub fn history(&self, s: usize) -> ContactState {
-        ContactState::joined(&self.slip[s], self.formed[s].clone())
+        ContactState::joined(&self.slip[s], &self.formed[s], self.extra[s].clone())
     }
 
     /// Sets the contact history of slot `s`.
     pub fn set_history_at(&mut self, s: usize, state: ContactState) {
-        (self.slip[s], self.formed[s]) = state.split();
+        (self.slip[s], self.formed[s], self.extra[s]) = state.split();
     }
 
     /// True when no pair is listed.
@@ -573,11 +574,13 @@ impl NeighborList {
     /// it in the new rows, so its slot is at or after k and still default when it arrives.
     fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
+        let blank_extra = |e: &Option<Box<Extra>>| e.is_none();
         let mut slots: Vec<usize> = Vec::new();
         if self.start.len() == n + 1 {
             for i in 0..n {
                 for o in self.start[i]..self.start[i + 1] {
-                    if self.slip[o] == blank_slip && self.formed[o] == blank {
+                    let kept = self.slip[o] != blank_slip || self.formed[o] != blank;
+                    if !kept && blank_extra(&self.extra[o]) {
                         continue;
                     }
                     let row = start[i]..start[i + 1];
@@ -585,23 +588,28 @@ impl NeighborList {
                     if let Ok(k) = partner[row.clone()].binary_search(&self.partner[o]) {
                         self.slip.swap(slots.len(), o);
                         self.formed.swap(slots.len(), o);
+                        self.extra.swap(slots.len(), o);
                         slots.push(row.start + k);
                     } else {
-                        (self.slip[o], self.formed[o]) = (blank_slip, Formed::default());
+                        (self.slip[o], self.formed[o], self.extra[o]) = (blank_slip, blank, None);
                     }
                 }
             }
         } else {
             self.slip.clear();
             self.formed.clear();
+            self.extra.clear();
         }
         self.slip.truncate(slots.len());
         self.formed.truncate(slots.len());
+        self.extra.truncate(slots.len());
         self.slip.resize(partner.len(), blank_slip);
         self.formed.resize(partner.len(), blank);
+        self.extra.resize(partner.len(), None);
         for (k, &slot) in slots.iter().enumerate().rev() {
             self.slip.swap(k, slot);
             self.formed.swap(k, slot);
+            self.extra.swap(k, slot);
         }
     }
 

@@ -69,9 +69,9 @@ impl ContactModel {
 
 /// History of one contact, kept while the bodies touch and dropped when they separate. It
 /// holds only what every contact uses; the rest is boxed in [`Extra`] for the slots and
-/// integrators that need it. The neighbour list keeps a pair's history in two parts
-/// ([`ContactState::split`]): what the pair loop reads and writes at every step ([`Slip`])
-/// and the rest ([`Formed`]).
+/// integrators that need it. The neighbour list keeps a pair's history in three parts
+/// ([`ContactState::split`]): what the pair loop reads and writes at every step ([`Slip`]),
+/// the constants ([`Formed`]) and the boxed extras.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactState {
     /// Tangential displacement δ_t (m), 002 eq 8.
@@ -117,24 +117,20 @@ impl ContactState {
         self.extra.get_or_insert_with(Default::default)
     }
 
-    /// The history in the neighbour list's two parts.
-    pub fn split(self) -> (Slip, Formed) {
+    /// The history in the neighbour list's three parts.
+    pub fn split(self) -> (Slip, Formed, Option<Box<Extra>>) {
         let s = self.slip;
         let slip = Slip([s.x, s.y, s.z, if self.touching { 1.0 } else { 0.0 }]);
-        let formed = Formed {
-            stiffness: self.stiffness,
-            extra: self.extra,
-        };
-        (slip, formed)
+        (slip, Formed(self.stiffness), self.extra)
     }
 
-    /// The history from the neighbour list's two parts ([`ContactState::split`]).
-    pub fn joined(slip: &Slip, formed: Formed) -> ContactState {
+    /// The history from the neighbour list's three parts ([`ContactState::split`]).
+    pub fn joined(slip: &Slip, formed: &Formed, extra: Option<Box<Extra>>) -> ContactState {
         let [x, y, z, _] = slip.0;
         ContactState {
             slip: DVec3::new(x, y, z),
-            stiffness: formed.stiffness,
-            extra: formed.extra,
+            stiffness: formed.0,
+            extra,
             touching: slip.touching(),
         }
     }
@@ -142,8 +138,8 @@ impl ContactState {
 
 /// What the pair loop reads and writes of a pair's history at every step, one aligned run of
 /// four numbers: the slip δ_t (m, 002 eq 8) and 1 while the bodies touch, 0 when they do not.
-/// Kept apart from the rest ([`Formed`]), so that the step streams 32 bytes per listed pair,
-/// not the whole history.
+/// Kept apart from the rest ([`Formed`], the extras), so that the step streams 32 bytes per
+/// listed pair, not the whole history.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C, align(32))]
 pub struct Slip(pub [f64; 4]);
@@ -156,16 +152,12 @@ impl Slip {
     }
 }
 
-/// The rest of a pair's history ([`ContactState`]): the constants resolved when the contact
-/// formed, first (one load of four numbers), and the [`Extra`] storage.
-#[derive(Clone, Debug, Default, PartialEq)]
-#[repr(C)]
-pub struct Formed {
-    /// Stiffness and damping resolved when the contact formed.
-    pub stiffness: normal::Stiffness,
-    /// Storage only some contacts use.
-    pub extra: Option<Box<Extra>>,
-}
+/// The constants of a pair's history resolved when the contact formed
+/// ([`ContactState::stiffness`]), aligned for one load of four numbers: the pair loop streams
+/// them, 32 bytes a listed pair, when they differ pair by pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+pub struct Formed(pub normal::Stiffness);
 
 /// Where two bodies touch: the unit normal from body i to body j and the overlap (m, > 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -396,12 +388,18 @@ mod tests {
 
     #[test]
     fn contact_history_fits_the_pair_loops_stream() {
-        // The pair loop streams the slip and touching flag of every listed pair (32 bytes, one
-        // aligned load) and the constants of the touching ones whose constants differ pair by
-        // pair (40 bytes with the box of extras); a field added costs every step of every run.
-        assert_eq!(std::mem::size_of::<Slip>(), 32);
-        assert_eq!(std::mem::align_of::<Slip>(), 32);
-        assert_eq!(std::mem::size_of::<Formed>(), 40);
+        // The pair loop streams the slip and touching flag of every listed pair and the
+        // constants of the touching ones when they differ pair by pair: 32 bytes each, one
+        // aligned load; a field added costs every step of every run.
+        for (size, align) in [
+            (std::mem::size_of::<Slip>(), std::mem::align_of::<Slip>()),
+            (
+                std::mem::size_of::<Formed>(),
+                std::mem::align_of::<Formed>(),
+            ),
+        ] {
+            assert_eq!((size, align), (32, 32));
+        }
     }
 
     #[test]
@@ -420,12 +418,13 @@ mod tests {
             })),
             touching: true,
         };
-        let (slip, formed) = state.clone().split();
+        let (slip, formed, extra) = state.clone().split();
         assert_eq!(slip.0, [1e-7, -2e-7, 3e-8, 1.0]);
-        assert_eq!(ContactState::joined(&slip, formed), state);
-        let (slip, formed) = ContactState::default().split();
+        assert_eq!(ContactState::joined(&slip, &formed, extra), state);
+        let (slip, formed, extra) = ContactState::default().split();
         assert!(!slip.touching());
-        assert_eq!(ContactState::joined(&slip, formed), ContactState::default());
+        let blank = ContactState::joined(&slip, &formed, extra);
+        assert_eq!(blank, ContactState::default());
     }
 
     #[test]

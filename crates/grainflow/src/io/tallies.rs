@@ -298,7 +298,7 @@ impl Tallies {
                 if !nl.slip[slot].touching() {
                     continue;
                 }
-                let s = &nl.formed[slot].stiffness;
+                let s = &nl.formed[slot].0;
                 let j = nl.partner[slot] as usize;
                 let d = crate::boundary::Periodic::minimum_image(p.pos[j] - p.pos[i], period);
                 let dist = d.length();

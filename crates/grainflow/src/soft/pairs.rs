@@ -17,8 +17,8 @@ use rayon::prelude::*;
 use super::{body, ContactStats, CHUNK};
 use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Reaction, Touches, V3};
-use crate::contact::normal::{shared_stiffness, Stiffness};
-use crate::contact::{ContactState, Formed, Slip, Touch};
+use crate::contact::normal::shared_stiffness;
+use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
@@ -116,6 +116,7 @@ fn prefetch<T>(p: *const T) {
 struct History<'a> {
     slip: &'a [Slip],
     formed: &'a [Formed],
+    extra: &'a [Option<Box<Extra>>],
     constants: bool,
 }
 
@@ -129,8 +130,8 @@ impl History<'_> {
         }
     }
 
-    /// Asks for the rest of the histories of the slots `k + a` for the bits a of `forming`,
-    /// contacts forming this step, which the scalar law will write.
+    /// Asks for the rest of the histories (constants and extras) of the slots `k + a` for the
+    /// bits a of `forming`, contacts forming this step, which the scalar law will write.
     #[inline(always)]
     #[cfg_attr(
         not(all(
@@ -146,6 +147,7 @@ impl History<'_> {
         while forming != 0 {
             let a = forming.trailing_zeros() as usize;
             prefetch(self.formed.as_ptr().wrapping_add(k + a));
+            prefetch(self.extra.as_ptr().wrapping_add(k + a));
             forming &= forming - 1;
         }
     }
@@ -283,6 +285,7 @@ struct Block<'a> {
     cross: &'a mut [(DVec3, DVec3)],
     slip: &'a mut [Slip],
     formed: &'a mut [Formed],
+    extra: &'a mut [Option<Box<Extra>>],
     force: &'a mut [DVec3],
     torque: &'a mut [DVec3],
 }
@@ -298,6 +301,7 @@ impl<'a> Block<'a> {
         let (cross, cross_rest) = self.cross.split_at_mut(c);
         let (slip, slip_rest) = self.slip.split_at_mut(b);
         let (formed, formed_rest) = self.formed.split_at_mut(b);
+        let (extra, extra_rest) = self.extra.split_at_mut(b);
         let (force, force_rest) = self.force.split_at_mut(a);
         let (torque, torque_rest) = self.torque.split_at_mut(a);
         let rest = Block {
@@ -308,6 +312,7 @@ impl<'a> Block<'a> {
             cross: cross_rest,
             slip: slip_rest,
             formed: formed_rest,
+            extra: extra_rest,
             force: force_rest,
             torque: torque_rest,
         };
@@ -316,6 +321,7 @@ impl<'a> Block<'a> {
             cross,
             slip,
             formed,
+            extra,
             force,
             torque,
             ..self
@@ -391,6 +397,7 @@ pub(super) fn pair_forces(
         partner,
         slip,
         formed,
+        extra,
         links,
         ..
     } = &mut world.neighbors;
@@ -408,6 +415,7 @@ pub(super) fn pair_forces(
         cross: &mut world.cross[..],
         slip: &mut slip[..],
         formed: &mut formed[..],
+        extra: &mut extra[..],
         force: &mut force[..n],
         torque: &mut torque[..n],
     };
@@ -479,7 +487,8 @@ impl Rows<'_> {
             k = self.overlaps(&block, k..slots, &mut batch.found);
             for &a in &batch.found.apart[..batch.found.separated] {
                 let s = block.first_slot + a as usize;
-                (block.slip[a as usize], block.formed[a as usize]) = Default::default();
+                let a = a as usize;
+                (block.slip[a], block.formed[a], block.extra[a]) = Default::default();
                 self.put_reaction(&mut block, s, (DVec3::ZERO, DVec3::ZERO));
             }
             self.sum(batch, &mut block, &mut stats);
@@ -513,6 +522,7 @@ impl Rows<'_> {
         let history = History {
             slip: &block.slip[run.clone()],
             formed: &block.formed[run.clone()],
+            extra: &block.extra[run.clone()],
             constants: self.stiffness.is_none(),
         };
         // Listed pairs always name particles of the store; checked here once, so that the
@@ -676,8 +686,13 @@ impl Rows<'_> {
                             overlap: touches.overlap.lane(l),
                         };
                         // SAFETY: as the slip above: a_s < the block's slots.
-                        let formed = unsafe { block.formed.get_unchecked_mut(a_s) };
-                        let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, slip, formed);
+                        let rest = unsafe {
+                            (
+                                block.formed.get_unchecked_mut(a_s),
+                                block.extra.get_unchecked_mut(a_s),
+                            )
+                        };
+                        let (f, t_i, t_j) = self.scalar_pair(touch, i + a, j, slip, rest);
                         (run(f), run(t_i), run(t_j))
                     } else {
                         // SAFETY: a Slip is four aligned numbers: the new slip and 1, touching.
@@ -787,9 +802,8 @@ impl Rows<'_> {
         // SAFETY: a Slip is four aligned numbers, the slip and the touching flag.
         let [x, y, z, _] = quads(|l| unsafe { Quad::load((slip(l) as *const Slip).cast()) });
         c.slip = V3 { x, y, z };
-        // SAFETY: Formed and Stiffness are repr(C), Formed's stiffness first: k_n, k_t, g_n, g_t.
-        let constants =
-            |f: &Formed| unsafe { Quad::load((&f.stiffness as *const Stiffness).cast()) };
+        // SAFETY: Formed is an aligned repr(C) Stiffness: k_n, k_t, g_n, g_t.
+        let constants = |f: &Formed| unsafe { Quad::load((f as *const Formed).cast()) };
         [c.kn, c.kt, c.gn, c.gt] = match self.stiffness {
             Some(shared) => shared.map(F::splat),
             None => quads(|l| constants(formed(l))),
@@ -819,7 +833,8 @@ impl Rows<'_> {
             .fold(0, |bits, (l, &f)| bits | u32::from(f) << l)
     }
 
-    /// Force on i and torques on i and j of the pair (i, j) with history `slip` and `formed`
+    /// Force on i and torques on i and j of the pair (i, j) with history `slip` and `rest`
+    /// (constants and extras)
     /// touching at `touch`, by the scalar
     /// law: for contacts forming this step, between two immovable bodies, or of a model the
     /// lanes do not cover. Kept out of line: most steps never call it, and inlined it would
@@ -831,7 +846,7 @@ impl Rows<'_> {
         i: usize,
         j: usize,
         slip: &mut Slip,
-        formed: &mut Formed,
+        rest: (&mut Formed, &mut Option<Box<Extra>>),
     ) -> (DVec3, DVec3, DVec3) {
         let m = self.material;
         let params = self.physics.table.get(m[i] as usize, m[j] as usize);
@@ -845,12 +860,13 @@ impl Rows<'_> {
                 k,
             )
         };
-        let mut state = ContactState::joined(slip, std::mem::take(formed));
+        let (formed, extra) = rest;
+        let mut state = ContactState::joined(slip, formed, extra.take());
         let c = self
             .physics
             .model
             .force(params, touch, &body(i), &body(j), &mut state, self.dt);
-        (*slip, *formed) = state.split();
+        (*slip, *formed, *extra) = state.split();
         (c.force_i, c.torque_i, c.torque_j)
     }
 
@@ -1056,6 +1072,7 @@ mod tests {
                 let history = History {
                     slip: &nl.slip[lists(run.clone())],
                     formed: &nl.formed[lists(run.clone())],
+                    extra: &nl.extra[lists(run.clone())],
                     constants: true,
                 };
                 let x = rows.test::<false>(owner, partner, history, run.start, &mut a);
