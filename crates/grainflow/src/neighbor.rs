@@ -574,13 +574,14 @@ impl NeighborList {
     /// it in the new rows, so its slot is at or after k and still default when it arrives.
     fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
-        let blank_extra = |e: &Option<Box<Extra>>| e.is_none();
         let mut slots: Vec<usize> = Vec::new();
         if self.start.len() == n + 1 {
             for i in 0..n {
                 for o in self.start[i]..self.start[i + 1] {
-                    let kept = self.slip[o] != blank_slip || self.formed[o] != blank;
-                    if !kept && blank_extra(&self.extra[o]) {
+                    let has_history = self.slip[o] != blank_slip
+                        || self.formed[o] != blank
+                        || self.extra[o].is_some();
+                    if !has_history {
                         continue;
                     }
                     let row = start[i]..start[i + 1];
@@ -864,13 +865,28 @@ mod tests {
         let radius = vec![0.1; 400];
         let mut list = NeighborList::new(0.1);
         list.build(&pos, &radius, &periodic);
-        let tag = |i: usize, j: u32| DVec3::new(i as f64, j as f64, 1.0);
+        // Every third pair gets a history naming it, with boxed extras when its owner is even.
+        let tag = |i: usize, j: u32| ContactState {
+            slip: DVec3::new(i as f64, j as f64, 1.0),
+            stiffness: crate::contact::normal::Stiffness {
+                kn: j as f64,
+                kt: i as f64,
+                gn: 2.0,
+                gt: 3.0,
+            },
+            extra: i.is_multiple_of(2).then(|| {
+                Box::new(Extra {
+                    age: j,
+                    ..Extra::default()
+                })
+            }),
+            touching: true,
+        };
         let mut tagged = Vec::new();
         for i in 0..pos.len() {
             for s in list.start[i]..list.start[i + 1] {
                 if s % 3 == 0 {
-                    let t = tag(i, list.partner[s]);
-                    list.slip[s] = Slip([t.x, t.y, t.z, 1.0]);
+                    list.set_history_at(s, tag(i, list.partner[s]));
                     tagged.push((i, list.partner[s]));
                 }
             }
@@ -884,7 +900,7 @@ mod tests {
             for s in list.start[i]..list.start[i + 1] {
                 let j = list.partner[s];
                 if tagged.contains(&(i, j)) {
-                    assert_eq!(list.history(s).slip, tag(i, j));
+                    assert_eq!(list.history(s), tag(i, j));
                     kept += 1;
                 } else {
                     assert_eq!(list.history(s), ContactState::default());
