@@ -40,6 +40,20 @@ impl Rows<'_> {
     }
 }
 
+impl Rows<'_> {
+    /// The centre runs of the eight grains `k` transposed into lane sets: x, y, z, radius.
+    ///
+    /// # Safety
+    /// Every index in `k` names a grain of the store (the overlap test checks them).
+    #[inline(always)]
+    unsafe fn centres(&self, k: &[u32; LANES]) -> [F; 4] {
+        // SAFETY: the caller's promise.
+        let q: [Quad; LANES] =
+            std::array::from_fn(|a| Quad::new(unsafe { self.pos.get_unchecked(k[a] as usize) }.0));
+        F::from_quads(q)
+    }
+}
+
 impl Fold {
     /// L, L/2 and −L/2 per axis.
     fn axes(&self) -> [[f64; 3]; 3] {
@@ -108,11 +122,7 @@ impl Rows<'_> {
             let [l, half, neg_half] = fold.axes().map(|v| v.map(|x| _mm512_set1_pd(x)));
             let zero = _mm512_setzero_pd();
             let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let runs = |k: &[u32; LANES]| {
-                let q: [Quad; LANES] =
-                    std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
-                F::from_quads(q).map(F::raw)
-            };
+            let runs = |k: &[u32; LANES]| self.centres(k).map(F::raw);
             let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
             let mut k = 0;
             while k < n {
@@ -244,11 +254,7 @@ mod avx2 {
                 let [l, half, neg_half] = fold.axes().map(|v| v.map(|x| _mm256_set1_pd(x)));
                 let zero = _mm256_setzero_pd();
                 let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-                let runs = |k: &[u32; LANES]| {
-                    let q: [Quad; LANES] =
-                        std::array::from_fn(|a| Quad::new(self.pos.get_unchecked(k[a] as usize).0));
-                    F::from_quads(q).map(F::halves)
-                };
+                let runs = |k: &[u32; LANES]| self.centres(k).map(F::halves);
                 let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
                 let mut k = 0;
                 while k < n {
