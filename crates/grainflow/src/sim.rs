@@ -43,7 +43,10 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Neighbour list with the particle–particle contact history.
     pub neighbors: NeighborList,
-    /// Particle–wall contact history, per particle: (wall and member key, state).
+    /// Particle–wall contact history, per particle: (wall and member key, state), but for
+    /// the members listed near a grain when the near lists hold their histories
+    /// (`wall_runtime.near`, [`crate::walls::interact::NearWalls::take_up`]): read them all
+    /// with [`World::wall_contacts`].
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
     /// slots not touching), for stress analysis; empty unless `keep_reactions`.
@@ -121,6 +124,39 @@ impl World {
         self.neighbors.set_history(&entries);
     }
 
+    /// Particle `k`'s wall contacts, (wall and member key, state): those of its own list,
+    /// then those the near lists hold.
+    pub fn wall_contacts(&self, k: usize) -> impl Iterator<Item = (u32, &ContactState)> {
+        let own = self.wall_state.get(k).map_or(&[][..], Vec::as_slice);
+        own.iter()
+            .map(|(key, s)| (*key, s))
+            .chain(self.wall_runtime.near.touching(k))
+    }
+
+    /// Forgets particle `k`'s wall contacts (a grain moved or held by a wall).
+    pub fn forget_wall_contacts(&mut self, k: usize) {
+        if let Some(own) = self.wall_state.get_mut(k) {
+            own.clear();
+        }
+        self.wall_runtime.near.forget(k);
+    }
+
+    /// Replaces every wall contact history by `contacts`, (particle, wall and member key,
+    /// state), for a restart; the near lists take up their members' histories when they were
+    /// built for these particles (else at the next build).
+    pub fn set_wall_contacts(
+        &mut self,
+        contacts: impl IntoIterator<Item = (usize, u32, ContactState)>,
+    ) {
+        let near = &mut self.wall_runtime.near;
+        near.settle(&mut self.wall_state);
+        self.wall_state = vec![Vec::new(); self.particles.len()];
+        for (k, key, s) in contacts {
+            self.wall_state[k].push((key, s));
+        }
+        near.take_up(&mut self.wall_state, &self.walls);
+    }
+
     /// Puts the soft-sphere particles in `order` (the particle at new index k is the one at
     /// `order[k]`) with all their state, and rebuilds the neighbour list keeping every
     /// contact's history. The per-grain state of the hard-sphere methods (drift, impulse
@@ -137,6 +173,7 @@ impl World {
             "not a permutation of the particles"
         );
         let pairs = self.pair_history_by_id();
+        self.wall_runtime.near.settle(&mut self.wall_state);
         self.particles.permute(order);
         permute(&mut self.wall_state, order);
         permute(&mut self.wall_runtime.attached, order);
@@ -164,6 +201,7 @@ impl World {
             nl.skin = auto.size(crate::particles::fastest(&self.particles.vel));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
+        self.wall_runtime.near.settle(&mut self.wall_state);
         self.wall_runtime.near = crate::walls::interact::near_still_walls(
             &self.walls,
             &self.particles.pos,
@@ -171,9 +209,9 @@ impl World {
             nl.skin,
             periodic,
         );
-        // Room for a contact with every member listed near a grain, so that contacts forming
-        // before the next build need no allocation in the step.
-        self.wall_runtime.near.reserve_history(&mut self.wall_state);
+        self.wall_runtime
+            .near
+            .take_up(&mut self.wall_state, &self.walls);
         self.reaction.clear();
         if self.keep_reactions {
             self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
@@ -470,13 +508,10 @@ impl Simulation {
         let w = &self.world;
         let p = &w.particles;
         let pairs = w.pair_history_by_id();
-        let walls = w
-            .wall_state
-            .iter()
-            .enumerate()
-            .flat_map(|(k, list)| {
-                list.iter()
-                    .map(move |(wall, s)| (p.id[k], *wall, s.clone()))
+        let walls = (0..p.len())
+            .flat_map(|k| {
+                w.wall_contacts(k)
+                    .map(move |(wall, s)| (p.id[k], wall, s.clone()))
             })
             .collect();
         Checkpoint {
@@ -533,12 +568,11 @@ impl Simulation {
         w.particles = ckpt.particles;
         w.time = ckpt.time;
         w.step = ckpt.step;
-        w.wall_state = vec![Vec::new(); n];
-        for (id, wall, s) in ckpt.walls {
-            if let Some(&k) = index.get(&id) {
-                w.wall_state[k].push((wall, s));
-            }
-        }
+        w.set_wall_contacts(
+            ckpt.walls
+                .into_iter()
+                .filter_map(|(id, wall, s)| Some((*index.get(&id)?, wall, s))),
+        );
         w.wall_runtime.attached = vec![None; n];
         for (id, wall, local) in ckpt.attached {
             if let Some(&k) = index.get(&id) {

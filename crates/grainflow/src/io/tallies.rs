@@ -311,7 +311,7 @@ impl Tallies {
                 let rel = p.vel[i] - p.vel[j] + (ai * p.omega[i] + aj * p.omega[j]).cross(n);
                 add(0, s, overlap, n, rel);
             }
-            for (key, s) in &world.wall_state[i] {
+            for (key, s) in world.wall_contacts(i) {
                 let (wi, m) = ((key >> 8) as usize, (key & 0xff) as usize);
                 let (Some(wall), Some(pose)) =
                     (world.walls.get(wi), world.wall_runtime.pose.get(wi))

@@ -307,6 +307,8 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
         wall_force.clear();
         return ContactStats::default();
     }
+    // The histories the near lists hold, lent to the listed pass and given back at the end.
+    let mut history = wall_runtime.near.lend();
     let walls = WallForces::new(walls, wall_runtime, &physics.model, &physics.table, dt);
     let zero = (0, DVec3::ZERO, DVec3::ZERO);
     let visit = |k: usize, state: &mut Vec<_>, stats: &mut ContactStats| {
@@ -329,7 +331,7 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
     let Some(reach) = walls.reach(n) else {
         wall_force.resize(n, zero);
-        return wall_force
+        let stats = wall_force
             .par_chunks_mut(CHUNK)
             .zip(wall_state.par_chunks_mut(CHUNK))
             .enumerate()
@@ -341,36 +343,40 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
                 stats
             })
             .reduce(ContactStats::default, ContactStats::merge);
+        wall_runtime.near.give_back(history);
+        return stats;
     };
     wall_force.resize(reach.len(), zero);
-    listed_walls(reach, wall_force, wall_state, 0, &walls, p)
+    let stats = listed_walls(reach, wall_force, &mut history, 0, &walls, p);
+    wall_runtime.near.give_back(history);
+    stats
 }
 
 /// Listed particles a wall pass visits per task.
 const LISTED_TASK: usize = 256;
 
 /// [`wall_forces`] over the listed particles `reach` of `p`, with their entries `out` and the
-/// wall histories `states` of the particles from `first` on ([`WallForces::listed`]): halved
-/// until [`LISTED_TASK`] are left, the halves in parallel ([`rayon::join`]: no allocation).
+/// contact histories the near lists hold from slot `first` on (`history`, [`WallForces::listed`]):
+/// halved until [`LISTED_TASK`] are left, the halves in parallel ([`rayon::join`]: no allocation).
 fn listed_walls(
     reach: &[u32],
     out: &mut [(u32, DVec3, DVec3)],
-    states: &mut [Vec<(u32, ContactState)>],
+    history: &mut [ContactState],
     first: usize,
     walls: &WallForces,
     p: &Particles,
 ) -> ContactStats {
     if reach.len() <= LISTED_TASK {
-        return walls.listed(p, reach, out, states, first);
+        return walls.listed(p, reach, out, history, first);
     }
     let mid = reach.len() / 2;
-    let split = reach[mid] as usize;
+    let split = walls.first_slot(reach[mid] as usize);
     let (reach, reach_rest) = reach.split_at(mid);
     let (out, out_rest) = out.split_at_mut(mid);
-    let (states, states_rest) = states.split_at_mut(split - first);
+    let (history, history_rest) = history.split_at_mut(split - first);
     let (a, b) = rayon::join(
-        || listed_walls(reach, out, states, first, walls, p),
-        || listed_walls(reach_rest, out_rest, states_rest, split, walls, p),
+        || listed_walls(reach, out, history, first, walls, p),
+        || listed_walls(reach_rest, out_rest, history_rest, split, walls, p),
     );
     ContactStats::merge(a, b)
 }
@@ -736,14 +742,26 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
             crate::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
         let dt = sim.physics.dt;
         let bits = |v: DVec3| v.to_array().map(f64::to_bits);
+        // Each grain's wall contacts, wherever they are kept (its own list or the near
+        // lists), in key order; a history entry not touching is no contact.
+        let contacts = |w: &World, k: usize| {
+            let mut c: Vec<_> = w.wall_contacts(k).map(|(h, s)| (h, s.clone())).collect();
+            c.retain(|(_, s)| s.touching);
+            c.sort_by_key(|(h, _)| *h);
+            c
+        };
         let (mut lanes, mut formed, mut ended, mut crowded) = (0, 0, 0, 0);
         for _ in 0..2000 {
             let (w, ph) = (&mut sim.world, &sim.physics);
             kick_drift_pack(w, ph, dt);
             w.time += dt;
-            let before = w.wall_state.clone();
-            evaluate(w, ph, dt, None);
             let n = w.particles.len();
+            let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
+            evaluate(w, ph, dt, None);
+            assert!(
+                w.wall_runtime.near.holds_history(),
+                "the near lists hold the histories"
+            );
             let listed = w
                 .wall_runtime
                 .near
@@ -758,14 +776,17 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                 let body = body(&p.vel, &p.omega, &p.radius, &p.inv_mass, &p.inv_inertia, k);
                 let m = p.material[k] as usize;
                 let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut history);
+                history.retain(|(_, s)| s.touching);
+                history.sort_by_key(|(h, _)| *h);
                 let (g, fg, tg) = w.wall_force[e];
                 assert_eq!(g as usize, k);
                 assert!(
                     bits(f) == bits(fg) && bits(t) == bits(tg),
                     "grain {k}: {f} {t} against {fg} {tg}"
                 );
-                assert_eq!(history.len(), w.wall_state[k].len(), "grain {k}");
-                for ((a, s), (b, q)) in history.iter().zip(&w.wall_state[k]) {
+                let after = contacts(w, k);
+                assert_eq!(history.len(), after.len(), "grain {k}");
+                for ((a, s), (b, q)) in history.iter().zip(&after) {
                     assert!(
                         a == b && bits(s.slip) == bits(q.slip) && s == q,
                         "grain {k}"

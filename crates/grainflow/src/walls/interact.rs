@@ -59,12 +59,22 @@ pub struct WallRuntime {
 /// Per particle, the history keys of the members of walls that stay in place closer than its
 /// radius plus the skin (compressed rows). Until the next neighbour rebuild no particle moves
 /// more than half the skin, so a member not listed cannot touch it: the step skips it.
+///
+/// When every wall stays in place and none holds grains ([`NearWalls::take_up`]), the contact
+/// history of each listed (particle, member) lives here, beside its key, instead of in the
+/// particle's own list (`World::wall_state`): the wall pass then reads the histories of the
+/// grains it visits in the order it visits them, one run, not one list per grain elsewhere.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NearWalls {
     start: Vec<u32>,
     keys: Vec<u32>,
     /// The particles with a member listed, ascending.
     listed: Vec<u32>,
+    /// The contact history of each listed member, beside its key, when the lists hold them
+    /// (else empty); a member the grain does not touch has the default (not touching).
+    history: Vec<ContactState>,
+    /// Whether the lists hold the histories of the listed members ([`NearWalls::take_up`]).
+    holds: bool,
 }
 
 impl NearWalls {
@@ -74,8 +84,110 @@ impl NearWalls {
         (self.start.len() == n + 1).then_some(self.listed.as_slice())
     }
 
+    /// Whether the lists hold the contact histories of the listed members.
+    #[inline]
+    pub fn holds_history(&self) -> bool {
+        self.holds
+    }
+
+    /// The first history slot of particle `k`'s listed members.
+    #[inline]
+    pub fn first_slot(&self, k: usize) -> usize {
+        self.start[k] as usize
+    }
+
+    /// Lends the histories the lists hold to the wall pass, which gives them back
+    /// ([`NearWalls::give_back`]) before anything else reads them.
+    pub fn lend(&mut self) -> Vec<ContactState> {
+        std::mem::take(&mut self.history)
+    }
+
+    /// Takes back the histories [`NearWalls::lend`] lent.
+    pub fn give_back(&mut self, history: Vec<ContactState>) {
+        self.history = history;
+    }
+
+    /// The listed members of particle `k` touching it, with their contact history, when the
+    /// lists hold them (else none): the rest of its wall contacts are in its own list.
+    pub fn touching(&self, k: usize) -> impl Iterator<Item = (u32, &ContactState)> {
+        let (a, b) = match self.holds_history() {
+            true => (self.start[k] as usize, self.start[k + 1] as usize),
+            false => (0, 0),
+        };
+        self.keys[a..b]
+            .iter()
+            .zip(&self.history[a..b])
+            .filter(|(_, s)| s.touching)
+            .map(|(&key, s)| (key, s))
+    }
+
+    /// Forgets the history of particle `k`'s listed members, when the lists hold it.
+    pub fn forget(&mut self, k: usize) {
+        if self.holds_history() {
+            let (a, b) = (self.start[k] as usize, self.start[k + 1] as usize);
+            self.history[a..b].fill(ContactState::default());
+        }
+    }
+
+    /// Every listed contact history the lists hold, for an integrator that advances them.
+    pub fn history_mut(&mut self) -> &mut [ContactState] {
+        &mut self.history
+    }
+
+    /// Moves the contact histories the lists hold into the particles' own lists `rows` (each
+    /// touching member at the end of its particle's list), before the lists are rebuilt or
+    /// the particles renumbered.
+    pub fn settle(&mut self, rows: &mut [Vec<(u32, ContactState)>]) {
+        if !self.holds_history() {
+            return;
+        }
+        for &k in &self.listed {
+            let (a, b) = (
+                self.start[k as usize] as usize,
+                self.start[k as usize + 1] as usize,
+            );
+            for (key, state) in self.keys[a..b].iter().zip(&mut self.history[a..b]) {
+                if state.touching {
+                    rows[k as usize].push((*key, std::mem::take(state)));
+                }
+            }
+        }
+        self.history.clear();
+        self.holds = false;
+    }
+
+    /// Takes the histories of the listed members out of the particles' own lists `rows` into
+    /// the lists, when every one of `walls` stays in place and none holds grains (only then
+    /// does the wall pass visit the listed grains alone, [`WallForces::reach`]) and the lists
+    /// were built for these particles; else makes room in each listed particle's list for all
+    /// its listed members, so that contacts forming before the next build need no allocation
+    /// in the step.
+    pub fn take_up(&mut self, rows: &mut [Vec<(u32, ContactState)>], walls: &[Wall]) {
+        let still = walls.iter().all(|w| w.motion.keeps_in_place(&w.shape));
+        if !still || holds_grains(walls) || self.listed(rows.len()).is_none() {
+            self.reserve_history(rows);
+            return;
+        }
+        self.history.clear();
+        self.history
+            .resize(self.keys.len(), ContactState::default());
+        self.holds = true;
+        for &k in &self.listed {
+            let (a, b) = (
+                self.start[k as usize] as usize,
+                self.start[k as usize + 1] as usize,
+            );
+            let row = &mut rows[k as usize];
+            for (key, state) in self.keys[a..b].iter().zip(&mut self.history[a..b]) {
+                if let Some(s) = row.iter().position(|(h, _)| h == key) {
+                    *state = row.swap_remove(s).1;
+                }
+            }
+        }
+    }
+
     /// Makes room in each listed particle's wall contact history for all its listed members.
-    pub fn reserve_history(&self, history: &mut [Vec<(u32, ContactState)>]) {
+    fn reserve_history(&self, history: &mut [Vec<(u32, ContactState)>]) {
         for &k in &self.listed {
             if let (Some(h), Some(near)) = (history.get_mut(k as usize), self.of(k as usize)) {
                 h.reserve(near.len().saturating_sub(h.len()));
@@ -147,6 +259,8 @@ pub fn near_still_walls(
         start: Vec::with_capacity(pos.len() + 1),
         keys: Vec::new(),
         listed: Vec::new(),
+        history: Vec::new(),
+        holds: false,
     };
     near.start.push(0);
     for (k, row) in rows.into_iter().enumerate() {
@@ -255,7 +369,7 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
                 p.inv_mass[k] = 0.0;
                 p.inv_inertia[k] = 0.0;
                 p.mobility[k] = Mobility::Fixed;
-                world.wall_state[k].clear();
+                world.forget_wall_contacts(k);
             }
             Surface::Absorbing => {
                 keep[k] = false;
@@ -274,6 +388,7 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
 /// contact history of every remaining touching pair.
 pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
     let pairs = world.pair_history_by_id();
+    world.wall_runtime.near.settle(&mut world.wall_state);
     world.particles.retain(keep);
     let mut k = 0;
     world.wall_state.retain(|_| {
@@ -336,13 +451,23 @@ impl<'a> WallForces<'a> {
 
     /// The only particles a wall can act on among `n`, ascending, when every wall stays in
     /// place and none holds grains: those with a near member listed (for the others
-    /// [`Self::on`] skips every member). `None` when any particle may feel a wall.
+    /// [`Self::on`] skips every member), whose histories the near lists then hold. `None`
+    /// when any particle may feel a wall, or the lists do not hold the listed members'
+    /// histories: every grain then takes [`Self::on`] with its own list.
     pub fn reach(&self, n: usize) -> Option<&'a [u32]> {
         if self.all_still && !self.sticky {
-            self.rt.near.listed(n)
+            let near = &self.rt.near;
+            near.listed(n)
+                .filter(|listed| listed.is_empty() || near.holds_history())
         } else {
             None
         }
+    }
+
+    /// The first slot of particle `k`'s listed members in the near lists' histories.
+    #[inline]
+    pub fn first_slot(&self, k: usize) -> usize {
+        self.rt.near.first_slot(k)
     }
 
     /// Whether a sticky wall holds particle `k`.
@@ -415,31 +540,33 @@ impl<'a> WallForces<'a> {
 
     /// [`Self::on`] for each particle of `reach` (ascending, all listed near a member: every
     /// wall stays in place and none holds grains, [`Self::reach`]) into `out` as (particle,
-    /// force, torque), with the wall histories `states` of the particles from `first` on. The
-    /// members a grain meets are its listed ones, in the same order. When the lanes cover the
-    /// model and every contact of a grain is established, they are evaluated [`LANES`] at a
-    /// time with those of the grains around it ([`WallLanes`]: the scalar law's operations in
-    /// its order) and summed in the members' order; else the grain takes [`Self::on`]. Every
-    /// bit is that of [`Self::on`].
+    /// force, torque), with the contact histories the near lists hold (`history`, the run of
+    /// them from slot `first` on, [`NearWalls::take_up`]). When the lanes cover the model and
+    /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
+    /// those of the grains around it ([`WallLanes`]: the scalar law's operations in its order)
+    /// and summed in the members' order; else the grain takes [`Self::on_listed`]. Every bit
+    /// is that of [`Self::on`].
     pub fn listed(
         &self,
         p: &Particles,
         reach: &[u32],
         out: &mut [(u32, DVec3, DVec3)],
-        states: &mut [Vec<(u32, ContactState)>],
+        history: &mut [ContactState],
         first: usize,
     ) -> ContactStats {
         let mut stats = ContactStats::default();
         let mut batch = Batch::default();
+        let near = &self.rt.near;
         for (e, &k) in reach.iter().enumerate() {
-            self.ask_ahead(p, reach, e, states, first);
+            self.ask_ahead(p, reach, e, history, first);
             let k = k as usize;
-            let near = self.rt.near.of(k).filter(|near| near.len() <= LANES);
-            if let (Some(near), Some(_)) = (near, &self.lanes) {
-                if batch.contacts + near.len() > LANES || batch.grains == LANES {
-                    self.flush(&mut batch, out, states, &mut stats);
+            let (a, b) = (near.start[k] as usize, near.start[k + 1] as usize);
+            let (keys, slots) = (&near.keys[a..b], a - first..b - first);
+            if self.lanes.is_some() && keys.len() <= LANES {
+                if batch.contacts + keys.len() > LANES || batch.grains == LANES {
+                    self.flush(&mut batch, out, history, &mut stats);
                 }
-                if let Some(here) = self.queue(&mut batch, p, k, near, states, k - first) {
+                if let Some(here) = self.queue(&mut batch, p, k, keys, history, slots.clone()) {
                     batch.grain[batch.grains] = (e, k, batch.contacts, here);
                     batch.grains += 1;
                     continue;
@@ -447,45 +574,69 @@ impl<'a> WallForces<'a> {
             }
             // A model the lanes leave to the scalar law, more members near the grain than a
             // batch holds, a grain that cannot move or a contact forming: the grain takes
-            // Self::on, after the grains before it.
-            self.flush(&mut batch, out, states, &mut stats);
-            let body = Body {
-                vel: p.vel[k],
-                omega: p.omega[k],
-                radius: Some(p.radius[k]),
-                inv_mass: p.inv_mass[k],
-                inv_inertia: p.inv_inertia[k],
-            };
-            let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
-            let (f, t, s) = self.on(k, &body, pos, r, material, &mut states[k - first]);
+            // the scalar law, after the grains before it.
+            self.flush(&mut batch, out, history, &mut stats);
+            let (f, t, s) = self.on_listed(p, k, keys, &mut history[slots]);
             out[e] = (k as u32, f, t);
             stats = ContactStats::merge(stats, s);
         }
-        self.flush(&mut batch, out, states, &mut stats);
+        self.flush(&mut batch, out, history, &mut stats);
         stats
     }
 
+    /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` with contact
+    /// histories `history` (one each, [`NearWalls::take_up`]): every wall stays in place
+    /// and none holds grains, so the listed members, in order, are the only ones it may touch.
+    #[inline(always)]
+    fn on_listed(
+        &self,
+        p: &Particles,
+        k: usize,
+        keys: &[u32],
+        history: &mut [ContactState],
+    ) -> (DVec3, DVec3, ContactStats) {
+        let body = Body {
+            vel: p.vel[k],
+            omega: p.omega[k],
+            radius: Some(p.radius[k]),
+            inv_mass: p.inv_mass[k],
+            inv_inertia: p.inv_inertia[k],
+        };
+        let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
+        let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
+        for (&id, state) in keys.iter().zip(history) {
+            let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
+            let wall = &self.walls[w];
+            // A still wall's placement is the world's: no transform.
+            let Some(c) = touch(wall, &wall.shape.members()[m], pos, r) else {
+                forget(state);
+                continue;
+            };
+            let (grain, surface) = bodies(&body, &self.rt.pose[w], pos);
+            let params = self.table.get(material, wall.material);
+            let out = self
+                .model
+                .force(params, c, &grain, &surface, state, self.dt);
+            f += out.force_i;
+            t += out.torque_i;
+            stats = ContactStats::merge(stats, touching(k, c, r));
+        }
+        (f, t, stats)
+    }
+
     /// Asks for what the grains [`AHEAD`] places after grain `e` of `reach` will read (of `p`,
-    /// and the wall histories `states` of the particles from `first` on): their state, near
-    /// members and history, whose header is asked for twice as far ahead. The grains near a
-    /// wall are a tenth of S1's, spread through the store: without the hints each waits for
-    /// most of what it reads.
+    /// and the near lists' `history` from slot `first` on): their state, near members and
+    /// contact histories. The grains near a wall are a tenth of S1's, spread through the
+    /// store: without the hints each waits for most of what it reads.
     #[inline(always)]
     fn ask_ahead(
         &self,
         p: &Particles,
         reach: &[u32],
         e: usize,
-        states: &[Vec<(u32, ContactState)>],
+        history: &[ContactState],
         first: usize,
     ) {
-        if let Some(&k) = reach.get(e + 2 * AHEAD) {
-            prefetch(
-                states
-                    .as_ptr()
-                    .wrapping_add((k as usize).wrapping_sub(first)),
-            );
-        }
         let Some(&k) = reach.get(e + AHEAD) else {
             return;
         };
@@ -497,27 +648,33 @@ impl<'a> WallForces<'a> {
         prefetch(p.inv_mass.as_ptr().wrapping_add(k));
         prefetch(p.inv_inertia.as_ptr().wrapping_add(k));
         prefetch(p.material.as_ptr().wrapping_add(k));
-        prefetch(self.rt.near.start.as_ptr().wrapping_add(k));
-        if let Some(history) = states.get(k.wrapping_sub(first)) {
-            prefetch(history.as_ptr());
+        let near = &self.rt.near;
+        prefetch(near.start.as_ptr().wrapping_add(k));
+        if let Some(&a) = near.start.get(k) {
+            prefetch(near.keys.as_ptr().wrapping_add(a as usize));
+            prefetch(
+                history
+                    .as_ptr()
+                    .wrapping_add((a as usize).wrapping_sub(first)),
+            );
         }
     }
 
-    /// Puts the contacts of particle `k` of `p` with its `near` members into `batch`, doing to
-    /// its wall history `states[g]` what [`Self::on`] does before the law: the grain's
-    /// statistics when it can move and every contact is established, so that the lanes take
-    /// them all. Else its contacts are taken out of the batch again and `None` returned: its
-    /// history is then as [`Self::on`] would find it, or leave it before the law, so that the
-    /// grain may take [`Self::on`].
+    /// Puts the contacts of particle `k` of `p` with its near members `keys` (histories
+    /// `history[slots]`) into `batch`, doing to the histories what [`Self::on_listed`] does
+    /// before the law: the grain's statistics when it can move and every contact is
+    /// established, so that the lanes take them all. Else its contacts are taken out of the
+    /// batch again and `None` returned: its histories are then as [`Self::on_listed`] would
+    /// find them, or leave them before the law, so that the grain may take it.
     #[inline(always)]
     fn queue(
         &self,
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        near: &[u32],
-        states: &mut [Vec<(u32, ContactState)>],
-        g: usize,
+        keys: &[u32],
+        history: &mut [ContactState],
+        slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
         let body = Body {
             vel: p.vel[k],
@@ -532,36 +689,37 @@ impl<'a> WallForces<'a> {
             return None;
         }
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
-        let (from, history) = (batch.contacts, &mut states[g]);
+        let from = batch.contacts;
         let mut here = ContactStats::default();
-        for &id in near {
+        for (&id, s) in keys.iter().zip(slots) {
             let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
             let wall = &self.walls[w];
             // A still wall's placement is the world's: no transform.
-            let Some((c, s)) = meet(wall, &wall.shape.members()[m], id, pos, r, history) else {
+            let Some(c) = touch(wall, &wall.shape.members()[m], pos, r) else {
+                forget(&mut history[s]);
                 continue;
             };
-            let state = &history[s].1;
+            let state = &history[s];
             if !state.touching {
                 batch.contacts = from;
                 return None;
             }
             let (grain, surface) = bodies(&body, &self.rt.pose[w], pos);
             let params = self.table.get(material, wall.material);
-            batch.put(c, &grain, &surface, state, params, (g, s, id));
+            batch.put(c, &grain, &surface, state, params, s);
             here = ContactStats::merge(here, touching(k, c, r));
         }
         Some(here)
     }
 
-    /// Evaluates the lanes of `batch`, puts their slips back in the histories `states` (of the
-    /// particles from the task's first on), and writes each grain's sum into `out` and merges
-    /// its statistics into `stats`, in the grains' order; empties the batch.
+    /// Evaluates the lanes of `batch`, puts their slips back in the near lists' `history`,
+    /// and writes each grain's sum into `out` and merges its statistics into `stats`, in the
+    /// grains' order; empties the batch.
     fn flush(
         &self,
         batch: &mut Batch,
         out: &mut [(u32, DVec3, DVec3)],
-        states: &mut [Vec<(u32, ContactState)>],
+        history: &mut [ContactState],
         stats: &mut ContactStats,
     ) {
         let zero = [[0.0; LANES]; 3];
@@ -571,16 +729,8 @@ impl<'a> WallForces<'a> {
             let r = law.force(&c, &touch, self.dt);
             (f, t) = (lanes3(r.force_i), lanes3(r.torque_i));
             let slip = lanes3(r.slip);
-            for (l, &(g, s, id)) in batch.at[..batch.contacts].iter().enumerate() {
-                // The contact's slot, unless a member the grain left after it moved it.
-                let h = &mut states[g];
-                let s = match h.get(s) {
-                    Some((key, _)) if *key == id => Some(s),
-                    _ => h.iter().position(|(key, _)| *key == id),
-                };
-                if let Some(s) = s {
-                    h[s].1.slip = at(&slip, l);
-                }
+            for (l, &s) in batch.at[..batch.contacts].iter().enumerate() {
+                history[s].slip = at(&slip, l);
             }
         }
         let mut from = 0;
@@ -598,10 +748,31 @@ impl<'a> WallForces<'a> {
     }
 }
 
+/// Drops the history of a contact that ended: a slot the grain does not touch keeps the
+/// default, which is written only when the contact was there (most slots stay untouched).
+#[inline(always)]
+fn forget(state: &mut ContactState) {
+    if state.touching {
+        *state = ContactState::default();
+    }
+}
+
+/// Where member `shape` of `wall` touches a sphere at `local` (in the wall's placement) of
+/// radius `r`: `None` when they do not touch or the wall is not normal. The plane, the
+/// commonest wall, is inline.
+#[inline(always)]
+fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64) -> Option<Touch> {
+    let contact = match shape {
+        Shape::Plane(plane) => plane.contact(local, r),
+        other => other.contact(local, r),
+    };
+    contact.filter(|_| wall.surface == Surface::Normal)
+}
+
 /// Member `id` (`shape`, of `wall`) against a sphere at `local` (in the wall's placement) of
 /// radius `r` with wall contact `history`: where they touch, and the slot of their history,
 /// made when the contact forms; `None` when they do not touch or the wall is not normal, with
-/// any history of the member dropped. The plane, the commonest wall, is inline.
+/// any history of the member dropped.
 #[inline(always)]
 fn meet(
     wall: &Wall,
@@ -611,11 +782,7 @@ fn meet(
     r: f64,
     history: &mut Vec<(u32, ContactState)>,
 ) -> Option<(Touch, usize)> {
-    let contact = match shape {
-        Shape::Plane(plane) => plane.contact(local, r),
-        other => other.contact(local, r),
-    };
-    let Some(touch) = contact.filter(|_| wall.surface == Surface::Normal) else {
+    let Some(touch) = touch(wall, shape, local, r) else {
         if let Some(s) = history.iter().position(|(h, _)| *h == id) {
             history.swap_remove(s);
         }
@@ -694,9 +861,8 @@ fn touching(k: usize, c: Touch, r: f64) -> ContactStats {
 struct Batch {
     /// Contacts so far.
     contacts: usize,
-    /// The history of each lane's contact: its grain's offset, its slot (unless a member the
-    /// grain left later moved it) and the member's key.
-    at: [(usize, usize, u32); LANES],
+    /// The slot of each lane's contact history in the run of them the batch writes.
+    at: [usize; LANES],
     /// The lanes' inputs ([`Contacts`]), lane by lane.
     dv: [[f64; LANES]; 3],
     w: [[f64; LANES]; 3],
@@ -724,7 +890,7 @@ impl Batch {
         surface: &Body,
         state: &ContactState,
         p: &PairParams,
-        at: (usize, usize, u32),
+        at: usize,
     ) {
         let l = self.contacts;
         let set = |v: &mut [[f64; LANES]; 3], x: DVec3| {
@@ -825,6 +991,59 @@ mod tests {
         assert_eq!(near.of(1), Some(&[][..]));
         let open = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default());
         assert_eq!(open.of(0), Some(&[][..]));
+    }
+
+    #[test]
+    fn near_lists_take_up_and_give_back_the_histories_of_their_members() {
+        // A floor at z = 0 and a ceiling at z = 1 (fixed); grain 0 near the floor, grain 1
+        // near neither. Grain 0's list holds a contact with the floor and one with the
+        // ceiling (not listed: it stays in the grain's list), grain 1's one with the floor.
+        let mut ceiling = floor(1.0, Motion::Fixed);
+        if let Shape::Plane(p) = &mut ceiling.shape {
+            p.normal = -DVec3::Z;
+        }
+        let walls = [floor(0.0, Motion::Fixed), ceiling];
+        let pos = [0.12, 0.5].map(|z| DVec3::new(0.0, 0.0, z));
+        let mut near = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default());
+        let state = |x: f64| ContactState {
+            slip: DVec3::new(x, 0.0, 0.0),
+            touching: true,
+            ..ContactState::default()
+        };
+        let mut rows = vec![
+            vec![(key(1, 0), state(2.0)), (key(0, 0), state(1.0))],
+            vec![(key(0, 0), state(3.0))],
+        ];
+        near.take_up(&mut rows, &walls);
+        assert!(near.holds_history());
+        assert_eq!(rows[0], vec![(key(1, 0), state(2.0))]);
+        assert_eq!(rows[1], vec![(key(0, 0), state(3.0))]);
+        let held: Vec<_> = near.touching(0).map(|(h, s)| (h, s.clone())).collect();
+        assert_eq!(held, vec![(key(0, 0), state(1.0))]);
+        assert_eq!(near.touching(1).count(), 0);
+        near.settle(&mut rows);
+        assert!(!near.holds_history());
+        assert_eq!(
+            rows[0],
+            vec![(key(1, 0), state(2.0)), (key(0, 0), state(1.0))]
+        );
+        // Forgotten, a grain's held contacts are gone from the lists.
+        near.take_up(&mut rows, &walls);
+        near.forget(0);
+        assert_eq!(near.touching(0).count(), 0);
+        // A wall that moves leaves every history in the grains' lists.
+        let moving = [floor(
+            0.0,
+            Motion::Translate {
+                velocity: DVec3::X,
+                start: 0.0,
+            },
+        )];
+        let mut near = near_still_walls(&moving, &pos, &[0.1; 2], 0.05, &Periodic::default());
+        let mut rows = vec![vec![(key(0, 0), state(1.0))], Vec::new()];
+        near.take_up(&mut rows, &moving);
+        assert!(!near.holds_history());
+        assert_eq!(rows[0], vec![(key(0, 0), state(1.0))]);
     }
 
     #[test]

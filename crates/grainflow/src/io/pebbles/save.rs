@@ -104,14 +104,11 @@ impl Save {
             .map(|(a, b, s)| if a < b { (a, b, s) } else { (b, a, -s) })
             .collect();
         slips.sort_by_key(|&(a, b, _)| (a, b));
-        let mut surface_slips: Vec<(u64, u32, DVec3)> = w
-            .wall_state
-            .iter()
-            .enumerate()
-            .flat_map(|(k, list)| {
-                list.iter()
+        let mut surface_slips: Vec<(u64, u32, DVec3)> = (0..p.len())
+            .flat_map(|k| {
+                w.wall_contacts(k)
                     .filter(|(_, s)| s.touching)
-                    .map(move |(key, s)| (p.id[k], *key, s.slip))
+                    .map(move |(key, s)| (p.id[k], key, s.slip))
             })
             .collect();
         surface_slips.sort_by_key(|&(a, key, _)| (a, key));
@@ -350,12 +347,7 @@ impl Save {
         let put_back = |w: &mut crate::sim::World| {
             w.neighbors.set_history(&entries);
             // The save lists every touching wall contact: it replaces what the build found.
-            for list in w.wall_state.iter_mut() {
-                list.clear();
-            }
-            for (i, key, s) in &walls {
-                w.wall_state[*i].push((*key, s.clone()));
-            }
+            w.set_wall_contacts(walls.iter().cloned());
         };
         put_back(w);
         // Forces with the saved slips; the evaluation may rescale a slip at the Coulomb cap,
