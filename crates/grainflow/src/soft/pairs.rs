@@ -58,9 +58,11 @@ impl Packed {
     /// Notes whether one material serves every grain of `p` and whether some is fixed: the
     /// runs are then fresh.
     pub(super) fn note(&mut self, p: &Particles) {
+        // Folded without stopping early, so that the compiler can take the grains eight or
+        // more at a time: a pass that stops at the first difference took 1 % of S2's step.
         let first = p.material.first().copied();
-        self.material = first.filter(|&m| p.material.iter().all(|&k| k == m));
-        self.fixed = p.inv_mass.contains(&0.0);
+        self.material = first.filter(|&m| p.material.iter().fold(true, |all, &k| all & (k == m)));
+        self.fixed = p.inv_mass.iter().fold(false, |any, &w| any | (w == 0.0));
         self.fresh = true;
     }
 }
