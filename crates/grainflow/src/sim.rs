@@ -198,16 +198,24 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         if let Some(auto) = nl.auto {
-            nl.skin = auto.size(crate::particles::fastest(&self.particles.vel));
+            // The fastest grain or wall the near lists follow ([`crate::walls::interact::listable`]).
+            let walls = self
+                .walls
+                .iter()
+                .filter(|w| crate::walls::interact::listable(w));
+            let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
+            let fastest = crate::particles::fastest(&self.particles.vel);
+            nl.skin = auto.size(wall.fold(fastest, f64::max));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
         self.wall_runtime.near.settle(&mut self.wall_state);
-        self.wall_runtime.near = crate::walls::interact::near_still_walls(
+        self.wall_runtime.near = crate::walls::interact::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
             nl.skin,
             periodic,
+            self.time,
         );
         self.wall_runtime
             .near

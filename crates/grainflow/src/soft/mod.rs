@@ -244,7 +244,9 @@ fn evaluate(world: &mut World, physics: &Physics, dt: f64, kick: Option<f64>) ->
         world.packed.fresh = false;
     }
     let period = physics.periodic.lengths();
-    if world.neighbors.needs_rebuild(&world.particles.pos, period) {
+    if world.neighbors.needs_rebuild(&world.particles.pos, period)
+        || world.wall_runtime.near.outrun(&world.wall_runtime.pose)
+    {
         world.rebuild_neighbors(&physics.periodic);
     }
     world.timers.neighbor += lap(&mut t);
@@ -697,11 +699,12 @@ mod tests {
     }
 
     #[test]
-    fn still_walls_give_each_grain_the_scalar_laws_bits_through_the_lanes() {
+    fn listed_walls_give_each_grain_the_scalar_laws_bits_through_the_lanes() {
         // Grains thrown about in a vat (a block's six faces: a union, corners near three)
         // crossed by a turning drum (a cylinder about its axis, still, its surface moving
         // along itself), over a patch of nine stacked disks (a grain there is near more members
-        // than a batch of lanes holds), one grain fixed on the floor, and every slot of the law
+        // than a batch of lanes holds) and a floor shaken up and down (met in its placement),
+        // one grain fixed on the floor, and every slot of the law
         // on (Hertz, spring, rolling, twisting, DMT cohesion). At every step the pass over the
         // listed grains, which takes established contacts in lanes, must give each grain the
         // force, torque and wall history of WallForces::on from the same histories, bit for
@@ -753,6 +756,12 @@ motion = {{ type = "rotate", center = [0, 0, 0], axis = [0, 0, 1], omega = 20.0 
 type = "union"
 material = "glass"
 members = [{disks}]
+[[walls]]
+type = "plane"
+material = "glass"
+point = [0, 0, 0]
+normal = [0, 0, 1]
+motion = {{ type = "oscillate", amplitude = 5e-4, frequency = 300.0, direction = [0, 0, 1] }}
 [[particles]]
 type = "random"
 material = "glass"
@@ -798,7 +807,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                 .wall_runtime
                 .near
                 .listed(n)
-                .expect("every wall still")
+                .expect("every wall listed")
                 .to_vec();
             let walls = WallForces::new(&w.walls, &w.wall_runtime, &ph.model, &ph.table, dt);
             let p = &w.particles;

@@ -52,13 +52,14 @@ pub struct WallRuntime {
     /// Per wall: whether it stays in place ([`super::Motion::keeps_in_place`]).
     pub still: Vec<bool>,
     /// Per particle: the members of walls that stay in place within its reach, found at each
-    /// neighbour rebuild ([`near_still_walls`]).
+    /// neighbour rebuild ([`near_walls`]).
     pub near: NearWalls,
 }
 
-/// Per particle, the history keys of the members of walls that stay in place closer than its
-/// radius plus the skin (compressed rows). Until the next neighbour rebuild no particle moves
-/// more than half the skin, so a member not listed cannot touch it: the step skips it.
+/// Per particle, the history keys of the members of walls that stay in place or move without
+/// turning ([`listable`]) closer than its radius plus the skin at the build (compressed rows).
+/// Until the next neighbour rebuild no particle moves more than half the skin, nor does any
+/// such wall ([`NearWalls::outrun`]), so a member not listed cannot touch it: the step skips it.
 ///
 /// When every wall stays in place and none holds grains ([`NearWalls::take_up`]), the contact
 /// history of each listed (particle, member) lives here, beside its key, instead of in the
@@ -75,6 +76,11 @@ pub struct NearWalls {
     history: Vec<ContactState>,
     /// Whether the lists hold the histories of the listed members ([`NearWalls::take_up`]).
     holds: bool,
+    /// Per wall, its offset at the build when it is listed and moves
+    /// ([`super::Motion::translates`]).
+    offset: Vec<Option<DVec3>>,
+    /// Half the skin the lists were built with (m).
+    half_skin: f64,
 }
 
 impl NearWalls {
@@ -82,6 +88,15 @@ impl NearWalls {
     #[inline]
     pub fn listed(&self, n: usize) -> Option<&[u32]> {
         (self.start.len() == n + 1).then_some(self.listed.as_slice())
+    }
+
+    /// Whether a wall listed as it moves has gone half the skin or more since the build, at
+    /// the walls' `poses`: with a grain gone up to half the skin, a member not listed could
+    /// then touch it, so the lists must be built again.
+    pub fn outrun(&self, poses: &[Pose]) -> bool {
+        self.offset.iter().zip(poses).any(|(at_build, pose)| {
+            at_build.is_some_and(|o| (pose.offset - o).length() >= self.half_skin)
+        })
     }
 
     /// Whether the lists hold the contact histories of the listed members.
@@ -157,14 +172,13 @@ impl NearWalls {
     }
 
     /// Takes the histories of the listed members out of the particles' own lists `rows` into
-    /// the lists, when every one of `walls` stays in place and none holds grains (only then
+    /// the lists, when every one of `walls` is [`listable`] and none holds grains (only then
     /// does the wall pass visit the listed grains alone, [`WallForces::reach`]) and the lists
     /// were built for these particles; else makes room in each listed particle's list for all
     /// its listed members, so that contacts forming before the next build need no allocation
     /// in the step.
     pub fn take_up(&mut self, rows: &mut [Vec<(u32, ContactState)>], walls: &[Wall]) {
-        let still = walls.iter().all(|w| w.motion.keeps_in_place(&w.shape));
-        if !still || holds_grains(walls) || self.listed(rows.len()).is_none() {
+        if !walls.iter().all(listable) || holds_grains(walls) || self.listed(rows.len()).is_none() {
             self.reserve_history(rows);
             return;
         }
@@ -203,18 +217,38 @@ impl NearWalls {
     }
 }
 
-/// The members of walls that stay in place within `radius + skin` of each particle, or of
-/// its image across a periodic face it lies within a skin of: such a grain may be wrapped to
-/// the other side before the next build, a move the rebuild check (by minimum image) does not
-/// count, and walls are not periodic.
-pub fn near_still_walls(
+/// Whether the near lists take the members of `wall`: it stays in place, or moves without
+/// turning (its distance to a grain then changes by no more than its offset).
+pub fn listable(wall: &Wall) -> bool {
+    wall.motion.keeps_in_place(&wall.shape) || wall.motion.translates()
+}
+
+/// The members of [`listable`] walls, placed where they are at `time` (s), within
+/// `radius + skin` of each particle, or of its image across a periodic face it lies within a
+/// skin of: such a grain may be wrapped to the other side before the next build, a move the
+/// rebuild check (by minimum image) does not count, and walls are not periodic.
+pub fn near_walls(
     walls: &[Wall],
     pos: &[DVec3],
     radius: &[f64],
     skin: f64,
     periodic: &Periodic,
+    time: f64,
 ) -> NearWalls {
     let axes = periodic.axes();
+    // Each listed wall's pose at the build; the offsets of those that move, to measure from.
+    let poses: Vec<Option<Pose>> = walls
+        .iter()
+        .map(|w| listable(w).then(|| w.motion.pose(time)))
+        .collect();
+    let offset = walls
+        .iter()
+        .zip(&poses)
+        .map(|(w, pose)| {
+            pose.filter(|_| !w.motion.keeps_in_place(&w.shape))
+                .map(|p| p.offset)
+        })
+        .collect();
     let rows: Vec<Vec<u32>> = pos
         .par_iter()
         .zip(radius.par_iter())
@@ -239,14 +273,15 @@ pub fn near_still_walls(
                 count *= 2;
             }
             let mut row = Vec::new();
-            for (w, wall) in walls.iter().enumerate() {
-                if !wall.motion.keeps_in_place(&wall.shape) {
-                    continue;
-                }
+            for (w, (wall, pose)) in walls.iter().zip(&poses).enumerate() {
+                let Some(pose) = pose else { continue };
+                // A wall that moves is met in its placement at the build.
+                let moves = !wall.motion.keeps_in_place(&wall.shape);
+                let local = |p: DVec3| if moves { pose.to_local(p) } else { p };
                 for (m, shape) in wall.shape.members().iter().enumerate() {
                     if images[..count]
                         .iter()
-                        .any(|&p| shape.may_touch(p, r + skin))
+                        .any(|&p| shape.may_touch(local(p), r + skin))
                     {
                         row.push(key(w, m));
                     }
@@ -261,6 +296,8 @@ pub fn near_still_walls(
         listed: Vec::new(),
         history: Vec::new(),
         holds: false,
+        offset,
+        half_skin: 0.5 * skin,
     };
     near.start.push(0);
     for (k, row) in rows.into_iter().enumerate() {
@@ -412,8 +449,8 @@ pub struct WallForces<'a> {
     model: &'a ContactModel,
     table: &'a PairTable,
     dt: f64,
-    /// Whether every wall stays in place, so that the near lists alone say which may touch.
-    all_still: bool,
+    /// Whether every wall is [`listable`], so that the near lists alone say which may touch.
+    all_listed: bool,
     /// Whether some wall is sticky (only those hold grains).
     sticky: bool,
     /// The contact law's lanes for walls, when they cover the model.
@@ -435,7 +472,7 @@ impl<'a> WallForces<'a> {
             model,
             table,
             dt,
-            all_still: rt.still.len() == walls.len() && rt.still.iter().all(|&s| s),
+            all_listed: walls.iter().all(listable),
             sticky: holds_grains(walls),
             lanes: Lanes::walls(model, dt),
         }
@@ -449,13 +486,13 @@ impl<'a> WallForces<'a> {
         !self.held(k) && self.quiet(k, history)
     }
 
-    /// The only particles a wall can act on among `n`, ascending, when every wall stays in
-    /// place and none holds grains: those with a near member listed (for the others
+    /// The only particles a wall can act on among `n`, ascending, when every wall is
+    /// [`listable`] and none holds grains: those with a near member listed (for the others
     /// [`Self::on`] skips every member), whose histories the near lists then hold. `None`
     /// when any particle may feel a wall, or the lists do not hold the listed members'
     /// histories: every grain then takes [`Self::on`] with its own list.
     pub fn reach(&self, n: usize) -> Option<&'a [u32]> {
-        if self.all_still && !self.sticky {
+        if self.all_listed && !self.sticky {
             let near = &self.rt.near;
             near.listed(n)
                 .filter(|listed| listed.is_empty() || near.holds_history())
@@ -476,11 +513,11 @@ impl<'a> WallForces<'a> {
         self.sticky && self.rt.attached.get(k).is_some_and(Option::is_some)
     }
 
-    /// Whether particle `k` (with wall contact `history`) has no wall contact and no wall that
-    /// stays in place near it, every wall staying in place.
+    /// Whether particle `k` (with wall contact `history`) has no wall contact and no wall
+    /// near it, every wall being [`listable`].
     #[inline]
     fn quiet(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
-        self.all_still && history.is_empty() && self.rt.near.of(k).is_some_and(<[u32]>::is_empty)
+        self.all_listed && history.is_empty() && self.rt.near.of(k).is_some_and(<[u32]>::is_empty)
     }
 
     /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
@@ -514,9 +551,12 @@ impl<'a> WallForces<'a> {
             // Walls that stay in place need no transform (their normals are world normals).
             let direct = still || pose.is_identity();
             let local = if direct { pos } else { pose.to_local(pos) };
+            // The near lists hold the members of walls that stay in place or move without
+            // turning ([`listable`]) that may touch the grain.
+            let listed = still || wall.motion.translates();
             for (m, shape) in wall.shape.members().iter().enumerate() {
                 let id = key(w, m);
-                if still && near.is_some_and(|near| !near.contains(&id)) {
+                if listed && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
                 let Some((mut c, s)) = meet(wall, shape, id, local, r, history) else {
@@ -539,7 +579,7 @@ impl<'a> WallForces<'a> {
     }
 
     /// [`Self::on`] for each particle of `reach` (ascending, all listed near a member: every
-    /// wall stays in place and none holds grains, [`Self::reach`]) into `out` as (particle,
+    /// wall is [`listable`] and none holds grains, [`Self::reach`]) into `out` as (particle,
     /// force, torque), with the contact histories the near lists hold (`history`, the run of
     /// them from slot `first` on, [`NearWalls::take_up`]). When the lanes cover the model and
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
@@ -584,8 +624,23 @@ impl<'a> WallForces<'a> {
         stats
     }
 
+    /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`, as [`Self::on`]
+    /// finds it: in the wall's placement unless it stays in place, the normal turned back to
+    /// the world.
+    #[inline(always)]
+    fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64) -> Option<Touch> {
+        let (wall, pose) = (&self.walls[w], &self.rt.pose[w]);
+        let direct = self.rt.still.get(w).copied().unwrap_or(false) || pose.is_identity();
+        let local = if direct { pos } else { pose.to_local(pos) };
+        let mut c = touch(wall, &wall.shape.members()[m], local, r)?;
+        if !direct {
+            c.normal = pose.rotation * c.normal;
+        }
+        Some(c)
+    }
+
     /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` with contact
-    /// histories `history` (one each, [`NearWalls::take_up`]): every wall stays in place
+    /// histories `history` (one each, [`NearWalls::take_up`]): every wall is [`listable`]
     /// and none holds grains, so the listed members, in order, are the only ones it may touch.
     #[inline(always)]
     fn on_listed(
@@ -607,8 +662,7 @@ impl<'a> WallForces<'a> {
         for (&id, state) in keys.iter().zip(history) {
             let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
             let wall = &self.walls[w];
-            // A still wall's placement is the world's: no transform.
-            let Some(c) = touch(wall, &wall.shape.members()[m], pos, r) else {
+            let Some(c) = self.contact(w, m, pos, r) else {
                 forget(state);
                 continue;
             };
@@ -694,8 +748,7 @@ impl<'a> WallForces<'a> {
         for (&id, s) in keys.iter().zip(slots) {
             let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
             let wall = &self.walls[w];
-            // A still wall's placement is the world's: no transform.
-            let Some(c) = touch(wall, &wall.shape.members()[m], pos, r) else {
+            let Some(c) = self.contact(w, m, pos, r) else {
                 forget(&mut history[s]);
                 continue;
             };
@@ -986,10 +1039,10 @@ mod tests {
             ..Periodic::default()
         };
         let pos = [0.97, 0.5].map(|z| DVec3::new(0.3, 0.3, z));
-        let near = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &periodic);
+        let near = near_walls(&walls, &pos, &[0.1; 2], 0.05, &periodic, 0.0);
         assert_eq!(near.of(0), Some(&[key(0, 0)][..]));
         assert_eq!(near.of(1), Some(&[][..]));
-        let open = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default());
+        let open = near_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default(), 0.0);
         assert_eq!(open.of(0), Some(&[][..]));
     }
 
@@ -1004,7 +1057,7 @@ mod tests {
         }
         let walls = [floor(0.0, Motion::Fixed), ceiling];
         let pos = [0.12, 0.5].map(|z| DVec3::new(0.0, 0.0, z));
-        let mut near = near_still_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default());
+        let mut near = near_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default(), 0.0);
         let state = |x: f64| ContactState {
             slip: DVec3::new(x, 0.0, 0.0),
             touching: true,
@@ -1031,15 +1084,9 @@ mod tests {
         near.take_up(&mut rows, &walls);
         near.forget(0);
         assert_eq!(near.touching(0).count(), 0);
-        // A wall that moves leaves every history in the grains' lists.
-        let moving = [floor(
-            0.0,
-            Motion::Translate {
-                velocity: DVec3::X,
-                start: 0.0,
-            },
-        )];
-        let mut near = near_still_walls(&moving, &pos, &[0.1; 2], 0.05, &Periodic::default());
+        // A wall that turns leaves every history in the grains' lists.
+        let moving = [floor(0.0, turning())];
+        let mut near = near_walls(&moving, &pos, &[0.1; 2], 0.05, &Periodic::default(), 0.0);
         let mut rows = vec![vec![(key(0, 0), state(1.0))], Vec::new()];
         near.take_up(&mut rows, &moving);
         assert!(!near.holds_history());
@@ -1047,26 +1094,126 @@ mod tests {
     }
 
     #[test]
+    fn every_member_a_grain_touches_is_listed_near_it_as_the_floor_vibrates() {
+        // The vibrated bed with its floor oscillating by 1.5 mm at 140 rad/s (3 g, as the
+        // scene's 0.3 mm at 314 rad/s), nearly four times its skin of 0.4 mm both ways: after
+        // every step, every member of every wall touching a grain where it is now must be
+        // listed near it, or the step would have missed the contact.
+        let toml = include_str!("../../../../scenes/vibrated-bed.toml").replace(
+            "amplitude = 3e-4, frequency = 314.16",
+            "amplitude = 1.5e-3, frequency = 140.0",
+        );
+        let scene = crate::scene::Scene::from_toml(&toml, "vibrated-bed").expect("parses");
+        let mut sim =
+            crate::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+        let (mut checked, mut floor) = (0, 0);
+        for _ in 0..3000 {
+            sim.step().expect("steps");
+            let w = &sim.world;
+            let p = &w.particles;
+            for k in 0..p.len() {
+                let near = w.wall_runtime.near.of(k).expect("built for these grains");
+                for (i, wall) in w.walls.iter().enumerate() {
+                    let pose = &w.wall_runtime.pose[i];
+                    for (m, shape) in wall.shape.members().iter().enumerate() {
+                        if shape
+                            .contact(pose.to_local(p.pos[k]), p.radius[k])
+                            .is_some()
+                        {
+                            assert!(
+                                near.contains(&key(i, m)),
+                                "grain {k}, wall {i} at t = {}",
+                                w.time
+                            );
+                            checked += 1;
+                            floor += usize::from(i == 1);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 50_000 && floor > 40_000,
+            "{checked} contacts, {floor} with the floor"
+        );
+    }
+
+    /// A turn about the x axis through the origin: a floor through it does not keep in place.
+    fn turning() -> Motion {
+        Motion::Rotate {
+            center: DVec3::ZERO,
+            axis: DVec3::X,
+            omega: 1.0,
+            start: 0.0,
+            ramp: 0.0,
+        }
+    }
+
+    #[test]
     fn near_lists_hold_the_still_members_within_radius_plus_skin() {
-        // Floors at z = 0 (fixed), z = 0.5 (fixed) and z = 0 (moving: always checked, never
+        // Floors at z = 0 (fixed), z = 0.5 (fixed) and z = 0 (turning: always checked, never
         // listed); spheres of radius 0.1 with a skin of 0.05 at heights 0.12, 0.16 and 0.3.
         let walls = [
             floor(0.0, Motion::Fixed),
             floor(0.5, Motion::Fixed),
-            floor(
-                0.0,
-                Motion::Translate {
-                    velocity: DVec3::X,
-                    start: 0.0,
-                },
-            ),
+            floor(0.0, turning()),
         ];
         let pos = [0.12, 0.16, 0.3].map(|z| DVec3::new(0.0, 0.0, z));
-        let near = near_still_walls(&walls, &pos, &[0.1; 3], 0.05, &Periodic::default());
+        let near = near_walls(&walls, &pos, &[0.1; 3], 0.05, &Periodic::default(), 0.0);
         // Every height is below the plane at z = 0.5, whose grains sit on top of it: all touch.
         assert_eq!(near.of(0), Some(&[key(0, 0), key(1, 0)][..]));
         assert_eq!(near.of(1), Some(&[key(1, 0)][..]));
         assert_eq!(near.of(2), Some(&[key(1, 0)][..]));
         assert_eq!(near.of(3), None);
+        assert!(!near.outrun(&[Pose::default(); 3]));
+    }
+
+    #[test]
+    fn near_lists_follow_a_wall_that_moves_without_turning_until_it_has_gone_half_the_skin() {
+        // A floor sliding along z at 1 m/s from t = 0.5 s (at 0.5 by t = 1 s) and one
+        // oscillating along z with amplitude 0.2 (at 0.2 by t = π/2 s); spheres of radius 0.1,
+        // skin 0.05. Built at t = 1 the sliding floor is at z = 0.5: the grain at 0.64 is
+        // near it, the one at 0.7 is not; built at t = 0 it is at 0 and neither is.
+        let walls = [
+            floor(
+                0.0,
+                Motion::Translate {
+                    velocity: DVec3::Z,
+                    start: 0.5,
+                },
+            ),
+            floor(
+                -2.0,
+                Motion::Oscillate {
+                    amplitude: 0.2,
+                    frequency: 1.0,
+                    direction: DVec3::Z,
+                },
+            ),
+        ];
+        let pos = [0.64, 0.7].map(|z| DVec3::new(0.0, 0.0, z));
+        let at = |t: f64| near_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default(), t);
+        assert_eq!(at(1.0).of(0), Some(&[key(0, 0)][..]));
+        assert_eq!(at(1.0).of(1), Some(&[][..]));
+        assert_eq!(at(0.0).of(0), Some(&[][..]));
+        // Built at t = 1, the lists hold while each wall has gone less than half the skin.
+        let near = at(1.0);
+        let poses = |t: f64| [&walls[0], &walls[1]].map(|w| w.motion.pose(t));
+        assert!(!near.outrun(&poses(1.0)));
+        assert!(!near.outrun(&poses(1.024)));
+        assert!(near.outrun(&poses(1.026)));
+        // The oscillating floor alone: at t = 1 it is at 0.2 sin 1 = 0.16829; it has gone
+        // 0.2 sin 1.3 − 0.16829 = 0.02442 by t = 1.3 and 0.02533 by t = 1.32.
+        let near = near_walls(
+            &walls[1..],
+            &pos,
+            &[0.1; 2],
+            0.05,
+            &Periodic::default(),
+            1.0,
+        );
+        let pose = |t: f64| [walls[1].motion.pose(t)];
+        assert!(!near.outrun(&pose(1.3)));
+        assert!(near.outrun(&pose(1.32)));
     }
 }

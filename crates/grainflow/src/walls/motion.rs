@@ -157,6 +157,12 @@ impl Motion {
         }
     }
 
+    /// Whether the wall moves without turning: its pose is an offset alone, so the distance
+    /// from a grain to it changes by no more than the offset does.
+    pub fn translates(&self) -> bool {
+        !matches!(self, Motion::Rotate { .. })
+    }
+
     /// The wall's pose at time `t` (s).
     pub fn pose(&self, t: f64) -> Pose {
         match self {
