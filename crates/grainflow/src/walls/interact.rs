@@ -650,13 +650,7 @@ impl<'a> WallForces<'a> {
         keys: &[u32],
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
-        let body = Body {
-            vel: p.vel[k],
-            omega: p.omega[k],
-            radius: Some(p.radius[k]),
-            inv_mass: p.inv_mass[k],
-            inv_inertia: p.inv_inertia[k],
-        };
+        let body = grain(p, k);
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
         for (&id, state) in keys.iter().zip(history) {
@@ -730,13 +724,7 @@ impl<'a> WallForces<'a> {
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
-        let body = Body {
-            vel: p.vel[k],
-            omega: p.omega[k],
-            radius: Some(p.radius[k]),
-            inv_mass: p.inv_mass[k],
-            inv_inertia: p.inv_inertia[k],
-        };
+        let body = grain(p, k);
         // The scalar law's first test (the wall's inverse mass is 0): two immovable bodies
         // have no contact force.
         if body.inv_mass == 0.0 {
@@ -798,6 +786,18 @@ impl<'a> WallForces<'a> {
             from = to;
         }
         (batch.contacts, batch.grains) = (0, 0);
+    }
+}
+
+/// Grain `k` of `p` as the contact law sees it.
+#[inline(always)]
+fn grain(p: &Particles, k: usize) -> Body {
+    Body {
+        vel: p.vel[k],
+        omega: p.omega[k],
+        radius: Some(p.radius[k]),
+        inv_mass: p.inv_mass[k],
+        inv_inertia: p.inv_inertia[k],
     }
 }
 
