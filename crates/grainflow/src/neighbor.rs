@@ -587,31 +587,33 @@ impl NeighborList {
                     let row = start[i]..start[i + 1];
                     // A pair no longer listed loses its history.
                     if let Ok(k) = partner[row.clone()].binary_search(&self.partner[o]) {
-                        self.slip.swap(slots.len(), o);
-                        self.formed.swap(slots.len(), o);
-                        self.extra.swap(slots.len(), o);
+                        self.swap_history(slots.len(), o);
                         slots.push(row.start + k);
                     } else {
                         (self.slip[o], self.formed[o], self.extra[o]) = (blank_slip, blank, None);
                     }
                 }
             }
-        } else {
-            self.slip.clear();
-            self.formed.clear();
-            self.extra.clear();
         }
-        self.slip.truncate(slots.len());
-        self.formed.truncate(slots.len());
-        self.extra.truncate(slots.len());
+        // The kept histories first, then blanks for every new slot (all blanks when the list
+        // was built for another count: none kept).
+        let kept = slots.len();
+        self.slip.truncate(kept);
+        self.formed.truncate(kept);
+        self.extra.truncate(kept);
         self.slip.resize(partner.len(), blank_slip);
         self.formed.resize(partner.len(), blank);
         self.extra.resize(partner.len(), None);
         for (k, &slot) in slots.iter().enumerate().rev() {
-            self.slip.swap(k, slot);
-            self.formed.swap(k, slot);
-            self.extra.swap(k, slot);
+            self.swap_history(k, slot);
         }
+    }
+
+    /// Swaps the contact histories of slots `a` and `b`, all three parts.
+    fn swap_history(&mut self, a: usize, b: usize) {
+        self.slip.swap(a, b);
+        self.formed.swap(a, b);
+        self.extra.swap(a, b);
     }
 
     /// Replaces the history with `entries` of (i, j, state); pairs not listed are ignored

@@ -126,9 +126,8 @@ impl ContactState {
 
     /// The history from the neighbour list's three parts ([`ContactState::split`]).
     pub fn joined(slip: &Slip, formed: &Formed, extra: Option<Box<Extra>>) -> ContactState {
-        let [x, y, z, _] = slip.0;
         ContactState {
-            slip: DVec3::new(x, y, z),
+            slip: slip.displacement(),
             stiffness: formed.0,
             extra,
             touching: slip.touching(),
@@ -145,6 +144,13 @@ impl ContactState {
 pub struct Slip(pub [f64; 4]);
 
 impl Slip {
+    /// The tangential displacement δ_t (m, 002 eq 8).
+    #[inline]
+    pub fn displacement(&self) -> DVec3 {
+        let [x, y, z, _] = self.0;
+        DVec3::new(x, y, z)
+    }
+
     /// Whether the bodies touched at the last evaluation.
     #[inline]
     pub fn touching(&self) -> bool {

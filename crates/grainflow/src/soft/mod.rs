@@ -331,25 +331,27 @@ fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     };
     let n = p.len();
     debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
-    let Some(reach) = walls.reach(n) else {
-        wall_force.resize(n, zero);
-        let stats = wall_force
-            .par_chunks_mut(CHUNK)
-            .zip(wall_state.par_chunks_mut(CHUNK))
-            .enumerate()
-            .map(|(c, (out, states))| {
-                let mut stats = ContactStats::default();
-                for (o, (w, state)) in out.iter_mut().zip(states).enumerate() {
-                    *w = visit(c * CHUNK + o, state, &mut stats);
-                }
-                stats
-            })
-            .reduce(ContactStats::default, ContactStats::merge);
-        wall_runtime.near.give_back(history);
-        return stats;
+    let stats = match walls.reach(n) {
+        Some(reach) => {
+            wall_force.resize(reach.len(), zero);
+            listed_walls(reach, wall_force, &mut history, 0, &walls, p)
+        }
+        None => {
+            wall_force.resize(n, zero);
+            wall_force
+                .par_chunks_mut(CHUNK)
+                .zip(wall_state.par_chunks_mut(CHUNK))
+                .enumerate()
+                .map(|(c, (out, states))| {
+                    let mut stats = ContactStats::default();
+                    for (o, (w, state)) in out.iter_mut().zip(states).enumerate() {
+                        *w = visit(c * CHUNK + o, state, &mut stats);
+                    }
+                    stats
+                })
+                .reduce(ContactStats::default, ContactStats::merge)
+        }
     };
-    wall_force.resize(reach.len(), zero);
-    let stats = listed_walls(reach, wall_force, &mut history, 0, &walls, p);
     wall_runtime.near.give_back(history);
     stats
 }

@@ -51,8 +51,8 @@ pub struct WallRuntime {
     pub absorbed: Vec<u64>,
     /// Per wall: whether it stays in place ([`super::Motion::keeps_in_place`]).
     pub still: Vec<bool>,
-    /// Per particle: the members of walls that stay in place within its reach, found at each
-    /// neighbour rebuild ([`near_walls`]).
+    /// Per particle: the members of walls that stay in place or move without turning within
+    /// its reach, found at each neighbour rebuild ([`near_walls`]).
     pub near: NearWalls,
 }
 
@@ -236,18 +236,18 @@ pub fn near_walls(
     time: f64,
 ) -> NearWalls {
     let axes = periodic.axes();
-    // Each listed wall's pose at the build; the offsets of those that move, to measure from.
-    let poses: Vec<Option<Pose>> = walls
+    // Each listed wall's pose at the build and whether it moves (then it is met in that
+    // placement, and its offset is what `outrun` measures from).
+    let placed: Vec<Option<(Pose, bool)>> = walls
         .iter()
-        .map(|w| listable(w).then(|| w.motion.pose(time)))
-        .collect();
-    let offset = walls
-        .iter()
-        .zip(&poses)
-        .map(|(w, pose)| {
-            pose.filter(|_| !w.motion.keeps_in_place(&w.shape))
-                .map(|p| p.offset)
+        .map(|w| {
+            let moves = !w.motion.keeps_in_place(&w.shape);
+            listable(w).then(|| (w.motion.pose(time), moves))
         })
+        .collect();
+    let offset = placed
+        .iter()
+        .map(|p| p.filter(|&(_, moves)| moves).map(|(pose, _)| pose.offset))
         .collect();
     let rows: Vec<Vec<u32>> = pos
         .par_iter()
@@ -273,10 +273,10 @@ pub fn near_walls(
                 count *= 2;
             }
             let mut row = Vec::new();
-            for (w, (wall, pose)) in walls.iter().zip(&poses).enumerate() {
-                let Some(pose) = pose else { continue };
-                // A wall that moves is met in its placement at the build.
-                let moves = !wall.motion.keeps_in_place(&wall.shape);
+            for (w, (wall, placed)) in walls.iter().zip(&placed).enumerate() {
+                let Some((pose, moves)) = *placed else {
+                    continue;
+                };
                 let local = |p: DVec3| if moves { pose.to_local(p) } else { p };
                 for (m, shape) in wall.shape.members().iter().enumerate() {
                     if images[..count]
@@ -548,23 +548,17 @@ impl<'a> WallForces<'a> {
         for (w, wall) in self.walls.iter().enumerate() {
             let still = self.rt.still.get(w).copied().unwrap_or(false);
             let pose = &self.rt.pose[w];
-            // Walls that stay in place need no transform (their normals are world normals).
-            let direct = still || pose.is_identity();
-            let local = if direct { pos } else { pose.to_local(pos) };
             // The near lists hold the members of walls that stay in place or move without
             // turning ([`listable`]) that may touch the grain.
             let listed = still || wall.motion.translates();
-            for (m, shape) in wall.shape.members().iter().enumerate() {
+            for m in 0..wall.shape.members().len() {
                 let id = key(w, m);
                 if listed && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
-                let Some((mut c, s)) = meet(wall, shape, id, local, r, history) else {
+                let Some((c, s)) = meet(self.contact(w, m, pos, r), id, history) else {
                     continue;
                 };
-                if !direct {
-                    c.normal = pose.rotation * c.normal;
-                }
                 let (grain, surface) = bodies(body, pose, pos);
                 let params = self.table.get(material, wall.material);
                 let out = self
@@ -624,9 +618,9 @@ impl<'a> WallForces<'a> {
         stats
     }
 
-    /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`, as [`Self::on`]
-    /// finds it: in the wall's placement unless it stays in place, the normal turned back to
-    /// the world.
+    /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`: in the wall's
+    /// placement, the normal turned back to the world; a wall that stays in place needs no
+    /// transform (its normals are world normals).
     #[inline(always)]
     fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64) -> Option<Touch> {
         let (wall, pose) = (&self.walls[w], &self.rt.pose[w]);
@@ -822,20 +816,17 @@ fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64) -> Option<Touch> {
     contact.filter(|_| wall.surface == Surface::Normal)
 }
 
-/// Member `id` (`shape`, of `wall`) against a sphere at `local` (in the wall's placement) of
-/// radius `r` with wall contact `history`: where they touch, and the slot of their history,
-/// made when the contact forms; `None` when they do not touch or the wall is not normal, with
-/// any history of the member dropped.
+/// Member `id`'s `contact` with a grain of wall contact `history`
+/// ([`WallForces::contact`]): where they touch, and the slot of their history, made when the
+/// contact forms; `None` when they do not touch or the wall is not normal, with any history
+/// of the member dropped.
 #[inline(always)]
 fn meet(
-    wall: &Wall,
-    shape: &Shape,
+    contact: Option<Touch>,
     id: u32,
-    local: DVec3,
-    r: f64,
     history: &mut Vec<(u32, ContactState)>,
 ) -> Option<(Touch, usize)> {
-    let Some(touch) = touch(wall, shape, local, r) else {
+    let Some(touch) = contact else {
         if let Some(s) = history.iter().position(|(h, _)| *h == id) {
             history.swap_remove(s);
         }

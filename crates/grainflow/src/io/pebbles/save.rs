@@ -94,11 +94,10 @@ impl Save {
         let mut slips: Vec<(u64, u64, DVec3)> = (0..nl.len())
             .filter(|&s| nl.slip[s].touching())
             .map(|s| {
-                let [x, y, z, _] = nl.slip[s].0;
                 (
                     p.id[nl.owner(s)],
                     p.id[nl.partner[s] as usize],
-                    DVec3::new(x, y, z),
+                    nl.slip[s].displacement(),
                 )
             })
             .map(|(a, b, s)| if a < b { (a, b, s) } else { (b, a, -s) })
