@@ -524,7 +524,7 @@ impl Rows<'_> {
             (largest as usize) < self.pos.len(),
             "a listed pair names a particle of the store"
         );
-        let (len, separated) = if self.lanes.is_none() || self.fixed {
+        let (len, separated) = if self.lanes.is_none() {
             self.test::<true>(owner, partner, history, run.start, found)
         } else {
             // In vector registers where the build has them (registers.rs).
@@ -546,7 +546,11 @@ impl Rows<'_> {
                 )
             )))]
             {
-                self.test::<false>(owner, partner, history, run.start, found)
+                if self.fixed {
+                    self.test::<true>(owner, partner, history, run.start, found)
+                } else {
+                    self.test::<false>(owner, partner, history, run.start, found)
+                }
             }
         };
         found.len = len;

@@ -11,7 +11,7 @@ use crate::contact::Slip;
 use crate::simd::{Quad, F, LANES};
 
 impl Rows<'_> {
-    /// [`Rows::test`] without `GENERAL`, in the widest registers the build has.
+    /// [`Rows::test`] for a model the lanes cover, in the widest registers the build has.
     #[inline(always)]
     pub(super) fn test_established(
         &self,
@@ -51,6 +51,25 @@ impl Rows<'_> {
         let q: [Quad; LANES] =
             std::array::from_fn(|a| Quad::new(unsafe { self.pos.get_unchecked(k[a] as usize) }.0));
         F::from_quads(q)
+    }
+}
+
+impl Rows<'_> {
+    /// Of the `lanes` (bits) of the pairs of grains `i` and `j`, those whose two grains are
+    /// both immovable, when some grain is ([`Rows::fixed`]): the scalar law takes them, as in
+    /// [`Rows::test`].
+    #[inline(always)]
+    fn immovable(&self, i: &[u32; LANES], j: &[u32; LANES], mut lanes: u32) -> u32 {
+        let mut both = 0;
+        if self.fixed {
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                let fixed = |k: u32| self.inv_mass[k as usize] == 0.0;
+                both |= u32::from(fixed(i[l]) && fixed(j[l])) << l;
+                lanes &= lanes - 1;
+            }
+        }
+        both
     }
 }
 
@@ -97,8 +116,8 @@ fn touched(slip: &[Slip], k: usize, count: usize) -> u32 {
     target_feature = "avx512vl"
 ))]
 impl Rows<'_> {
-    /// [`Rows::test`] without `GENERAL`, eight slots at a time in one AVX-512 register, each
-    /// list's new entries written with one compressed store.
+    /// [`Rows::test`] for a model the lanes cover, eight slots at a time in one AVX-512
+    /// register, each list's new entries written with one compressed store.
     #[inline(always)]
     pub(super) fn test_avx512(
         &self,
@@ -173,7 +192,8 @@ impl Rows<'_> {
                 put(d2, &mut found.d2);
                 put(r_i, &mut found.r_i);
                 put(r_j, &mut found.r_j);
-                let scalar = _mm256_maskz_set1_epi32(!before, 1);
+                let scalar = !before | self.immovable(oi, oj, u32::from(touching & before)) as u8;
+                let scalar = _mm256_maskz_set1_epi32(scalar, 1);
                 let scalar = _mm256_cvtepi32_epi8(_mm256_maskz_compress_epi32(touching, scalar));
                 _mm_storel_epi64(found.scalar.as_mut_ptr().add(len).cast(), scalar);
                 len += touching.count_ones() as usize;
@@ -321,8 +341,10 @@ mod avx2 {
                             _mm256_storeu_pd(dst.as_mut_ptr().add(at), _mm256_castsi256_pd(v));
                         }
                     }
-                    // One byte per touching lane: 1 where the contact forms (scalar law).
-                    let forming = _pext_u32(!before & valid, touching);
+                    // One byte per touching lane: 1 where the contact forms or both grains are
+                    // immovable (scalar law).
+                    let scalar = !before | self.immovable(oi, oj, touching & before);
+                    let forming = _pext_u32(scalar & valid, touching);
                     let bytes = _pdep_u64(u64::from(forming), 0x0101_0101_0101_0101);
                     found
                         .scalar
@@ -352,7 +374,8 @@ mod tests {
         // The peers' settled bed after a step, with every seventh grain lifted by a fifth of
         // its diameter so that some contacts separated: over every block, runs of BATCH slots
         // and a short run at the end, both tests must list the same touching pairs with the
-        // same separations, radii and flags, and the same separated slots, bit for bit.
+        // same separations, radii and flags, and the same separated slots, bit for bit; again
+        // with two grains in five immovable, whose pairs with each other take the scalar law.
         let toml = include_str!("../../../../../scenes/bench/s1.toml");
         let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
@@ -365,82 +388,97 @@ mod tests {
         let (w, physics) = (&sim.world, &sim.physics);
         let (p, nl) = (&w.particles, &w.neighbors);
         let period = physics.periodic.lengths();
-        let rows = Rows {
-            start: &nl.start,
-            owner: &nl.owner,
-            partner: &nl.partner,
-            cross_slot: &nl.links.cross_slot,
-            pos: &w.packed.pos,
-            vel: &p.vel,
-            omega: &p.omega,
-            radius: &p.radius,
-            material: &p.material,
-            inv_mass: &p.inv_mass,
-            inv_inertia: &p.inv_inertia,
-            physics,
-            lanes: Lanes::covers(&physics.model, physics.dt),
-            per_pair: false,
-            constants: PairConstants::ByMaterial,
-            fixed: false,
-            stiffness: None,
-            fold: Fold::new(&MinimumImage::new(period)),
-            dt: physics.dt,
-        };
+        let immovable: Vec<f64> = (0..p.len())
+            .map(|k| if k % 5 < 2 { 0.0 } else { p.inv_mass[k] })
+            .collect();
         let (mut a, mut b) = (Box::new(Found::empty()), Box::new(Found::empty()));
-        let (mut touching, mut separated, mut forming) = (0, 0, 0);
-        for first in (0..p.len()).step_by(BLOCK) {
-            let s0 = nl.start[first];
-            let slots = nl.start[(first + BLOCK).min(p.len())] - s0;
-            for run in (0..slots)
-                .step_by(BATCH)
-                .map(|k| k..slots.min(k + BATCH - 3))
-            {
-                let lists = |r: std::ops::Range<usize>| (s0 + r.start)..(s0 + r.end);
-                let (owner, partner) = (
-                    &nl.owner[lists(run.clone())],
-                    &nl.partner[lists(run.clone())],
-                );
-                let history = History {
-                    slip: &nl.slip[lists(run.clone())],
-                    formed: &nl.formed[lists(run.clone())],
-                    extra: &nl.extra[lists(run.clone())],
-                    constants: true,
-                };
-                let x = rows.test::<false>(owner, partner, history, run.start, &mut a);
-                // Each test in registers this build has against the slot-by-slot one.
-                let check = |test: VectorTest, b: &mut Found| {
-                    let y = test(&rows, owner, partner, history, run.start, b);
-                    assert_eq!(x, y, "block from {first}, slots {run:?}");
+        let (mut touching, mut separated, mut scalar) = (0, 0, [0, 0]);
+        for fixed in [false, true] {
+            let rows = Rows {
+                start: &nl.start,
+                owner: &nl.owner,
+                partner: &nl.partner,
+                cross_slot: &nl.links.cross_slot,
+                pos: &w.packed.pos,
+                vel: &p.vel,
+                omega: &p.omega,
+                radius: &p.radius,
+                material: &p.material,
+                inv_mass: if fixed { &immovable } else { &p.inv_mass },
+                inv_inertia: &p.inv_inertia,
+                physics,
+                lanes: Lanes::covers(&physics.model, physics.dt),
+                per_pair: false,
+                constants: PairConstants::ByMaterial,
+                fixed,
+                stiffness: None,
+                fold: Fold::new(&MinimumImage::new(period)),
+                dt: physics.dt,
+            };
+            for first in (0..p.len()).step_by(BLOCK) {
+                let s0 = nl.start[first];
+                let slots = nl.start[(first + BLOCK).min(p.len())] - s0;
+                for run in (0..slots)
+                    .step_by(BATCH)
+                    .map(|k| k..slots.min(k + BATCH - 3))
+                {
+                    let lists = |r: std::ops::Range<usize>| (s0 + r.start)..(s0 + r.end);
+                    let (owner, partner) = (
+                        &nl.owner[lists(run.clone())],
+                        &nl.partner[lists(run.clone())],
+                    );
+                    let history = History {
+                        slip: &nl.slip[lists(run.clone())],
+                        formed: &nl.formed[lists(run.clone())],
+                        extra: &nl.extra[lists(run.clone())],
+                        constants: true,
+                    };
+                    let x = if fixed {
+                        rows.test::<true>(owner, partner, history, run.start, &mut a)
+                    } else {
+                        rows.test::<false>(owner, partner, history, run.start, &mut a)
+                    };
+                    // Each test in registers this build has against the slot-by-slot one.
+                    let check = |test: VectorTest, b: &mut Found| {
+                        let y = test(&rows, owner, partner, history, run.start, b);
+                        assert_eq!(x, y, "block from {first}, slots {run:?}");
+                        let (len, gone) = x;
+                        assert_eq!(a.apart[..gone], b.apart[..gone]);
+                        assert_eq!(a.slot[..len], b.slot[..len]);
+                        assert_eq!(a.i[..len], b.i[..len]);
+                        assert_eq!(a.j[..len], b.j[..len]);
+                        assert_eq!(a.scalar[..len], b.scalar[..len]);
+                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        for (u, v) in [
+                            (&a.dx, &b.dx),
+                            (&a.dy, &b.dy),
+                            (&a.dz, &b.dz),
+                            (&a.d2, &b.d2),
+                            (&a.r_i, &b.r_i),
+                            (&a.r_j, &b.r_j),
+                        ] {
+                            assert_eq!(bits(&u[..len]), bits(&v[..len]));
+                        }
+                    };
+                    #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
+                    check(|r, o, p, s, f, b| r.test_avx512(o, p, s, f, b), &mut b);
+                    #[cfg(target_feature = "avx2")]
+                    check(|r, o, p, s, f, b| r.test_avx2(o, p, s, f, b), &mut b);
                     let (len, gone) = x;
-                    assert_eq!(a.apart[..gone], b.apart[..gone]);
-                    assert_eq!(a.slot[..len], b.slot[..len]);
-                    assert_eq!(a.i[..len], b.i[..len]);
-                    assert_eq!(a.j[..len], b.j[..len]);
-                    assert_eq!(a.scalar[..len], b.scalar[..len]);
-                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    for (u, v) in [
-                        (&a.dx, &b.dx),
-                        (&a.dy, &b.dy),
-                        (&a.dz, &b.dz),
-                        (&a.d2, &b.d2),
-                        (&a.r_i, &b.r_i),
-                        (&a.r_j, &b.r_j),
-                    ] {
-                        assert_eq!(bits(&u[..len]), bits(&v[..len]));
-                    }
-                };
-                #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                check(|r, o, p, s, f, b| r.test_avx512(o, p, s, f, b), &mut b);
-                #[cfg(target_feature = "avx2")]
-                check(|r, o, p, s, f, b| r.test_avx2(o, p, s, f, b), &mut b);
-                let (len, gone) = x;
-                touching += len;
-                separated += gone;
-                forming += a.scalar[..len].iter().filter(|&&f| f == 1).count();
+                    touching += len;
+                    separated += gone;
+                    scalar[usize::from(fixed)] +=
+                        a.scalar[..len].iter().filter(|&&f| f == 1).count();
+                }
             }
         }
-        assert!(touching > 20_000, "{touching} touching");
-        assert!(separated > 1_000, "{separated} separated");
+        assert!(touching > 40_000, "{touching} touching");
+        assert!(separated > 2_000, "{separated} separated");
+        let [forming, with_immovable] = scalar;
         assert!(forming > 1_000, "{forming} forming");
+        assert!(
+            with_immovable > forming + 1_000,
+            "{with_immovable} for the scalar law"
+        );
     }
 }
