@@ -240,14 +240,19 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
 /// [`compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
 fn evaluate(world: &mut World, physics: &Physics, dt: f64, kick: Option<f64>) -> ContactStats {
     let mut t = std::time::Instant::now();
-    if crate::walls::interact::prepare(world, &physics.periodic) {
-        world.packed.fresh = false;
-    }
+    use crate::walls::interact::{apply_surfaces, place, Candidates};
+    // Held grains go with their walls before the rebuild check; then the check makes the
+    // near lists cover every member a grain can touch, so that only the grains listed near
+    // a sticky or absorbing wall are looked at.
+    let moved = place(world);
     let period = physics.periodic.lengths();
     if world.neighbors.needs_rebuild(&world.particles.pos, period)
         || world.wall_runtime.near.outrun(&world.wall_runtime.pose)
     {
         world.rebuild_neighbors(&physics.periodic);
+    }
+    if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
+        world.packed.fresh = false;
     }
     world.timers.neighbor += lap(&mut t);
     crate::sim::body_accelerations(world, physics);

@@ -61,7 +61,7 @@ pub struct WallRuntime {
 /// Until the next neighbour rebuild no particle moves more than half the skin, nor does any
 /// such wall ([`NearWalls::outrun`]), so a member not listed cannot touch it: the step skips it.
 ///
-/// When every wall stays in place and none holds grains ([`NearWalls::take_up`]), the contact
+/// When every wall is listable ([`NearWalls::take_up`]), the contact
 /// history of each listed (particle, member) lives here, beside its key, instead of in the
 /// particle's own list (`World::wall_state`): the wall pass then reads the histories of the
 /// grains it visits in the order it visits them, one run, not one list per grain elsewhere.
@@ -172,13 +172,13 @@ impl NearWalls {
     }
 
     /// Takes the histories of the listed members out of the particles' own lists `rows` into
-    /// the lists, when every one of `walls` is [`listable`] and none holds grains (only then
-    /// does the wall pass visit the listed grains alone, [`WallForces::reach`]) and the lists
+    /// the lists, when every one of `walls` is [`listable`] (only then does the wall pass
+    /// visit the listed grains alone, [`WallForces::reach`]) and the lists
     /// were built for these particles; else makes room in each listed particle's list for all
     /// its listed members, so that contacts forming before the next build need no allocation
     /// in the step.
     pub fn take_up(&mut self, rows: &mut [Vec<(u32, ContactState)>], walls: &[Wall]) {
-        if !walls.iter().all(listable) || holds_grains(walls) || self.listed(rows.len()).is_none() {
+        if !walls.iter().all(listable) || self.listed(rows.len()).is_none() {
             self.reserve_history(rows);
             return;
         }
@@ -316,10 +316,17 @@ fn key(w: usize, m: usize) -> u32 {
     ((w as u32) << 8) | m as u32
 }
 
-/// Poses at the current time, then sticky and absorbing surfaces, then grains held by walls
-/// put where their walls are. Called once at the start of every force evaluation; returns
-/// whether some wall is sticky or absorbing, and so may have moved or removed grains.
+/// [`place`], then sticky and absorbing surfaces for every free grain ([`apply_surfaces`]).
+/// Called at the start of every step of the hard-sphere methods; returns whether grains may
+/// have moved, been held or been removed.
 pub fn prepare(world: &mut World, periodic: &Periodic) -> bool {
+    let moved = place(world);
+    apply_surfaces(world, periodic, Candidates::Every) || moved
+}
+
+/// Poses at the current time, and the grains held by walls put where their walls are.
+/// Called at the start of every force evaluation; returns whether a held grain moved.
+pub fn place(world: &mut World) -> bool {
     let rt = &mut world.wall_runtime;
     rt.pose.clear();
     rt.pose
@@ -333,25 +340,41 @@ pub fn prepare(world: &mut World, periodic: &Periodic) -> bool {
     );
     rt.absorbed.resize(world.walls.len(), 0);
     rt.attached.resize(world.particles.len(), None);
-    let surfaces = world.walls.iter().any(|w| w.surface != Surface::Normal);
-    if surfaces {
-        apply_surfaces(world, periodic);
-    }
     if !holds_grains(&world.walls) {
         // Only sticky walls hold grains: nothing to carry (and no pass over every grain).
-        return surfaces;
+        return false;
     }
     let rt = &world.wall_runtime;
     let p = &mut world.particles;
+    let mut moved = false;
     for (k, a) in rt.attached.iter().enumerate() {
         if let Some(a) = a {
-            let pose = &rt.pose[a.wall as usize];
-            p.pos[k] = pose.to_world(a.local);
-            p.vel[k] = pose.velocity_at(p.pos[k]);
-            p.omega[k] = pose.omega;
+            moved |= hold(p, k, &rt.pose[a.wall as usize], a.local);
         }
     }
-    true
+    moved
+}
+
+/// Puts grain `k` of `p` at `local` in a wall at `pose`, moving with it; returns whether its
+/// place changed.
+fn hold(p: &mut Particles, k: usize, pose: &Pose, local: DVec3) -> bool {
+    let at = pose.to_world(local);
+    let moved = at != p.pos[k];
+    p.pos[k] = at;
+    p.vel[k] = pose.velocity_at(at);
+    p.omega[k] = pose.omega;
+    moved
+}
+
+/// The grains [`apply_surfaces`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Candidates {
+    /// Every free grain.
+    Every,
+    /// The free grains listed near a member of a sticky or absorbing wall, with that member,
+    /// when the near lists cover every such wall: right after the rebuild check, a grain
+    /// not listed near a member cannot touch it ([`NearWalls`]). Else every free grain.
+    Near,
 }
 
 /// Whether some wall is sticky: only those hold grains.
@@ -359,38 +382,68 @@ fn holds_grains(walls: &[Wall]) -> bool {
     walls.iter().any(|w| w.surface == Surface::Sticky)
 }
 
-/// The first sticky or absorbing wall (in index order) each free grain touches.
-fn apply_surfaces(world: &mut World, periodic: &Periodic) {
+/// The first sticky or absorbing wall (in index order) each free grain of the `candidates`
+/// touches: such a grain is held where it is (and moves with the wall from then on), or
+/// removed. Returns whether a grain was held or removed.
+pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candidates) -> bool {
     let walls = &world.walls;
+    if walls.iter().all(|w| w.surface == Surface::Normal) {
+        return false;
+    }
     let rt = &world.wall_runtime;
     let p = &world.particles;
+    let listed = match candidates {
+        Candidates::Near => walls
+            .iter()
+            .all(|w| w.surface == Surface::Normal || listable(w))
+            .then(|| rt.near.listed(p.len()))
+            .flatten(),
+        Candidates::Every => None,
+    };
+    // Whether member `m` of wall `w` makes a surface of grain k.
+    let touches = |k: usize, w: usize, m: usize| {
+        let wall = &walls[w];
+        wall.surface != Surface::Normal && {
+            let local = if rt.still.get(w).copied().unwrap_or(false) {
+                p.pos[k]
+            } else {
+                rt.pose[w].to_local(p.pos[k])
+            };
+            wall.shape.members()[m]
+                .contact(local, p.radius[k])
+                .is_some()
+        }
+    };
+    let first = |k: usize| -> Option<(usize, usize)> {
+        if rt.attached[k].is_some() {
+            return None;
+        }
+        let wall = match listed {
+            // The listed members in the walls' order.
+            Some(_) => rt.near.of(k)?.iter().find_map(|&id| {
+                let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
+                touches(k, w, m).then_some(w)
+            }),
+            None => (0..walls.len())
+                .find(|&w| (0..walls[w].shape.members().len()).any(|m| touches(k, w, m))),
+        };
+        wall.map(|w| (k, w))
+    };
     // (particle, wall) in ascending particle order; usually empty, so nothing is allocated.
-    let hits: Vec<(usize, usize)> = (0..p.len())
-        .into_par_iter()
-        .with_min_len(crate::soft::MIN_LEN)
-        .filter_map(|k| {
-            if rt.attached[k].is_some() {
-                return None;
-            }
-            walls.iter().enumerate().find_map(|(w, wall)| {
-                if wall.surface == Surface::Normal {
-                    return None;
-                }
-                let local = if rt.still.get(w).copied().unwrap_or(false) {
-                    p.pos[k]
-                } else {
-                    rt.pose[w].to_local(p.pos[k])
-                };
-                wall.shape
-                    .members()
-                    .iter()
-                    .any(|s| s.contact(local, p.radius[k]).is_some())
-                    .then_some((k, w))
-            })
-        })
-        .collect();
+    let hits: Vec<(usize, usize)> = match listed {
+        Some(listed) => listed
+            .par_iter()
+            .with_min_len(crate::soft::MIN_LEN)
+            .filter_map(|&k| first(k as usize))
+            .collect(),
+        None => (0..p.len())
+            .into_par_iter()
+            .with_min_len(crate::soft::MIN_LEN)
+            .filter_map(first)
+            .collect(),
+    };
     if hits.is_empty() {
-        return;
+        return false;
     }
     let mut keep = vec![true; p.len()];
     let mut removed = false;
@@ -399,10 +452,12 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
             Surface::Sticky => {
                 let rt = &mut world.wall_runtime;
                 let p = &mut world.particles;
+                let local = rt.pose[w].to_local(p.pos[k]);
                 rt.attached[k] = Some(Attachment {
                     wall: w as u32,
-                    local: rt.pose[w].to_local(p.pos[k]),
+                    local,
                 });
+                hold(p, k, &rt.pose[w], local);
                 p.inv_mass[k] = 0.0;
                 p.inv_inertia[k] = 0.0;
                 p.mobility[k] = Mobility::Fixed;
@@ -419,6 +474,7 @@ fn apply_surfaces(world: &mut World, periodic: &Periodic) {
     if removed {
         remove_particles(world, &keep, periodic);
     }
+    true
 }
 
 /// Removes the particles with `keep[k] == false`, keeping the order of the others and the
@@ -487,12 +543,12 @@ impl<'a> WallForces<'a> {
     }
 
     /// The only particles a wall can act on among `n`, ascending, when every wall is
-    /// [`listable`] and none holds grains: those with a near member listed (for the others
-    /// [`Self::on`] skips every member), whose histories the near lists then hold. `None`
-    /// when any particle may feel a wall, or the lists do not hold the listed members'
-    /// histories: every grain then takes [`Self::on`] with its own list.
+    /// [`listable`]: those with a near member listed (for the others [`Self::on`] skips every
+    /// member), whose histories the near lists then hold. `None` when any particle may feel a
+    /// wall, or the lists do not hold the listed members' histories: every grain then takes
+    /// [`Self::on`] with its own list.
     pub fn reach(&self, n: usize) -> Option<&'a [u32]> {
-        if self.all_listed && !self.sticky {
+        if self.all_listed {
             let near = &self.rt.near;
             near.listed(n)
                 .filter(|listed| listed.is_empty() || near.holds_history())
@@ -573,7 +629,7 @@ impl<'a> WallForces<'a> {
     }
 
     /// [`Self::on`] for each particle of `reach` (ascending, all listed near a member: every
-    /// wall is [`listable`] and none holds grains, [`Self::reach`]) into `out` as (particle,
+    /// wall is [`listable`], [`Self::reach`]) into `out` as (particle,
     /// force, torque), with the contact histories the near lists hold (`history`, the run of
     /// them from slot `first` on, [`NearWalls::take_up`]). When the lanes cover the model and
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
@@ -594,6 +650,12 @@ impl<'a> WallForces<'a> {
         for (e, &k) in reach.iter().enumerate() {
             self.ask_ahead(p, reach, e, history, first);
             let k = k as usize;
+            if self.held(k) {
+                // As Self::on: no wall acts on a grain a wall holds (its wall contacts were
+                // forgotten when it was taken).
+                out[e] = (k as u32, DVec3::ZERO, DVec3::ZERO);
+                continue;
+            }
             let (a, b) = (near.start[k] as usize, near.start[k + 1] as usize);
             let (keys, slots) = (&near.keys[a..b], a - first..b - first);
             if self.lanes.is_some() && keys.len() <= LANES {
@@ -634,8 +696,8 @@ impl<'a> WallForces<'a> {
     }
 
     /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` with contact
-    /// histories `history` (one each, [`NearWalls::take_up`]): every wall is [`listable`]
-    /// and none holds grains, so the listed members, in order, are the only ones it may touch.
+    /// histories `history` (one each, [`NearWalls::take_up`]): every wall is [`listable`],
+    /// so the listed members, in order, are the only ones it may touch.
     #[inline(always)]
     fn on_listed(
         &self,
