@@ -125,7 +125,6 @@ impl PileBox {
             simulation: SimulationSpec {
                 seed: 2,
                 max_overlap: 0.5,
-                skin: Some(crate::scene::Skin::Fixed(0.4 * r)),
                 domain: Some([
                     DVec3::new(-hw - 0.01, -0.01, -ht - 0.01),
                     DVec3::new(hw + 0.01, self.fill.1 + self.slot_height + 0.05, ht + 0.01),

@@ -119,7 +119,6 @@ impl Drum {
             simulation: SimulationSpec {
                 seed: 1,
                 max_overlap: 0.5,
-                skin: Some(crate::scene::Skin::Fixed(0.4 * r)),
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
                 ..SimulationSpec::new(
                     self.settle + self.ramp,
