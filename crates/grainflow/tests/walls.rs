@@ -245,35 +245,12 @@ fn a_grain_bouncing_in_an_indented_vessel_keeps_its_energy_and_stays_inside() {
     }
 }
 
-/// Grains raining on a `surface` floor that slides at 0.2 m/s, with every step checked.
-const RAIN: &str = r#"
-[simulation]
-duration = 0.12
-dt = 1e-5
-
-[contact]
-normal = "hertz"
-
-[[materials]]
-name = "glass"
-density = 2500
-youngs_modulus = 1e6
-poisson_ratio = 0.3
-restitution = 0.5
-sliding_friction = 0.3
-
-[gravity]
-uniform = [0, 0, -9.81]
-
-[[walls]]
-type = "plane"
-material = "glass"
-point = [0, 0, 0]
-normal = [0, 0, 1]
-surface = "SURFACE"
-motion = { type = "translate", velocity = [0.2, 0, 0] }
-
-[[particles]]
+/// Grains raining on the sliding floor of [`SCENE`] for 0.12 s, instead of its three.
+fn rain(surface: &str) -> String {
+    let (head, _) = SCENE
+        .split_once("[[particles]]")
+        .expect("the scene's particles");
+    let lattice = r#"[[particles]]
 type = "lattice"
 material = "glass"
 kind = "cubic"
@@ -282,6 +259,10 @@ max = [0.03, 0.03, 0.05]
 radius = 0.0025
 spread = 0.3
 "#;
+    head.replace("duration = 0.3", "duration = 0.12")
+        .replace("SURFACE", surface)
+        + lattice
+}
 
 #[test]
 fn near_lists_miss_no_grain_a_sticky_or_absorbing_floor_takes() {
@@ -289,7 +270,7 @@ fn near_lists_miss_no_grain_a_sticky_or_absorbing_floor_takes() {
     // them only: after every step, a search over every grain must find none left to take.
     use grainflow::walls::interact::{apply_surfaces, Candidates};
     for surface in ["sticky", "absorbing"] {
-        let scene = Scene::from_toml(&RAIN.replace("SURFACE", surface), "rain").expect("parses");
+        let scene = Scene::from_toml(&rain(surface), "rain").expect("parses");
         let mut sim = Simulation::new(scene, Path::new(".")).expect("builds");
         let n = sim.world.particles.len();
         for step in 0..12_000 {
