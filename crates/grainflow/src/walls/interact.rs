@@ -17,7 +17,9 @@
 //! wall becomes rigidly attached (infinite mass and inertia), remembering where it sits in
 //! the wall's placement; every evaluation puts it back there and gives it the wall's velocity
 //! and spin, so other grains meet a moving rough surface. A grain touching an absorbing wall is
-//! removed and counted for that wall; contact histories of the remaining pairs are kept.
+//! removed and counted for that wall; contact histories of the remaining pairs are kept. Held
+//! grains are put back before the neighbour rebuild check, and the surfaces act after it, on
+//! the grains listed near them ([`Candidates::Near`]).
 
 use glam::DVec3;
 use rayon::prelude::*;
@@ -371,9 +373,10 @@ fn hold(p: &mut Particles, k: usize, pose: &Pose, local: DVec3) -> bool {
 pub enum Candidates {
     /// Every free grain.
     Every,
-    /// The free grains listed near a member of a sticky or absorbing wall, with that member,
-    /// when the near lists cover every such wall: right after the rebuild check, a grain
-    /// not listed near a member cannot touch it ([`NearWalls`]). Else every free grain.
+    /// The free grains listed near a member of a sticky or absorbing wall, each against its
+    /// listed members only, when the near lists cover every such wall: right after the
+    /// rebuild check, a grain cannot touch a member it is not listed near ([`NearWalls`]).
+    /// Else every free grain.
     Near,
 }
 
