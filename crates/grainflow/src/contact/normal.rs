@@ -178,7 +178,7 @@ fn linear_stiffness(kn: f64, damping: f64, kt: Option<f64>, gt: Option<f64>) -> 
 }
 
 /// The constants the scene gives every contact between two grains when they do not depend on
-/// the pair: the linear spring–dashpot's ([`linear_stiffness`]) and PEBBLES's (h of two
+/// the pair: the linear spring–dashpot's (`linear_stiffness`) and PEBBLES's (h of two
 /// pebbles, C⊥; 001 eq 3.7). Hooke, Hertz and Flores resolve them from the pair's radii and
 /// masses (Flores also from v₀): `None`. The pair loop then reads them from no history.
 pub fn shared_stiffness(model: &Normal) -> Option<Stiffness> {

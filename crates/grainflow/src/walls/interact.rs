@@ -637,7 +637,7 @@ impl<'a> WallForces<'a> {
     /// them from slot `first` on, [`NearWalls::take_up`]). When the lanes cover the model and
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
     /// those of the grains around it ([`WallLanes`]: the scalar law's operations in its order)
-    /// and summed in the members' order; else the grain takes [`Self::on_listed`]. Every bit
+    /// and summed in the members' order; else the grain takes `Self::on_listed`. Every bit
     /// is that of [`Self::on`].
     pub fn listed(
         &self,
