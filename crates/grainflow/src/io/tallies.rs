@@ -312,7 +312,7 @@ impl Tallies {
                 add(0, s, overlap, n, rel);
             }
             for (key, s) in world.wall_contacts(i) {
-                let (wi, m) = ((key >> 8) as usize, (key & 0xff) as usize);
+                let (wi, m) = crate::walls::interact::member(key);
                 let (Some(wall), Some(pose)) =
                     (world.walls.get(wi), world.wall_runtime.pose.get(wi))
                 else {

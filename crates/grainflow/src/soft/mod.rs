@@ -27,7 +27,7 @@ use crate::contact::{Body, ContactState};
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::simd::Quad;
-use crate::walls::interact::WallForces;
+use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces};
 use crate::{Error, Result};
 
 /// Fewest items a parallel loop hands to one task: small systems run on one thread
@@ -240,7 +240,6 @@ pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactS
 /// [`compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
 fn evaluate(world: &mut World, physics: &Physics, dt: f64, kick: Option<f64>) -> ContactStats {
     let mut t = std::time::Instant::now();
-    use crate::walls::interact::{apply_surfaces, place, Candidates};
     // Held grains go with their walls before the rebuild check; then the check makes the
     // near lists cover every member a grain can touch, so that only the grains listed near
     // a sticky or absorbing wall are looked at.

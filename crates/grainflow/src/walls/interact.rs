@@ -318,6 +318,13 @@ fn key(w: usize, m: usize) -> u32 {
     ((w as u32) << 8) | m as u32
 }
 
+/// The wall and member of a wall contact's history key (the wall's index times 256 plus the
+/// member's).
+#[inline]
+pub fn member(key: u32) -> (usize, usize) {
+    ((key >> 8) as usize, (key & 0xff) as usize)
+}
+
 /// [`place`], then sticky and absorbing surfaces for every free grain ([`apply_surfaces`]).
 /// Called at the start of every step of the hard-sphere methods; returns whether grains may
 /// have moved, been held or been removed.
@@ -357,8 +364,8 @@ pub fn place(world: &mut World) -> bool {
     moved
 }
 
-/// Puts grain `k` of `p` at `local` in a wall at `pose`, moving with it; returns whether its
-/// place changed.
+/// Puts grain `k` of `p` at `local` in a wall at `pose`, moving with it, as a sticky wall
+/// holds it (000 §2.2); returns whether its place changed.
 fn hold(p: &mut Particles, k: usize, pose: &Pose, local: DVec3) -> bool {
     let at = pose.to_world(local);
     let moved = at != p.pos[k];
@@ -424,7 +431,7 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
         let wall = match listed {
             // The listed members in the walls' order.
             Some(_) => rt.near.of(k)?.iter().find_map(|&id| {
-                let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
+                let (w, m) = member(id);
                 touches(k, w, m).then_some(w)
             }),
             None => (0..walls.len())
@@ -713,7 +720,7 @@ impl<'a> WallForces<'a> {
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
         for (&id, state) in keys.iter().zip(history) {
-            let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
+            let (w, m) = member(id);
             let wall = &self.walls[w];
             let Some(c) = self.contact(w, m, pos, r) else {
                 forget(state);
@@ -793,7 +800,7 @@ impl<'a> WallForces<'a> {
         let from = batch.contacts;
         let mut here = ContactStats::default();
         for (&id, s) in keys.iter().zip(slots) {
-            let (w, m) = ((id >> 8) as usize, (id & 0xff) as usize);
+            let (w, m) = member(id);
             let wall = &self.walls[w];
             let Some(c) = self.contact(w, m, pos, r) else {
                 forget(&mut history[s]);

@@ -157,8 +157,8 @@ impl Motion {
         }
     }
 
-    /// Whether the wall moves without turning: its pose is an offset alone, so the distance
-    /// from a grain to it changes by no more than the offset does.
+    /// Whether the wall never turns (it stays in place or only moves along): its pose is an
+    /// offset alone, so the distance from a grain to it changes by no more than the offset.
     pub fn translates(&self) -> bool {
         !matches!(self, Motion::Rotate { .. })
     }

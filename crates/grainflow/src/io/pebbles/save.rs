@@ -328,12 +328,12 @@ impl Save {
         }
         let mut walls = Vec::new();
         for &(a, key, s) in &self.surface_slips {
-            if (key >> 8) as usize >= w.walls.len() {
+            let (wall, _) = crate::walls::interact::member(key);
+            if wall >= w.walls.len() {
                 return Err(Error::scene(
                     "load_pebble_save",
                     format!(
-                        "a surface slip names wall {} but the deck builds {} walls",
-                        key >> 8,
+                        "a surface slip names wall {wall} but the deck builds {} walls",
                         w.walls.len()
                     ),
                 ));
