@@ -438,7 +438,7 @@ impl NeighborList {
     }
 
     /// True when the list was built for another number of particles (or not at all).
-    fn stale_count(&self, n: usize) -> bool {
+    pub(crate) fn stale_count(&self, n: usize) -> bool {
         n != self.ref_pos.len() || self.start.len() != n + 1
     }
 
@@ -446,22 +446,39 @@ impl NeighborList {
         if self.stale_count(pos.len()) {
             return true;
         }
+        pos.par_chunks(crate::soft::CHUNK)
+            .enumerate()
+            .any(|(c, ps)| self.chunk_moved(c * crate::soft::CHUNK, ps, period, limit))
+    }
+
+    /// True when one of the grains `first..first + ps.len()`, now at `ps`, moved more than half
+    /// the skin since the build ([`Self::needs_rebuild`] for a chunk of grains; the count is
+    /// the caller's to check), so that the drift can tell while the chunk is in cache.
+    pub(crate) fn left_half_skin(&self, first: usize, ps: &[DVec3], period: DVec3) -> bool {
+        self.chunk_moved(first, ps, period, 0.5 * self.skin)
+    }
+
+    /// True when one of the grains `first..first + ps.len()`, now at `ps`, moved more than
+    /// `limit` (m) since the build. The largest move is folded with no early exit, so that the
+    /// loop has no branch to leave by. A plain difference is never shorter than its minimum
+    /// image, so only a chunk with a plain move past the limit (a grain that wrapped across a
+    /// periodic face, or moved far) is measured again by minimum image.
+    #[inline(always)]
+    fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> bool {
         let limit = limit * limit;
-        let image = MinimumImage::new(period);
-        // Chunks searched in parallel; within a chunk the largest move, with no early exit, so
-        // that the loop has no branch to leave by. A plain difference is never shorter than
-        // its minimum image, so only a chunk with a plain move past the limit (a grain that
-        // wrapped across a periodic face, or moved far) is measured again by minimum image.
-        let largest = |ps: &[DVec3], rs: &[DVec3], by_image: bool| {
+        let rs = &self.ref_pos[first..first + ps.len()];
+        let largest = |by_image: Option<MinimumImage>| {
             let moved = ps.iter().zip(rs).map(|(p, r)| {
                 let d = *p - *r;
-                if by_image { image.of(d) } else { d }.length_squared()
+                match by_image {
+                    Some(image) => image.of(d),
+                    None => d,
+                }
+                .length_squared()
             });
             moved.fold(0.0, f64::max)
         };
-        pos.par_chunks(crate::soft::CHUNK)
-            .zip(self.ref_pos.par_chunks(crate::soft::CHUNK))
-            .any(|(ps, rs)| largest(ps, rs, false) > limit && largest(ps, rs, true) > limit)
+        largest(None) > limit && largest(Some(MinimumImage::new(period))) > limit
     }
 
     /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum

@@ -20,14 +20,15 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 mod pairs;
-use pairs::pair_forces;
 pub use pairs::Packed;
+use pairs::{pair_forces, Facts};
 
 use crate::contact::{Body, ContactState};
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::simd::Quad;
-use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces};
+use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces, WallRuntime};
+use crate::walls::Wall;
 use crate::{Error, Result};
 
 /// Fewest items a parallel loop hands to one task: small systems run on one thread
@@ -109,18 +110,19 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 /// passes.
 pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
-    kick_drift_pack(world, physics, dt);
+    let left = kick_drift_pack(world, physics, dt);
     world.time += dt;
     world.timers.integrate += lap(&mut t);
-    evaluate(world, physics, dt, Some(0.5 * dt))
+    evaluate(world, physics, dt, Some(0.5 * dt), Some(left))
 }
 
 /// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
 /// x += dt v with the wrap into the periodic box (003 §2.1, eq 3–6), chunk by chunk while the
-/// chunk is in cache, and the grains' centres packed for the pair loop; public for the
-/// benchmarks.
+/// chunk is in cache, and the grains' centres packed for the pair loop; returns whether the
+/// neighbour list needs a rebuild ([`crate::neighbor::NeighborList::needs_rebuild`], asked
+/// of each chunk as it drifts). Public for the benchmarks.
 #[inline(never)]
-pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
+pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) -> bool {
     let periodic = &physics.periodic;
     let [lo, hi] = periodic.bounds();
     let h = 0.5 * dt;
@@ -133,16 +135,21 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
         inv_mass,
         inv_inertia,
         radius,
+        material,
         ..
     } = &mut world.particles;
     let packed = &mut world.packed;
     packed.resize(pos.len());
-    pos.par_chunks_mut(CHUNK)
+    let neighbors = &world.neighbors;
+    let stale = neighbors.stale_count(pos.len());
+    let period = periodic.lengths();
+    let (left, facts) = pos
+        .par_chunks_mut(CHUNK)
         .zip(vel.par_chunks_mut(CHUNK))
         .zip(omega.par_chunks_mut(CHUNK))
         .zip(packed.pos.par_chunks_mut(CHUNK))
         .enumerate()
-        .for_each(|(c, (((xs, vs), ws), qp))| {
+        .map(|(c, (((xs, vs), ws), qp))| {
             let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
             kick(vs, &force[a..b], &inv_mass[a..b], h);
             kick(ws, &torque[a..b], &inv_inertia[a..b], h);
@@ -153,8 +160,15 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) {
                 }
             }
             pairs::pack_chunk(qp, xs, &radius[a..b]);
-        });
-    packed.note(&world.particles);
+            let left = !stale && neighbors.left_half_skin(a, xs, period);
+            (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
+        })
+        .reduce(
+            || (false, None),
+            |(l, f), (m, g)| (l || m, Facts::both(f, g)),
+        );
+    packed.note(facts);
+    stale || left
 }
 
 /// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
@@ -234,20 +248,29 @@ pub(crate) const CHUNK: usize = 1024;
 /// Forces and torques on every particle at the current state. `dt` advances the tangential
 /// history; 0 evaluates without advancing it (the first evaluation of a run).
 pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    evaluate(world, physics, dt, None)
+    evaluate(world, physics, dt, None, None)
 }
 
 /// [`compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
-fn evaluate(world: &mut World, physics: &Physics, dt: f64, kick: Option<f64>) -> ContactStats {
+/// `left` is whether a grain left half the skin, when the drift just asked.
+fn evaluate(
+    world: &mut World,
+    physics: &Physics,
+    dt: f64,
+    kick: Option<f64>,
+    left: Option<bool>,
+) -> ContactStats {
     let mut t = std::time::Instant::now();
     // Held grains go with their walls before the rebuild check; then the check makes the
     // near lists cover every member a grain can touch, so that only the grains listed near
     // a sticky or absorbing wall are looked at.
     let moved = place(world);
     let period = physics.periodic.lengths();
-    if world.neighbors.needs_rebuild(&world.particles.pos, period)
-        || world.wall_runtime.near.outrun(&world.wall_runtime.pose)
-    {
+    let left = match left {
+        Some(left) if !moved => left,
+        _ => world.neighbors.needs_rebuild(&world.particles.pos, period),
+    };
+    if left || world.wall_runtime.near.outrun(&world.wall_runtime.pose) {
         world.rebuild_neighbors(&physics.periodic);
     }
     if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
@@ -255,10 +278,9 @@ fn evaluate(world: &mut World, physics: &Physics, dt: f64, kick: Option<f64>) ->
     }
     world.timers.neighbor += lap(&mut t);
     crate::sim::body_accelerations(world, physics);
-    let pair_stats = pair_forces(world, physics, dt, period);
-    world.timers.pairs += lap(&mut t);
-    let wall_stats = wall_forces(world, physics, dt);
-    world.timers.walls += lap(&mut t);
+    pairs::pack(world);
+    world.packed.fresh = false;
+    let (pair_stats, wall_stats) = contact_forces(world, physics, dt, period, &mut t);
     let stats = if physics.planar {
         let stats = gather_forces(world, physics, None);
         crate::planar::project_forces(&mut world.particles);
@@ -293,6 +315,71 @@ fn body(
     }
 }
 
+/// The pair loop ([`pair_forces`]) and the wall pass ([`wall_forces`]) side by side
+/// ([`rayon::join`]): both read the grains and they write apart (the pairs into the forces and
+/// torques, taken out of the particles for the while; the walls into `world.wall_force`), so
+/// that the threads one leaves idle at its end take up the other. Each stage's timer gets the
+/// share of the wall time since `t` that its own run time is of both (on one thread they run
+/// one after the other, and the shares are their times).
+fn contact_forces(
+    world: &mut World,
+    physics: &Physics,
+    dt: f64,
+    period: DVec3,
+    t: &mut std::time::Instant,
+) -> (ContactStats, ContactStats) {
+    let World {
+        particles,
+        packed,
+        neighbors,
+        reaction,
+        keep_reactions,
+        cross,
+        walls,
+        wall_runtime,
+        wall_state,
+        wall_force,
+        timers,
+        ..
+    } = world;
+    let mut force = std::mem::take(&mut particles.force);
+    let mut torque = std::mem::take(&mut particles.torque);
+    let p = &*particles;
+    let timed = |stage: &mut dyn FnMut() -> ContactStats| {
+        let start = std::time::Instant::now();
+        let stats = stage();
+        (stats, start.elapsed().as_secs_f64())
+    };
+    let ((pair_stats, own_pairs), (wall_stats, own_walls)) = rayon::join(
+        || {
+            timed(&mut || {
+                let parts = pairs::PairParts {
+                    particles: p,
+                    force: &mut force,
+                    torque: &mut torque,
+                    packed,
+                    neighbors: &mut *neighbors,
+                    reaction: if *keep_reactions {
+                        &mut reaction[..]
+                    } else {
+                        &mut []
+                    },
+                    cross: &mut cross[..],
+                };
+                pair_forces(parts, physics, dt, period)
+            })
+        },
+        || timed(&mut || wall_forces(p, walls, wall_runtime, wall_state, wall_force, physics, dt)),
+    );
+    particles.force = force;
+    particles.torque = torque;
+    let both = lap(t);
+    let share = own_pairs / (own_pairs + own_walls).max(f64::MIN_POSITIVE);
+    timers.pairs += both * share;
+    timers.walls += both * (1.0 - share);
+    (pair_stats, wall_stats)
+}
+
 /// Every wall's force and torque on the particles walls can reach, into `world.wall_force`
 /// as (particle, force, torque) in ascending particle, updating the wall contact history: one
 /// entry per particle listed near a wall ([`WallForces::reach`]) when only those can feel one,
@@ -300,15 +387,15 @@ fn body(
 /// the listed particles only spares the step a pass over every grain's wall history (S1's
 /// floor: a tenth of the grains).
 #[inline(never)]
-fn wall_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    let World {
-        particles: p,
-        walls,
-        wall_runtime,
-        wall_state,
-        wall_force,
-        ..
-    } = world;
+fn wall_forces(
+    p: &Particles,
+    walls: &[Wall],
+    wall_runtime: &mut WallRuntime,
+    wall_state: &mut [Vec<(u32, ContactState)>],
+    wall_force: &mut Vec<(u32, DVec3, DVec3)>,
+    physics: &Physics,
+    dt: f64,
+) -> ContactStats {
     if walls.is_empty() {
         wall_force.clear();
         return ContactStats::default();
@@ -804,7 +891,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
             w.time += dt;
             let n = w.particles.len();
             let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
-            evaluate(w, ph, dt, None);
+            evaluate(w, ph, dt, None, None);
             assert!(
                 w.wall_runtime.near.holds_history(),
                 "the near lists hold the histories"

@@ -55,35 +55,83 @@ impl Packed {
         self.pos.resize(n, Run::default());
     }
 
-    /// Notes whether one material serves every grain of `p` and whether some is fixed: the
-    /// runs are then fresh.
-    pub(super) fn note(&mut self, p: &Particles) {
-        // Folded without stopping early, so that the compiler can take the grains eight or
-        // more at a time: a pass that stops at the first difference took 1 % of S2's step.
-        let first = p.material.first().copied();
-        self.material = first.filter(|&m| p.material.iter().fold(true, |all, &k| all & (k == m)));
-        self.fixed = p.inv_mass.iter().fold(false, |any, &w| any | (w == 0.0));
+    /// Notes what `facts` tells of every grain (None: there are none), and that the runs
+    /// hold the grains as they are now.
+    pub(super) fn note(&mut self, facts: Option<Facts>) {
+        self.material = facts.and_then(|f| f.material);
+        self.fixed = facts.is_some_and(|f| f.fixed);
         self.fresh = true;
     }
 }
 
+/// What [`Packed`] notes of a run of grains, found chunk by chunk with the packing.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts {
+    /// The material of every grain of the run, when they all have the same.
+    material: Option<u16>,
+    /// Whether some grain of the run is immovable (inverse mass 0).
+    fixed: bool,
+}
+
+impl Facts {
+    /// The facts of the grains with materials `material` and inverse masses `inv_mass`, at
+    /// least one. Folded without stopping early, so that the compiler can take the grains
+    /// eight or more at a time.
+    pub(super) fn of(material: &[u16], inv_mass: &[f64]) -> Facts {
+        let first = material.first().copied();
+        Facts {
+            material: first.filter(|&m| material.iter().fold(true, |all, &k| all & (k == m))),
+            fixed: inv_mass.iter().fold(false, |any, &w| any | (w == 0.0)),
+        }
+    }
+
+    /// The facts of two runs together (None: a run of no grains).
+    pub(super) fn both(a: Option<Facts>, b: Option<Facts>) -> Option<Facts> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Facts {
+                material: a.material.filter(|&m| b.material == Some(m)),
+                fixed: a.fixed | b.fixed,
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// What the pair loop reads (`particles` but their forces and torques, `packed`) and writes
+/// of the world, borrowed apart from what the wall pass uses, so that the two run side by side.
+pub(super) struct PairParts<'a> {
+    pub particles: &'a Particles,
+    /// The particles' forces and torques (N, N·m), the block sums' destination.
+    pub force: &'a mut [DVec3],
+    pub torque: &'a mut [DVec3],
+    pub packed: &'a Packed,
+    pub neighbors: &'a mut crate::neighbor::NeighborList,
+    /// Each slot's reaction, when stress analysis keeps them; else empty.
+    pub reaction: &'a mut [(DVec3, DVec3)],
+    /// The reactions of pairs crossing into a later block, for the gather.
+    pub cross: &'a mut [(DVec3, DVec3)],
+}
+
 /// Packs every grain's centre and radius for the pair loop, unless the drift just did.
 #[inline(never)]
-fn pack(world: &mut World) {
+pub(super) fn pack(world: &mut World) {
     if world.packed.fresh && world.packed.pos.len() == world.particles.len() {
         return;
     }
     let p = &world.particles;
     let q = &mut world.packed;
     q.resize(p.len());
-    q.pos
+    let facts = q
+        .pos
         .par_chunks_mut(CHUNK)
         .enumerate()
-        .for_each(|(c, pos)| {
+        .map(|(c, pos)| {
             let (a, b) = (c * CHUNK, c * CHUNK + pos.len());
             pack_chunk(pos, &p.pos[a..b], &p.radius[a..b]);
-        });
-    q.note(p);
+            Some(Facts::of(&p.material[a..b], &p.inv_mass[a..b]))
+        })
+        .reduce(|| None, Facts::both);
+    q.note(facts);
 }
 
 /// Packs one chunk of grains' centres `x` and radii `r` into runs.
@@ -364,13 +412,20 @@ struct Rows<'a> {
 /// analysis); history updated in place; pairs that separated lose their history and reaction.
 #[inline(never)]
 pub(super) fn pair_forces(
-    world: &mut World,
+    world: PairParts<'_>,
     physics: &Physics,
     dt: f64,
     period: DVec3,
 ) -> ContactStats {
-    pack(world);
-    world.packed.fresh = false;
+    let PairParts {
+        particles,
+        force,
+        torque,
+        packed,
+        neighbors,
+        reaction,
+        cross,
+    } = world;
     let Particles {
         vel,
         omega,
@@ -378,11 +433,9 @@ pub(super) fn pair_forces(
         material,
         inv_mass,
         inv_inertia,
-        force,
-        torque,
         ..
-    } = &mut world.particles;
-    let n = world.packed.pos.len();
+    } = particles;
+    let n = packed.pos.len();
     let crate::neighbor::NeighborList {
         start,
         owner,
@@ -392,26 +445,22 @@ pub(super) fn pair_forces(
         extra,
         links,
         ..
-    } = &mut world.neighbors;
+    } = neighbors;
     let (cross_slot, block_cross) = (&links.cross_slot, &links.block_cross);
     // All the rows, to be split at block boundaries into one task per block (Rows::blocks).
     let all = Block {
         first: 0,
         first_slot: 0,
         first_cross: 0,
-        reaction: if world.keep_reactions {
-            &mut world.reaction[..]
-        } else {
-            &mut []
-        },
-        cross: &mut world.cross[..],
+        reaction,
+        cross,
         slip: &mut slip[..],
         formed: &mut formed[..],
         extra: &mut extra[..],
         force: &mut force[..n],
         torque: &mut torque[..n],
     };
-    let constants = match world.packed.material {
+    let constants = match packed.material {
         Some(m) => {
             let p = physics.table.get(m as usize, m as usize);
             PairConstants::Uniform([p.mu_s, p.mu_r, p.mu_t, p.cohesion])
@@ -424,7 +473,7 @@ pub(super) fn pair_forces(
         owner,
         partner,
         cross_slot,
-        pos: &world.packed.pos[..n],
+        pos: &packed.pos[..n],
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],
@@ -435,7 +484,7 @@ pub(super) fn pair_forces(
         lanes: Lanes::covers(&physics.model, dt),
         per_pair: Lanes::covers(&physics.model, dt).is_some_and(Lanes::per_pair),
         constants,
-        fixed: world.packed.fixed,
+        fixed: packed.fixed,
         stiffness: shared_stiffness(&physics.model.normal).map(|s| [s.kn, s.kt, s.gn, s.gt]),
         fold: Fold::new(&MinimumImage::new(period)),
         dt,
