@@ -459,26 +459,26 @@ impl NeighborList {
     }
 
     /// True when one of the grains `first..first + ps.len()`, now at `ps`, moved more than
-    /// `limit` (m) since the build. The largest move is folded with no early exit, so that the
-    /// loop has no branch to leave by. A plain difference is never shorter than its minimum
-    /// image, so only a chunk with a plain move past the limit (a grain that wrapped across a
-    /// periodic face, or moved far) is measured again by minimum image.
+    /// `limit` (m) since the build. The comparisons are folded with no early exit and no
+    /// running maximum, so that the loop has no branch to leave by and no chain of dependent
+    /// steps: it takes the grains several at a time. A plain difference is never shorter than
+    /// its minimum image, so only a chunk with a plain move past the limit (a grain that
+    /// wrapped across a periodic face, or moved far) is measured again by minimum image.
     #[inline(always)]
     fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> bool {
         let limit = limit * limit;
         let rs = &self.ref_pos[first..first + ps.len()];
-        let largest = |by_image: Option<MinimumImage>| {
-            let moved = ps.iter().zip(rs).map(|(p, r)| {
+        let beyond = |by_image: Option<MinimumImage>| {
+            ps.iter().zip(rs).fold(false, |any, (p, r)| {
                 let d = *p - *r;
-                match by_image {
+                let d = match by_image {
                     Some(image) => image.of(d),
                     None => d,
-                }
-                .length_squared()
-            });
-            moved.fold(0.0, f64::max)
+                };
+                any | (d.length_squared() > limit)
+            })
         };
-        largest(None) > limit && largest(Some(MinimumImage::new(period))) > limit
+        beyond(None) && beyond(Some(MinimumImage::new(period)))
     }
 
     /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum

@@ -154,8 +154,11 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) -> bool {
             kick(vs, &force[a..b], &inv_mass[a..b], h);
             kick(ws, &torque[a..b], &inv_inertia[a..b], h);
             drift(xs, vs, dt);
-            for x in xs.iter_mut() {
-                if !(x.cmpge(lo) & x.cmplt(hi)).all() {
+            // Whether every grain stayed in the box, folded without a branch per grain; only
+            // a chunk with a grain out is wrapped, grain by grain.
+            let inside = |x: &DVec3| (x.cmpge(lo) & x.cmplt(hi)).all();
+            if !xs.iter().fold(true, |all, x| all & inside(x)) {
+                for x in xs.iter_mut().filter(|x| !inside(x)) {
                     *x = periodic.wrap(*x);
                 }
             }
