@@ -86,7 +86,9 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
 /// Runs benchmark `name` on one thread and on `threads`, alternately, `repeat` times, and
 /// prints each run, the speed-up of each round (the one-thread run's wall time over the next
 /// run's) and whether every run ended with the same bits (kinetic energies and contacts).
-/// Alternating keeps a slow spell of a shared machine from favouring one thread count.
+/// Alternating keeps a slow spell of a shared machine from favouring one thread count. Each
+/// run is a process of its own (`grainflow bench NAME --threads T --json`), as a user's run
+/// is: its memory, its threads and its peak memory are its own, not left by the runs before.
 pub fn scaling(
     name: &str,
     steps: Option<u64>,
@@ -104,19 +106,14 @@ pub fn scaling(
         bail!("--scaling {threads}: `{name}` compares methods, not thread counts; take s1, s2 or hard-gas");
     }
     let b = find(name)?;
-    // One pool per thread count for every round: a pool made per run would bring new threads,
-    // and with them new allocator arenas holding on to the memory of the runs before.
-    let mut pools = Vec::new();
-    for t in [1, threads] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build();
-        pools.push(pool.context("cannot start the thread pool")?);
-    }
     let (mut runs, mut speedups) = (Vec::new(), Vec::new());
     for _ in 0..repeat {
         let mut walls = [0.0; 2];
-        for (k, pool) in pools.iter().enumerate() {
-            let (report, stages) = pool.install(|| time(b, steps))?;
+        for (k, t) in [1, threads].into_iter().enumerate() {
+            let report = run_apart(b.name, steps, t)?;
             if !json {
+                let stages = serde_json::from_value(report["stage_s"].clone())
+                    .context("reading the run's stage times")?;
                 print(&report, stages);
             }
             walls[k] = report["wall_s"].as_f64().unwrap_or(f64::NAN);
@@ -168,6 +165,27 @@ pub fn scaling(
             b.name
         )
     }
+}
+
+/// Benchmark `name` for `steps` steps on `threads` threads, run by this program in a process
+/// of its own: its `--json` report.
+fn run_apart(name: &str, steps: Option<u64>, threads: usize) -> Result<serde_json::Value> {
+    let exe = std::env::current_exe().context("finding this program to run the benchmark")?;
+    let mut command = std::process::Command::new(exe);
+    command.args(["--threads", &threads.to_string(), "bench", name, "--json"]);
+    if let Some(steps) = steps {
+        command.args(["--steps", &steps.to_string()]);
+    }
+    let out = command
+        .output()
+        .context("starting a benchmark run of its own")?;
+    if !out.status.success() {
+        bail!(
+            "the run of {name} on {threads} threads failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("reading a benchmark run's report")
 }
 
 /// The built-in benchmark called `name`.

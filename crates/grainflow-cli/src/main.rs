@@ -94,8 +94,8 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
-        /// Run on one thread and on this many, alternately, and print the speed-ups and
-        /// whether the results are bit-identical (fails if not).
+        /// Run on one thread and on this many, alternately, each run a process of its own,
+        /// and print the speed-ups and whether the results are bit-identical (fails if not).
         #[arg(long, value_name = "THREADS", requires = "name")]
         scaling: Option<usize>,
         /// Rounds of --scaling.
@@ -245,8 +245,7 @@ fn parse_vec(s: &str) -> std::result::Result<glam::DVec3, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        // Its pools of one and of T threads are its own: waiting on them from a worker of
-        // another pool would keep that worker, and a processor, busy.
+        // Its runs are processes of their own, each with its thread count: no pool here.
         Command::Bench {
             name: Some(name),
             steps,
@@ -358,7 +357,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        // `--scaling` runs from `main`, outside this pool.
+        // `--scaling` runs from `main`, outside this pool, each run a process of its own.
         Command::Bench {
             name, steps, json, ..
         } => {

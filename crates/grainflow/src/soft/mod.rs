@@ -68,7 +68,7 @@ impl ContactStats {
 }
 
 /// Wall-clock time spent in each stage of the step, for `grainflow bench` and the end of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StageTimes {
     /// Kicks, drift and stability checks (s).
     pub integrate: f64,
