@@ -348,14 +348,9 @@ fn contact_forces(
     let mut force = std::mem::take(&mut particles.force);
     let mut torque = std::mem::take(&mut particles.torque);
     let p = &*particles;
-    let timed = |stage: &mut dyn FnMut() -> ContactStats| {
-        let start = std::time::Instant::now();
-        let stats = stage();
-        (stats, start.elapsed().as_secs_f64())
-    };
     let ((pair_stats, own_pairs), (wall_stats, own_walls)) = rayon::join(
         || {
-            timed(&mut || {
+            timed(|| {
                 let parts = pairs::PairParts {
                     particles: p,
                     force: &mut force,
@@ -372,7 +367,7 @@ fn contact_forces(
                 pair_forces(parts, physics, dt, period)
             })
         },
-        || timed(&mut || wall_forces(p, walls, wall_runtime, wall_state, wall_force, physics, dt)),
+        || timed(|| wall_forces(p, walls, wall_runtime, wall_state, wall_force, physics, dt)),
     );
     particles.force = force;
     particles.torque = torque;
@@ -381,6 +376,13 @@ fn contact_forces(
     timers.pairs += both * share;
     timers.walls += both * (1.0 - share);
     (pair_stats, wall_stats)
+}
+
+/// What `stage` returns, and the time it took (s).
+fn timed<R>(stage: impl FnOnce() -> R) -> (R, f64) {
+    let start = std::time::Instant::now();
+    let out = stage();
+    (out, start.elapsed().as_secs_f64())
 }
 
 /// Every wall's force and torque on the particles walls can reach, into `world.wall_force`

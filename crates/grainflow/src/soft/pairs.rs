@@ -101,8 +101,9 @@ impl Facts {
 /// of the world, borrowed apart from what the wall pass uses, so that the two run side by side.
 pub(super) struct PairParts<'a> {
     pub particles: &'a Particles,
-    /// The particles' forces and torques (N, N·m), the block sums' destination.
+    /// The particles' forces (N), where the blocks' sums go.
     pub force: &'a mut [DVec3],
+    /// The particles' torques (N·m), likewise.
     pub torque: &'a mut [DVec3],
     pub packed: &'a Packed,
     pub neighbors: &'a mut crate::neighbor::NeighborList,
@@ -412,7 +413,7 @@ struct Rows<'a> {
 /// analysis); history updated in place; pairs that separated lose their history and reaction.
 #[inline(never)]
 pub(super) fn pair_forces(
-    world: PairParts<'_>,
+    parts: PairParts<'_>,
     physics: &Physics,
     dt: f64,
     period: DVec3,
@@ -425,7 +426,7 @@ pub(super) fn pair_forces(
         neighbors,
         reaction,
         cross,
-    } = world;
+    } = parts;
     let Particles {
         vel,
         omega,
