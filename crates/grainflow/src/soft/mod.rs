@@ -70,9 +70,10 @@ impl ContactStats {
 /// Wall-clock time spent in each stage of the step, for `grainflow bench` and the end of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StageTimes {
-    /// Kicks, drift and stability checks (s).
+    /// Kicks, drift and stability checks, and the neighbour-list check that rides on the
+    /// drift (s).
     pub integrate: f64,
-    /// Neighbour-list checks and rebuilds (s).
+    /// Neighbour-list rebuilds, and their checks where no drift made them (s).
     pub neighbor: f64,
     /// Particle–particle contact forces (s).
     pub pairs: f64,
@@ -385,7 +386,7 @@ fn timed<R>(stage: impl FnOnce() -> R) -> (R, f64) {
     (out, start.elapsed().as_secs_f64())
 }
 
-/// Every wall's force and torque on the particles walls can reach, into `world.wall_force`
+/// Every wall's force and torque on the particles `p` walls can reach, into `wall_force`
 /// as (particle, force, torque) in ascending particle, updating the wall contact history: one
 /// entry per particle listed near a wall ([`WallForces::reach`]) when only those can feel one,
 /// else one per particle (zeros where no wall acts); empty when there are no walls. Visiting

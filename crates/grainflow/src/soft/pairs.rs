@@ -66,7 +66,7 @@ impl Packed {
 
 /// What [`Packed`] notes of a run of grains, found chunk by chunk with the packing.
 #[derive(Clone, Copy, Debug)]
-pub struct Facts {
+pub(super) struct Facts {
     /// The material of every grain of the run, when they all have the same.
     material: Option<u16>,
     /// Whether some grain of the run is immovable (inverse mass 0).
@@ -409,8 +409,8 @@ struct Rows<'a> {
 
 /// Every listed particle pair with the contact law: forces and torques into the particles'
 /// (their owner's and, within a block, their partner's), the reaction on a partner in a later
-/// block into `world.cross`, and per slot into `world.reaction` when it is kept (for stress
-/// analysis); history updated in place; pairs that separated lose their history and reaction.
+/// block into `cross`, and per slot into `reaction` when it is kept (for stress analysis);
+/// history updated in place; pairs that separated lose their history and reaction.
 #[inline(never)]
 pub(super) fn pair_forces(
     parts: PairParts<'_>,

@@ -410,20 +410,17 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
             .flatten(),
         Candidates::Every => None,
     };
-    // Whether member `m` of wall `w` makes a surface of grain k.
-    let touches = |k: usize, w: usize, m: usize| {
-        let wall = &walls[w];
-        wall.surface != Surface::Normal && {
-            let local = if rt.still.get(w).copied().unwrap_or(false) {
-                p.pos[k]
-            } else {
-                rt.pose[w].to_local(p.pos[k])
-            };
-            wall.shape.members()[m]
-                .contact(local, p.radius[k])
-                .is_some()
+    // Grain k in the placement of wall w.
+    let local = |k: usize, w: usize| {
+        if rt.still.get(w).copied().unwrap_or(false) {
+            p.pos[k]
+        } else {
+            rt.pose[w].to_local(p.pos[k])
         }
     };
+    // Whether member `s` of a wall touches grain k at `at` in the wall's placement.
+    let touches = |k: usize, s: &Shape, at: DVec3| s.contact(at, p.radius[k]).is_some();
+    let surface = |w: usize| walls[w].surface != Surface::Normal;
     let first = |k: usize| -> Option<(usize, usize)> {
         if rt.attached[k].is_some() {
             return None;
@@ -432,10 +429,15 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
             // The listed members in the walls' order.
             Some(_) => rt.near.of(k)?.iter().find_map(|&id| {
                 let (w, m) = member(id);
-                touches(k, w, m).then_some(w)
+                (surface(w) && touches(k, &walls[w].shape.members()[m], local(k, w))).then_some(w)
             }),
-            None => (0..walls.len())
-                .find(|&w| (0..walls[w].shape.members().len()).any(|m| touches(k, w, m))),
+            // Every member of each wall, the grain placed once per wall.
+            None => (0..walls.len()).find(|&w| {
+                surface(w) && {
+                    let at = local(k, w);
+                    walls[w].shape.members().iter().any(|s| touches(k, s, at))
+                }
+            }),
         };
         wall.map(|w| (k, w))
     };

@@ -52,9 +52,7 @@ impl Rows<'_> {
             std::array::from_fn(|a| Quad::new(unsafe { self.pos.get_unchecked(k[a] as usize) }.0));
         F::from_quads(q)
     }
-}
 
-impl Rows<'_> {
     /// Of the `lanes` (bits) of the pairs of grains `i` and `j`, those whose two grains are
     /// both immovable, when some grain is ([`Rows::fixed`]): the scalar law takes them, as in
     /// [`Rows::test`].
