@@ -15,6 +15,20 @@ pub use imp::{Mask, Quad, F};
 /// latency of each operation (square roots, divisions) in the law's long chains.
 pub const LANES: usize = 8;
 
+/// Asks the processor to bring the cache line at `p` closer, for the streams the pair loop
+/// and the wall pass read a little ahead of where they are. A hint reads nothing and never
+/// faults, whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it dereferences nothing, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
 mod imp {
     use super::LANES;

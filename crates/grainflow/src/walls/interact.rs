@@ -31,6 +31,7 @@ use crate::contact::{Body, ContactModel, ContactState, Touch};
 use crate::material::{PairParams, PairTable};
 use crate::particles::{Mobility, Particles};
 use crate::sim::World;
+use crate::simd::prefetch;
 use crate::soft::ContactStats;
 
 /// Where a grain held by a wall sits.
@@ -935,19 +936,6 @@ fn bodies(body: &Body, pose: &Pose, pos: DVec3) -> (Body, Body) {
 
 /// Listed grains ahead of the wall pass whose state is asked for early ([`prefetch`]).
 const AHEAD: usize = 8;
-
-/// Asks the processor to bring the cache line at `p` closer. A hint reads nothing and never
-/// faults, whatever the address.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it dereferences nothing, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 /// The lanes of `v`, component by component.
 #[inline(always)]
