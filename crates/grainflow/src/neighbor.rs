@@ -488,14 +488,14 @@ impl NeighborList {
         let r_max = radius.iter().copied().fold(0.0, f64::max);
         let grid = Grid::new((2.0 * r_max + self.skin).max(f64::MIN_POSITIVE), periodic);
         let period = periodic.lengths();
-        let wrapped: Vec<DVec3> = pos.iter().map(|&p| periodic.wrap(p)).collect();
-        let keys: Vec<[i64; 3]> = wrapped.iter().map(|&p| grid.cell_of(p)).collect();
+        let wrapped: Vec<DVec3> = pos.par_iter().map(|&p| periodic.wrap(p)).collect();
+        let keys: Vec<[i64; 3]> = wrapped.par_iter().map(|&p| grid.cell_of(p)).collect();
         let cells = Cells::new(&keys);
         let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
         // Positions and radii copied in cell order, so that a cell's grains are read together.
         let ids = cells.ids();
         let (cpos, crad): (Vec<DVec3>, Vec<f64>) = ids
-            .iter()
+            .par_iter()
             .map(|&k| (wrapped[k as usize], radius[k as usize]))
             .unzip();
         let run = |r: std::ops::Range<usize>| Run {
@@ -567,10 +567,25 @@ impl NeighborList {
             fill[i as usize] += 1;
         }
         let mut owner = vec![0u32; partner.len()];
-        for i in 0..n {
-            partner[start[i]..start[i + 1]].sort_unstable();
-            owner[start[i]..start[i + 1]].fill(i as u32);
+        // Rows BLOCK at a time in parallel: each row's slots are its own.
+        let (mut rows_p, mut rows_o) = (&mut partner[..], &mut owner[..]);
+        let mut blocks = Vec::with_capacity(n.div_ceil(BLOCK));
+        for first in (0..n).step_by(BLOCK) {
+            let end = (first + BLOCK).min(n);
+            let len = start[end] - start[first];
+            let (p, rest_p) = std::mem::take(&mut rows_p).split_at_mut(len);
+            let (o, rest_o) = std::mem::take(&mut rows_o).split_at_mut(len);
+            (rows_p, rows_o) = (rest_p, rest_o);
+            blocks.push((first..end, p, o));
         }
+        blocks.into_par_iter().for_each(|(rows, p, o)| {
+            let base = start[rows.start];
+            for i in rows {
+                let row = start[i] - base..start[i + 1] - base;
+                p[row.clone()].sort_unstable();
+                o[row].fill(i as u32);
+            }
+        });
         // The history moves while the reverse rows and crossing pairs are found.
         let ((), links) = rayon::join(
             || self.carry_history(n, &start, &partner),
