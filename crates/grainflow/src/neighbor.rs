@@ -552,7 +552,7 @@ impl NeighborList {
                 a.append(&mut b);
                 a
             });
-        // Rows by counting sort on i, each row then sorted by j.
+        // Rows by counting sort on i (owners written with them), each row then sorted by j.
         let mut start = vec![0usize; n + 1];
         for &(i, _) in &pairs {
             start[i as usize + 1] += 1;
@@ -562,28 +562,28 @@ impl NeighborList {
         }
         let mut fill = start.clone();
         let mut partner = vec![0u32; pairs.len()];
+        let mut owner = vec![0u32; pairs.len()];
         for &(i, j) in &pairs {
-            partner[fill[i as usize]] = j;
-            fill[i as usize] += 1;
+            let slot = &mut fill[i as usize];
+            (partner[*slot], owner[*slot]) = (j, i);
+            *slot += 1;
         }
-        let mut owner = vec![0u32; partner.len()];
-        // Rows BLOCK at a time in parallel: each row's slots are its own.
-        let (mut rows_p, mut rows_o) = (&mut partner[..], &mut owner[..]);
-        let mut blocks = Vec::with_capacity(n.div_ceil(BLOCK));
-        for first in (0..n).step_by(BLOCK) {
-            let end = (first + BLOCK).min(n);
-            let len = start[end] - start[first];
-            let (p, rest_p) = std::mem::take(&mut rows_p).split_at_mut(len);
-            let (o, rest_o) = std::mem::take(&mut rows_o).split_at_mut(len);
-            (rows_p, rows_o) = (rest_p, rest_o);
-            blocks.push((first..end, p, o));
-        }
-        blocks.into_par_iter().for_each(|(rows, p, o)| {
+        // Each row sorted by j, BLOCK rows per task: a row's slots are its own.
+        let mut rest = &mut partner[..];
+        let blocks: Vec<_> = (0..n)
+            .step_by(BLOCK)
+            .map(|first| {
+                let end = (first + BLOCK).min(n);
+                let (rows, tail) =
+                    std::mem::take(&mut rest).split_at_mut(start[end] - start[first]);
+                rest = tail;
+                (first..end, rows)
+            })
+            .collect();
+        blocks.into_par_iter().for_each(|(rows, slots)| {
             let base = start[rows.start];
             for i in rows {
-                let row = start[i] - base..start[i + 1] - base;
-                p[row.clone()].sort_unstable();
-                o[row].fill(i as u32);
+                slots[start[i] - base..start[i + 1] - base].sort_unstable();
             }
         });
         // The history moves while the reverse rows and crossing pairs are found.
