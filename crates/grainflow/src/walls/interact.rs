@@ -59,6 +59,18 @@ pub struct WallRuntime {
     pub near: NearWalls,
 }
 
+impl WallRuntime {
+    /// A grain at `pos` in the placement of wall `w`, and whether it needed no transform: a
+    /// wall that stays in place, or sits at its scene pose, has world normals. The one rule for
+    /// the wall forces and the sticky and absorbing surfaces, so that both see the same grain.
+    #[inline(always)]
+    pub fn placed(&self, w: usize, pos: DVec3) -> (DVec3, bool) {
+        let pose = &self.pose[w];
+        let direct = self.still.get(w).copied().unwrap_or(false) || pose.is_identity();
+        (if direct { pos } else { pose.to_local(pos) }, direct)
+    }
+}
+
 /// Per particle, the history keys of the members of walls that stay in place or move without
 /// turning ([`listable`]) closer than its radius plus the skin at the build (compressed rows).
 /// Until the next neighbour rebuild no particle moves more than half the skin, nor does any
@@ -412,13 +424,7 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
         Candidates::Every => None,
     };
     // Grain k in the placement of wall w.
-    let local = |k: usize, w: usize| {
-        if rt.still.get(w).copied().unwrap_or(false) {
-            p.pos[k]
-        } else {
-            rt.pose[w].to_local(p.pos[k])
-        }
-    };
+    let local = |k: usize, w: usize| rt.placed(w, p.pos[k]).0;
     // Whether member `s` of a wall touches grain k at `at` in the wall's placement.
     let touches = |k: usize, s: &Shape, at: DVec3| s.contact(at, p.radius[k]).is_some();
     let surface = |w: usize| walls[w].surface != Surface::Normal;
@@ -698,12 +704,11 @@ impl<'a> WallForces<'a> {
     /// transform (its normals are world normals).
     #[inline(always)]
     fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64) -> Option<Touch> {
-        let (wall, pose) = (&self.walls[w], &self.rt.pose[w]);
-        let direct = self.rt.still.get(w).copied().unwrap_or(false) || pose.is_identity();
-        let local = if direct { pos } else { pose.to_local(pos) };
+        let wall = &self.walls[w];
+        let (local, direct) = self.rt.placed(w, pos);
         let mut c = touch(wall, &wall.shape.members()[m], local, r)?;
         if !direct {
-            c.normal = pose.rotation * c.normal;
+            c.normal = self.rt.pose[w].rotation * c.normal;
         }
         Some(c)
     }
