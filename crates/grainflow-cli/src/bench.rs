@@ -106,8 +106,16 @@ pub fn scaling(
         bail!("--scaling {threads}: `{name}` compares methods, not thread counts; take s1, s2 or hard-gas");
     }
     let b = find(name)?;
-    let (mut runs, mut speedups) = (Vec::new(), Vec::new());
+    let (mut runs, mut speedups, mut handoffs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..repeat {
+        let handoff = handoff_ns();
+        if !json {
+            match handoff {
+                Some(ns) => outln!("hand-off between two threads: {ns:.0} ns one way"),
+                None => outln!("hand-off between two threads: not measured (one core, or busy)"),
+            }
+        }
+        handoffs.push(handoff);
         let mut walls = [0.0; 2];
         for (k, t) in [1, threads].into_iter().enumerate() {
             let report = run_apart(b.name, steps, t)?;
@@ -146,6 +154,7 @@ pub fn scaling(
             "speedups": speedups,
             "median_speedup": median,
             "bit_identical": identical,
+            "handoff_ns": handoffs,
         });
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
@@ -165,6 +174,61 @@ pub fn scaling(
             b.name
         )
     }
+}
+
+/// The time (ns) a write of one thread takes to reach another, one way: two threads take
+/// turns to bump one counter, each waiting for the other's bump. Where two cores share a
+/// cache it is tens of ns; where a virtual machine's host places them far apart, about 200,
+/// and threads that share data then gain less from the second core
+/// (docs/performance.md#distant-spells). None with a single core, or when the turns outlast
+/// a second (the cores are busy with other work).
+fn handoff_ns() -> Option<f64> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    /// A counter alone on its cache lines.
+    #[repr(align(128))]
+    struct Line(AtomicU64);
+    const TURNS: u64 = 100_000;
+    const STOP: u64 = u64::MAX;
+    if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+        return None;
+    }
+    let line = Line(AtomicU64::new(0));
+    let start = Instant::now();
+    // Waits until the counter reads `want`; false when it reads STOP, or after a second.
+    let wait = |want: u64| {
+        let mut spins = 0u32;
+        loop {
+            match line.0.load(Ordering::Acquire) {
+                v if v == want => return true,
+                STOP => return false,
+                _ => std::hint::spin_loop(),
+            }
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(4096) && start.elapsed().as_secs_f64() > 1.0 {
+                line.0.store(STOP, Ordering::Release);
+                return false;
+            }
+        }
+    };
+    let took = std::thread::scope(|s| {
+        s.spawn(|| {
+            for k in 0..TURNS {
+                if !wait(2 * k + 1) {
+                    return;
+                }
+                line.0.store(2 * k + 2, Ordering::Release);
+            }
+        });
+        let turn = |k: u64| {
+            line.0.store(2 * k + 1, Ordering::Release);
+            wait(2 * k + 2)
+        };
+        // The first half settles the two threads on their cores; the second is timed.
+        let settled = (0..TURNS / 2).all(turn);
+        let timed = Instant::now();
+        (settled && (TURNS / 2..TURNS).all(turn)).then(|| timed.elapsed())
+    });
+    took.map(|t| t.as_secs_f64() * 1e9 / TURNS as f64)
 }
 
 /// Benchmark `name` for `steps` steps on `threads` threads, run by this program in a process

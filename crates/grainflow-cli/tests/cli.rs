@@ -308,6 +308,16 @@ fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
     let threads: Vec<_> = runs.iter().map(|r| r["threads"].as_u64()).collect();
     assert_eq!(threads, [Some(1), Some(2), Some(1), Some(2)]);
     assert_eq!(v["speedups"].as_array().map(Vec::len), Some(2));
+    // Each round says how long a write of one thread takes to reach another (ns, one way),
+    // or null where that cannot be measured.
+    let handoffs = v["handoff_ns"].as_array().expect("handoff_ns");
+    assert_eq!(handoffs.len(), 2);
+    assert!(
+        handoffs
+            .iter()
+            .all(|h| h.is_null() || h.as_f64().is_some_and(|ns| ns > 0.0)),
+        "{stdout}"
+    );
     // A scaling run needs two thread counts to compare.
     let (ok, _, stderr) = grainflow(&["bench", "s2", "--steps", "1", "--scaling", "1"]);
     assert!(!ok && stderr.contains("--scaling 1"), "{stderr}");
