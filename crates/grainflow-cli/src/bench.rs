@@ -108,17 +108,24 @@ pub fn scaling(
     let b = find(name)?;
     let (mut runs, mut speedups, mut handoffs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..repeat {
-        let handoff = handoff_ns();
-        if !json {
-            match handoff {
-                Some(ns) => outln!("hand-off between two threads: {ns:.0} ns one way"),
-                None => outln!("hand-off between two threads: not measured (one core, or busy)"),
-            }
-        }
-        handoffs.push(handoff);
         let mut walls = [0.0; 2];
         for (k, t) in [1, threads].into_iter().enumerate() {
+            let before = (t > 1).then(handoff_ns).flatten();
             let report = run_apart(b.name, steps, t)?;
+            if t > 1 {
+                let after = handoff_ns();
+                if !json {
+                    let ns = |h: Option<f64>| {
+                        h.map_or("not measured".into(), |ns| format!("{ns:.0} ns"))
+                    };
+                    outln!(
+                        "hand-off between two threads (one way) around the {t}-thread run: {} before, {} after",
+                        ns(before),
+                        ns(after)
+                    );
+                }
+                handoffs.push([before, after]);
+            }
             if !json {
                 let stages = serde_json::from_value(report["stage_s"].clone())
                     .context("reading the run's stage times")?;
@@ -181,7 +188,8 @@ pub fn scaling(
 /// cache it is tens of ns; where a virtual machine's host places them far apart, about 200,
 /// and threads that share data then gain less from the second core
 /// (docs/performance.md#distant-spells). None with a single core, or when the turns outlast
-/// a second (the cores are busy with other work).
+/// a second (the cores are busy with other work). `--scaling` reads it right before and right
+/// after each run on several threads: the host can move the cores within a round.
 fn handoff_ns() -> Option<f64> {
     use std::sync::atomic::{AtomicU64, Ordering};
     /// A counter alone on its cache lines.

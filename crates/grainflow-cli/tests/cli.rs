@@ -308,14 +308,15 @@ fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
     let threads: Vec<_> = runs.iter().map(|r| r["threads"].as_u64()).collect();
     assert_eq!(threads, [Some(1), Some(2), Some(1), Some(2)]);
     assert_eq!(v["speedups"].as_array().map(Vec::len), Some(2));
-    // Each round says how long a write of one thread takes to reach another (ns, one way),
-    // or null where that cannot be measured.
+    // Each round says how long a write of one thread took to reach another (ns, one way)
+    // right before and right after its two-thread run, or null where that was not measured.
     let handoffs = v["handoff_ns"].as_array().expect("handoff_ns");
     assert_eq!(handoffs.len(), 2);
+    let measured = |h: &serde_json::Value| h.is_null() || h.as_f64().is_some_and(|ns| ns > 0.0);
     assert!(
-        handoffs
-            .iter()
-            .all(|h| h.is_null() || h.as_f64().is_some_and(|ns| ns > 0.0)),
+        handoffs.iter().all(|pair| pair
+            .as_array()
+            .is_some_and(|p| p.len() == 2 && p.iter().all(measured))),
         "{stdout}"
     );
     // A scaling run needs two thread counts to compare.
