@@ -110,9 +110,10 @@ pub fn scaling(
     for _ in 0..repeat {
         let mut walls = [0.0; 2];
         for (k, t) in [1, threads].into_iter().enumerate() {
-            let before = (t > 1).then(handoff_ns).flatten();
+            // Read around the runs on several threads only: Some(reading) for those.
+            let before = (t > 1).then(handoff_ns);
             let report = run_apart(b.name, steps, t)?;
-            if t > 1 {
+            if let Some(before) = before {
                 let after = handoff_ns();
                 if !json {
                     let ns = |h: Option<f64>| {

@@ -700,8 +700,8 @@ impl<'a> WallForces<'a> {
     }
 
     /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`: in the wall's
-    /// placement, the normal turned back to the world; a wall that stays in place needs no
-    /// transform (its normals are world normals).
+    /// placement ([`WallRuntime::placed`]), the normal turned back to the world unless the
+    /// placement needed no transform.
     #[inline(always)]
     fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64) -> Option<Touch> {
         let wall = &self.walls[w];
