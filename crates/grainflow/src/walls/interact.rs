@@ -64,7 +64,7 @@ impl WallRuntime {
     /// wall that stays in place, or sits at its scene pose, has world normals. The one rule for
     /// the wall forces and the sticky and absorbing surfaces, so that both see the same grain.
     #[inline(always)]
-    pub fn placed(&self, w: usize, pos: DVec3) -> (DVec3, bool) {
+    fn placed(&self, w: usize, pos: DVec3) -> (DVec3, bool) {
         let pose = &self.pose[w];
         let direct = self.still.get(w).copied().unwrap_or(false) || pose.is_identity();
         (if direct { pos } else { pose.to_local(pos) }, direct)
