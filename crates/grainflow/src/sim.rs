@@ -45,7 +45,7 @@ pub struct World {
     pub neighbors: NeighborList,
     /// Particle–wall contact history, per particle: (wall and member key, state), but for
     /// the members listed near a grain when the near lists hold their histories
-    /// (`wall_runtime.near`, [`crate::walls::interact::NearWalls::take_up`]): read them all
+    /// (`wall_runtime.near`, [`crate::walls::near::NearWalls::take_up`]): read them all
     /// with [`World::wall_contacts`].
     pub wall_state: Vec<Vec<(u32, ContactState)>>,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
@@ -198,18 +198,18 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         if let Some(auto) = nl.auto {
-            // The fastest grain or wall the near lists follow ([`crate::walls::interact::listable`]).
+            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
             let walls = self
                 .walls
                 .iter()
-                .filter(|w| crate::walls::interact::listable(w));
+                .filter(|w| crate::walls::near::listable(w));
             let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
             let fastest = crate::particles::fastest(&self.particles.vel);
             nl.skin = auto.size(wall.fold(fastest, f64::max));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
         self.wall_runtime.near.settle(&mut self.wall_state);
-        self.wall_runtime.near = crate::walls::interact::near_walls(
+        self.wall_runtime.near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,

@@ -312,7 +312,7 @@ impl Tallies {
                 add(0, s, overlap, n, rel);
             }
             for (key, s) in world.wall_contacts(i) {
-                let (wi, m) = crate::walls::interact::member(key);
+                let (wi, m) = crate::walls::near::member(key);
                 let (Some(wall), Some(pose)) =
                     (world.walls.get(wi), world.wall_runtime.pose.get(wi))
                 else {

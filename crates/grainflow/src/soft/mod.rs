@@ -20,16 +20,17 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 mod pairs;
+pub(crate) mod walls;
 pub use pairs::Packed;
 use pairs::{pair_forces, Facts};
 
-use crate::contact::{Body, ContactState};
+use crate::contact::Body;
 use crate::particles::Particles;
 use crate::sim::{Physics, World};
 use crate::simd::Quad;
-use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces, WallRuntime};
-use crate::walls::Wall;
+use crate::walls::interact::{apply_surfaces, place, Candidates};
 use crate::{Error, Result};
+use walls::wall_forces;
 
 /// Fewest items a parallel loop hands to one task: small systems run on one thread
 /// without waking the others.
@@ -386,102 +387,6 @@ fn timed<R>(stage: impl FnOnce() -> R) -> (R, f64) {
     (out, start.elapsed().as_secs_f64())
 }
 
-/// Every wall's force and torque on the particles `p` walls can reach, into `wall_force`
-/// as (particle, force, torque) in ascending particle, updating the wall contact history: one
-/// entry per particle listed near a wall ([`WallForces::reach`]) when only those can feel one,
-/// else one per particle (zeros where no wall acts); empty when there are no walls. Visiting
-/// the listed particles only spares the step a pass over every grain's wall history (S1's
-/// floor: a tenth of the grains).
-#[inline(never)]
-fn wall_forces(
-    p: &Particles,
-    walls: &[Wall],
-    wall_runtime: &mut WallRuntime,
-    wall_state: &mut [Vec<(u32, ContactState)>],
-    wall_force: &mut Vec<(u32, DVec3, DVec3)>,
-    physics: &Physics,
-    dt: f64,
-) -> ContactStats {
-    if walls.is_empty() {
-        wall_force.clear();
-        return ContactStats::default();
-    }
-    // The histories the near lists hold, lent to the listed pass and given back at the end.
-    let mut history = wall_runtime.near.lend();
-    let walls = WallForces::new(walls, wall_runtime, &physics.model, &physics.table, dt);
-    let zero = (0, DVec3::ZERO, DVec3::ZERO);
-    let visit = |k: usize, state: &mut Vec<_>, stats: &mut ContactStats| {
-        if walls.idle(k, state) {
-            return (k as u32, DVec3::ZERO, DVec3::ZERO);
-        }
-        let body = body(&p.vel, &p.omega, &p.radius, &p.inv_mass, &p.inv_inertia, k);
-        let (fw, tw, wall_stats) = walls.on(
-            k,
-            &body,
-            p.pos[k],
-            p.radius[k],
-            p.material[k] as usize,
-            state,
-        );
-        *stats = ContactStats::merge(*stats, wall_stats);
-        (k as u32, fw, tw)
-    };
-    let n = p.len();
-    debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
-    let stats = match walls.reach(n) {
-        Some(reach) => {
-            wall_force.resize(reach.len(), zero);
-            listed_walls(reach, wall_force, &mut history, 0, &walls, p)
-        }
-        None => {
-            wall_force.resize(n, zero);
-            wall_force
-                .par_chunks_mut(CHUNK)
-                .zip(wall_state.par_chunks_mut(CHUNK))
-                .enumerate()
-                .map(|(c, (out, states))| {
-                    let mut stats = ContactStats::default();
-                    for (o, (w, state)) in out.iter_mut().zip(states).enumerate() {
-                        *w = visit(c * CHUNK + o, state, &mut stats);
-                    }
-                    stats
-                })
-                .reduce(ContactStats::default, ContactStats::merge)
-        }
-    };
-    wall_runtime.near.give_back(history);
-    stats
-}
-
-/// Listed particles a wall pass visits per task.
-const LISTED_TASK: usize = 256;
-
-/// [`wall_forces`] over the listed particles `reach` of `p`, with their entries `out` and the
-/// contact histories the near lists hold from slot `first` on (`history`, [`WallForces::listed`]):
-/// halved until [`LISTED_TASK`] are left, the halves in parallel ([`rayon::join`]: no allocation).
-fn listed_walls(
-    reach: &[u32],
-    out: &mut [(u32, DVec3, DVec3)],
-    history: &mut [ContactState],
-    first: usize,
-    walls: &WallForces,
-    p: &Particles,
-) -> ContactStats {
-    if reach.len() <= LISTED_TASK {
-        return walls.listed(p, reach, out, history, first);
-    }
-    let mid = reach.len() / 2;
-    let split = walls.first_slot(reach[mid] as usize);
-    let (reach, reach_rest) = reach.split_at(mid);
-    let (out, out_rest) = out.split_at_mut(mid);
-    let (history, history_rest) = history.split_at_mut(split - first);
-    let (a, b) = rayon::join(
-        || listed_walls(reach, out, history, first, walls, p),
-        || listed_walls(reach_rest, out_rest, history_rest, split, walls, p),
-    );
-    ContactStats::merge(a, b)
-}
-
 /// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
 /// reactions of the rows in earlier blocks naming it (ascending owner), its wall contacts
 /// ([`wall_forces`]) and its body force; then checks that every force and torque is finite,
@@ -685,6 +590,7 @@ pub(crate) fn check_stability(
 mod tests {
     use super::*;
     use crate::neighbor::BLOCK;
+    use walls::WallForces;
 
     /// The simulation of a benchmark scene's `toml` (named `name`), its data files read from
     /// `scenes/bench`.

@@ -30,6 +30,7 @@ pub mod indent;
 pub mod interact;
 pub mod line;
 pub mod motion;
+pub mod near;
 pub mod plane;
 pub mod plate;
 pub mod point;

@@ -328,7 +328,7 @@ impl Save {
         }
         let mut walls = Vec::new();
         for &(a, key, s) in &self.surface_slips {
-            let (wall, _) = crate::walls::interact::member(key);
+            let (wall, _) = crate::walls::near::member(key);
             if wall >= w.walls.len() {
                 return Err(Error::scene(
                     "load_pebble_save",
