@@ -20,7 +20,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 mod pairs;
-pub(crate) mod walls;
+pub mod walls;
 pub use pairs::Packed;
 use pairs::{pair_forces, Facts};
 
@@ -275,7 +275,7 @@ fn evaluate(
         Some(left) if !moved => left,
         _ => world.neighbors.needs_rebuild(&world.particles.pos, period),
     };
-    if left || world.wall_runtime.near.outrun(&world.wall_runtime.pose) {
+    if left || world.wall_history.near().outrun(&world.wall_runtime.pose) {
         world.rebuild_neighbors(&physics.periodic);
     }
     if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
@@ -342,7 +342,7 @@ fn contact_forces(
         cross,
         walls,
         wall_runtime,
-        wall_state,
+        wall_history,
         wall_force,
         timers,
         ..
@@ -369,7 +369,19 @@ fn contact_forces(
                 pair_forces(parts, physics, dt, period)
             })
         },
-        || timed(|| wall_forces(p, walls, wall_runtime, wall_state, wall_force, physics, dt)),
+        || {
+            timed(|| {
+                wall_forces(
+                    p,
+                    walls,
+                    wall_runtime,
+                    wall_history,
+                    wall_force,
+                    physics,
+                    dt,
+                )
+            })
+        },
     );
     particles.force = force;
     particles.torque = torque;
@@ -590,6 +602,7 @@ pub(crate) fn check_stability(
 mod tests {
     use super::*;
     use crate::neighbor::BLOCK;
+    use crate::walls::history::WallMember;
     use walls::WallForces;
 
     /// The simulation of a benchmark scene's `toml` (named `name`), its data files read from
@@ -670,18 +683,22 @@ mod tests {
         // grain's wall force, found by visiting all of them, must equal the pass's entry for
         // a listed grain and be zero for the others; and some grains must touch the floor.
         let mut sim = bench_scene(include_str!("../../../../scenes/bench/s1.toml"), "s1");
-        let before = sim.world.wall_state.clone();
+        let n = sim.world.particles.len();
+        let history = &sim.world.wall_history;
+        let before: Vec<Vec<_>> = (0..n)
+            .map(|k| history.contacts(k).map(|(m, s)| (m, s.clone())).collect())
+            .collect();
         soft_forces(&mut sim);
         let (w, ph) = (&sim.world, &sim.physics);
-        let n = w.particles.len();
-        let listed = w.wall_runtime.near.listed(n).expect("built for n");
+        let near = w.wall_history.near();
+        let listed = near.listed(n).expect("built for n");
         assert_eq!(w.wall_force.len(), listed.len());
         assert!(
             listed.len() > 1000 && listed.len() < n / 4,
             "{}",
             listed.len()
         );
-        let walls = WallForces::new(&w.walls, &w.wall_runtime, &ph.model, &ph.table, ph.dt);
+        let walls = WallForces::new(&w.walls, &w.wall_runtime, near, &ph.model, &ph.table, ph.dt);
         let p = &w.particles;
         let mut touching = 0;
         for (k, mut state) in before.into_iter().enumerate() {
@@ -791,7 +808,8 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
         // Each grain's wall contacts, wherever they are kept (its own list or the near
         // lists), in key order; a history entry not touching is no contact.
         let contacts = |w: &World, k: usize| {
-            let mut c: Vec<_> = w.wall_contacts(k).map(|(h, s)| (h, s.clone())).collect();
+            let contacts = w.wall_history.contacts(k);
+            let mut c: Vec<_> = contacts.map(|(h, s)| (h, s.clone())).collect();
             c.retain(|(_, s)| s.touching);
             c.sort_by_key(|(h, _)| *h);
             c
@@ -804,17 +822,14 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
             let n = w.particles.len();
             let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
             evaluate(w, ph, dt, None, None);
-            assert!(
-                w.wall_runtime.near.holds_history(),
-                "the near lists hold the histories"
+            let near = w.wall_history.near();
+            let listed = near.listed(n).expect("every wall listed").to_vec();
+            let walls = WallForces::new(&w.walls, &w.wall_runtime, near, &ph.model, &ph.table, dt);
+            assert_eq!(
+                w.wall_force.len(),
+                listed.len(),
+                "the pass took the listed grains"
             );
-            let listed = w
-                .wall_runtime
-                .near
-                .listed(n)
-                .expect("every wall listed")
-                .to_vec();
-            let walls = WallForces::new(&w.walls, &w.wall_runtime, &ph.model, &ph.table, dt);
             let p = &w.particles;
             for (e, &k) in listed.iter().enumerate() {
                 let k = k as usize;
@@ -838,7 +853,8 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                         "grain {k}"
                     );
                 }
-                let established = |id: &u32| before[k].iter().any(|(h, s)| h == id && s.touching);
+                let established =
+                    |id: &WallMember| before[k].iter().any(|(h, s)| h == id && s.touching);
                 let movable = p.inv_mass[k] > 0.0;
                 formed += history
                     .iter()
@@ -848,7 +864,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                     .iter()
                     .filter(|(h, _)| !history.iter().any(|(g, _)| g == h))
                     .count();
-                let near = w.wall_runtime.near.of(k).map_or(0, <[u32]>::len);
+                let near = near.of(k).map_or(0, <[WallMember]>::len);
                 crowded += usize::from(near > crate::contact::lanes::LANES && !history.is_empty());
                 lanes += usize::from(
                     p.inv_mass[k] > 0.0

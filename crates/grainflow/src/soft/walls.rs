@@ -23,8 +23,9 @@ use crate::particles::Particles;
 use crate::sim::Physics;
 use crate::simd::prefetch;
 use crate::soft::ContactStats;
+use crate::walls::history::{Lent, WallHistory, WallMember};
 use crate::walls::interact::{holds_grains, WallRuntime};
-use crate::walls::near::{key, listable, member};
+use crate::walls::near::{listable, NearWalls};
 use crate::walls::{Pose, Shape, Surface, Wall};
 
 /// Every wall's force and torque on the particles `p` walls can reach, into `wall_force`
@@ -37,8 +38,8 @@ use crate::walls::{Pose, Shape, Surface, Wall};
 pub(super) fn wall_forces(
     p: &Particles,
     walls: &[Wall],
-    wall_runtime: &mut WallRuntime,
-    wall_state: &mut [Vec<(u32, ContactState)>],
+    wall_runtime: &WallRuntime,
+    wall_history: &mut WallHistory,
     wall_force: &mut Vec<(u32, DVec3, DVec3)>,
     physics: &Physics,
     dt: f64,
@@ -47,9 +48,15 @@ pub(super) fn wall_forces(
         wall_force.clear();
         return ContactStats::default();
     }
-    // The histories the near lists hold, lent to the listed pass and given back at the end.
-    let mut history = wall_runtime.near.lend();
-    let walls = WallForces::new(walls, wall_runtime, &physics.model, &physics.table, dt);
+    let Lent { near, held, own } = wall_history.lend();
+    let walls = WallForces::new(
+        walls,
+        wall_runtime,
+        near,
+        &physics.model,
+        &physics.table,
+        dt,
+    );
     let zero = (0, DVec3::ZERO, DVec3::ZERO);
     let visit = |k: usize, state: &mut Vec<_>, stats: &mut ContactStats| {
         if walls.idle(k, state) {
@@ -68,17 +75,18 @@ pub(super) fn wall_forces(
         (k as u32, fw, tw)
     };
     let n = p.len();
-    debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
-    let stats = match walls.reach(n) {
+    debug_assert_eq!(own.len(), n, "a wall history per particle");
+    match walls.reach(n, held.is_some()) {
         Some(reach) => {
             wall_force.resize(reach.len(), zero);
-            listed_walls(reach, wall_force, &mut history, 0, &walls, p)
+            let held = held.unwrap_or_default();
+            listed_walls(reach, wall_force, held, 0, &walls, p)
         }
         None => {
             wall_force.resize(n, zero);
             wall_force
                 .par_chunks_mut(CHUNK)
-                .zip(wall_state.par_chunks_mut(CHUNK))
+                .zip(own.par_chunks_mut(CHUNK))
                 .enumerate()
                 .map(|(c, (out, states))| {
                     let mut stats = ContactStats::default();
@@ -89,9 +97,7 @@ pub(super) fn wall_forces(
                 })
                 .reduce(ContactStats::default, ContactStats::merge)
         }
-    };
-    wall_runtime.near.give_back(history);
-    stats
+    }
 }
 
 /// Listed particles a wall pass visits per task.
@@ -127,6 +133,7 @@ fn listed_walls(
 pub struct WallForces<'a> {
     walls: &'a [Wall],
     rt: &'a WallRuntime,
+    near: &'a NearWalls,
     model: &'a ContactModel,
     table: &'a PairTable,
     dt: f64,
@@ -139,10 +146,12 @@ pub struct WallForces<'a> {
 }
 
 impl<'a> WallForces<'a> {
-    /// Gathers the walls of `world` (after [`prepare`]) and the contact law.
+    /// Gathers the walls, their runtime (after [`crate::walls::interact::place`]) and near
+    /// lists, and the contact law.
     pub fn new(
         walls: &'a [Wall],
         rt: &'a WallRuntime,
+        near: &'a NearWalls,
         model: &'a ContactModel,
         table: &'a PairTable,
         dt: f64,
@@ -150,6 +159,7 @@ impl<'a> WallForces<'a> {
         WallForces {
             walls,
             rt,
+            near,
             model,
             table,
             dt,
@@ -163,20 +173,20 @@ impl<'a> WallForces<'a> {
     /// would change nothing: it is not held, has no wall contact, and no wall that stays in
     /// place is near it. Checked first, it spares reading the particle's state.
     #[inline]
-    pub fn idle(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
+    pub fn idle(&self, k: usize, history: &[(WallMember, ContactState)]) -> bool {
         !self.held(k) && self.quiet(k, history)
     }
 
     /// The only particles a wall can act on among `n`, ascending, when every wall is
     /// [`listable`]: those with a near member listed (for the others [`Self::on`] skips every
-    /// member), whose histories the near lists then hold. `None` when any particle may feel a
-    /// wall, or the lists do not hold the listed members' histories: every grain then takes
-    /// [`Self::on`] with its own list.
-    pub fn reach(&self, n: usize) -> Option<&'a [u32]> {
+    /// member), when their histories are `held` beside the near lists. `None` when any
+    /// particle may feel a wall, or the listed members' histories are not held there: every
+    /// grain then takes [`Self::on`] with its own list.
+    pub fn reach(&self, n: usize, held: bool) -> Option<&'a [u32]> {
         if self.all_listed {
-            let near = &self.rt.near;
-            near.listed(n)
-                .filter(|listed| listed.is_empty() || near.holds_history())
+            self.near
+                .listed(n)
+                .filter(|listed| listed.is_empty() || held)
         } else {
             None
         }
@@ -185,7 +195,7 @@ impl<'a> WallForces<'a> {
     /// The first slot of particle `k`'s listed members in the near lists' histories.
     #[inline]
     pub fn first_slot(&self, k: usize) -> usize {
-        self.rt.near.first_slot(k)
+        self.near.first_slot(k)
     }
 
     /// Whether a sticky wall holds particle `k`.
@@ -197,8 +207,10 @@ impl<'a> WallForces<'a> {
     /// Whether particle `k` (with wall contact `history`) has no wall contact and no wall
     /// near it, every wall being [`listable`].
     #[inline]
-    fn quiet(&self, k: usize, history: &[(u32, ContactState)]) -> bool {
-        self.all_listed && history.is_empty() && self.rt.near.of(k).is_some_and(<[u32]>::is_empty)
+    fn quiet(&self, k: usize, history: &[(WallMember, ContactState)]) -> bool {
+        self.all_listed
+            && history.is_empty()
+            && self.near.of(k).is_some_and(<[WallMember]>::is_empty)
     }
 
     /// Force and torque (N, N m) of every normal wall on particle `k` (the `body` at `pos`
@@ -213,7 +225,7 @@ impl<'a> WallForces<'a> {
         pos: DVec3,
         r: f64,
         material: usize,
-        history: &mut Vec<(u32, ContactState)>,
+        history: &mut Vec<(WallMember, ContactState)>,
     ) -> (DVec3, DVec3, ContactStats) {
         let mut f = DVec3::ZERO;
         let mut t = DVec3::ZERO;
@@ -225,7 +237,7 @@ impl<'a> WallForces<'a> {
         if self.quiet(k, history) {
             return (f, t, stats);
         }
-        let near = self.rt.near.of(k);
+        let near = self.near.of(k);
         for (w, wall) in self.walls.iter().enumerate() {
             let still = self.rt.still.get(w).copied().unwrap_or(false);
             let pose = &self.rt.pose[w];
@@ -233,7 +245,7 @@ impl<'a> WallForces<'a> {
             // turning ([`listable`]) that may touch the grain.
             let listed = still || wall.motion.translates();
             for m in 0..wall.shape.members().len() {
-                let id = key(w, m);
+                let id = WallMember::new(w, m);
                 if listed && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
@@ -256,7 +268,7 @@ impl<'a> WallForces<'a> {
     /// [`Self::on`] for each particle of `reach` (ascending, all listed near a member: every
     /// wall is [`listable`], [`Self::reach`]) into `out` as (particle,
     /// force, torque), with the contact histories the near lists hold (`history`, the run of
-    /// them from slot `first` on, [`NearWalls::take_up`]). When the lanes cover the model and
+    /// them from slot `first` on, [`WallHistory`]). When the lanes cover the model and
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
     /// those of the grains around it ([`WallLanes`]: the scalar law's operations in its order)
     /// and summed in the members' order; else the grain takes `Self::on_listed`. Every bit
@@ -271,7 +283,6 @@ impl<'a> WallForces<'a> {
     ) -> ContactStats {
         let mut stats = ContactStats::default();
         let mut batch = Batch::default();
-        let near = &self.rt.near;
         for (e, &k) in reach.iter().enumerate() {
             self.ask_ahead(p, reach, e, history, first);
             let k = k as usize;
@@ -281,8 +292,8 @@ impl<'a> WallForces<'a> {
                 out[e] = (k as u32, DVec3::ZERO, DVec3::ZERO);
                 continue;
             }
-            let (a, b) = (near.start[k] as usize, near.start[k + 1] as usize);
-            let (keys, slots) = (&near.keys[a..b], a - first..b - first);
+            let (slots, keys) = self.near.row(k);
+            let slots = slots.start - first..slots.end - first;
             if self.lanes.is_some() && keys.len() <= LANES {
                 if batch.contacts + keys.len() > LANES || batch.grains == LANES {
                     self.flush(&mut batch, out, history, &mut stats);
@@ -320,21 +331,21 @@ impl<'a> WallForces<'a> {
     }
 
     /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` with contact
-    /// histories `history` (one each, [`NearWalls::take_up`]): every wall is [`listable`],
+    /// histories `history` (one each, [`WallHistory`]): every wall is [`listable`],
     /// so the listed members, in order, are the only ones it may touch.
     #[inline(always)]
     fn on_listed(
         &self,
         p: &Particles,
         k: usize,
-        keys: &[u32],
+        keys: &[WallMember],
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
         let body = grain(p, k);
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
         for (&id, state) in keys.iter().zip(history) {
-            let (w, m) = member(id);
+            let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
             let Some(c) = self.contact(w, m, pos, r) else {
                 forget(state);
@@ -376,15 +387,8 @@ impl<'a> WallForces<'a> {
         prefetch(p.inv_mass.as_ptr().wrapping_add(k));
         prefetch(p.inv_inertia.as_ptr().wrapping_add(k));
         prefetch(p.material.as_ptr().wrapping_add(k));
-        let near = &self.rt.near;
-        prefetch(near.start.as_ptr().wrapping_add(k));
-        if let Some(&a) = near.start.get(k) {
-            prefetch(near.keys.as_ptr().wrapping_add(a as usize));
-            prefetch(
-                history
-                    .as_ptr()
-                    .wrapping_add((a as usize).wrapping_sub(first)),
-            );
+        if let Some(a) = self.near.ask_ahead(k) {
+            prefetch(history.as_ptr().wrapping_add(a.wrapping_sub(first)));
         }
     }
 
@@ -400,7 +404,7 @@ impl<'a> WallForces<'a> {
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        keys: &[u32],
+        keys: &[WallMember],
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
@@ -414,7 +418,7 @@ impl<'a> WallForces<'a> {
         let from = batch.contacts;
         let mut here = ContactStats::default();
         for (&id, s) in keys.iter().zip(slots) {
-            let (w, m) = member(id);
+            let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
             let Some(c) = self.contact(w, m, pos, r) else {
                 forget(&mut history[s]);
@@ -509,8 +513,8 @@ fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64) -> Option<Touch> {
 #[inline(always)]
 fn meet(
     contact: Option<Touch>,
-    id: u32,
-    history: &mut Vec<(u32, ContactState)>,
+    id: WallMember,
+    history: &mut Vec<(WallMember, ContactState)>,
 ) -> Option<(Touch, usize)> {
     let Some(touch) = contact else {
         if let Some(s) = history.iter().position(|(h, _)| *h == id) {

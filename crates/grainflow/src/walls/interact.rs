@@ -14,7 +14,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::near::{listable, member, NearWalls};
+use super::near::listable;
 use super::{Pose, Shape, Surface, Wall};
 use crate::boundary::Periodic;
 use crate::particles::{Mobility, Particles};
@@ -40,9 +40,6 @@ pub struct WallRuntime {
     pub absorbed: Vec<u64>,
     /// Per wall: whether it stays in place ([`super::Motion::keeps_in_place`]).
     pub still: Vec<bool>,
-    /// Per particle: the members of walls that stay in place or move without turning within
-    /// its reach, found at each neighbour rebuild ([`near_walls`]).
-    pub near: NearWalls,
 }
 
 impl WallRuntime {
@@ -114,7 +111,8 @@ pub enum Candidates {
     Every,
     /// The free grains listed near a member of a sticky or absorbing wall, each against its
     /// listed members only, when the near lists cover every such wall: right after the
-    /// rebuild check, a grain cannot touch a member it is not listed near ([`NearWalls`]).
+    /// rebuild check, a grain cannot touch a member it is not listed near
+    /// ([`super::near::NearWalls`]).
     /// Else every free grain.
     Near,
 }
@@ -133,12 +131,13 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
         return false;
     }
     let rt = &world.wall_runtime;
+    let near = world.wall_history.near();
     let p = &world.particles;
     let listed = match candidates {
         Candidates::Near => walls
             .iter()
             .all(|w| w.surface == Surface::Normal || listable(w))
-            .then(|| rt.near.listed(p.len()))
+            .then(|| near.listed(p.len()))
             .flatten(),
         Candidates::Every => None,
     };
@@ -153,8 +152,8 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
         }
         let wall = match listed {
             // The listed members in the walls' order.
-            Some(_) => rt.near.of(k)?.iter().find_map(|&id| {
-                let (w, m) = member(id);
+            Some(_) => near.of(k)?.iter().find_map(|&id| {
+                let (w, m) = (id.wall(), id.member());
                 (surface(w) && touches(k, &walls[w].shape.members()[m], local(k, w))).then_some(w)
             }),
             // Every member of each wall, the grain placed once per wall.
@@ -199,7 +198,7 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
                 p.inv_mass[k] = 0.0;
                 p.inv_inertia[k] = 0.0;
                 p.mobility[k] = Mobility::Fixed;
-                world.forget_wall_contacts(k);
+                world.wall_history.forget(k);
             }
             Surface::Absorbing => {
                 keep[k] = false;
@@ -219,14 +218,9 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
 /// contact history of every remaining touching pair.
 pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
     let pairs = world.pair_history_by_id();
-    world.wall_runtime.near.settle(&mut world.wall_state);
     world.particles.retain(keep);
+    world.wall_history.retain(keep);
     let mut k = 0;
-    world.wall_state.retain(|_| {
-        k += 1;
-        keep[k - 1]
-    });
-    k = 0;
     world.wall_runtime.attached.retain(|_| {
         k += 1;
         keep[k - 1]

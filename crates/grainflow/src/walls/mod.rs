@@ -25,6 +25,7 @@ pub mod block;
 pub mod cone;
 pub mod cylinder;
 pub mod disk;
+pub mod history;
 pub mod hopper;
 pub mod indent;
 pub mod interact;

@@ -4,30 +4,27 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use std::ops::Range;
+
+use super::history::WallMember;
 use super::{Pose, Wall};
 use crate::boundary::Periodic;
-use crate::contact::ContactState;
+use crate::simd::prefetch;
 
-/// Per particle, the history keys of the members of walls that stay in place or move without
-/// turning ([`listable`]) closer than its radius plus the skin at the build (compressed rows).
-/// Until the next neighbour rebuild no particle moves more than half the skin, nor does any
-/// such wall ([`NearWalls::outrun`]), so a member not listed cannot touch it: the step skips it.
-///
-/// When every wall is listable ([`NearWalls::take_up`]), the contact
-/// history of each listed (particle, member) lives here, beside its key, instead of in the
-/// particle's own list (`World::wall_state`): the wall pass then reads the histories of the
-/// grains it visits in the order it visits them, one run, not one list per grain elsewhere.
+/// Per particle, the members of walls that stay in place or move without turning
+/// ([`listable`]) closer than its radius plus the skin at the build (compressed rows: each
+/// listed member is a slot). Until the next neighbour rebuild no particle moves more than half
+/// the skin, nor does any such wall ([`NearWalls::outrun`]), so a member not listed cannot
+/// touch it: the step skips it. The wall contact history may keep the histories of the listed
+/// members slot by slot ([`super::history::WallHistory`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NearWalls {
-    pub(crate) start: Vec<u32>,
-    pub(crate) keys: Vec<u32>,
+    /// Per particle, its first slot; one more at the end.
+    start: Vec<u32>,
+    /// Each slot's member.
+    members: Vec<WallMember>,
     /// The particles with a member listed, ascending.
     listed: Vec<u32>,
-    /// The contact history of each listed member, beside its key, when the lists hold them
-    /// (else empty); a member the grain does not touch has the default (not touching).
-    history: Vec<ContactState>,
-    /// Whether the lists hold the histories of the listed members ([`NearWalls::take_up`]).
-    holds: bool,
     /// Per wall, its offset at the build when it is listed and moves
     /// ([`super::Motion::translates`]).
     offset: Vec<Option<DVec3>>,
@@ -51,121 +48,39 @@ impl NearWalls {
         })
     }
 
-    /// Whether the lists hold the contact histories of the listed members.
-    #[inline]
-    pub fn holds_history(&self) -> bool {
-        self.holds
-    }
-
     /// The first history slot of particle `k`'s listed members.
     #[inline]
     pub fn first_slot(&self, k: usize) -> usize {
         self.start[k] as usize
     }
 
-    /// Lends the histories the lists hold to the wall pass, which gives them back
-    /// ([`NearWalls::give_back`]) before anything else reads them.
-    pub fn lend(&mut self) -> Vec<ContactState> {
-        std::mem::take(&mut self.history)
+    /// The history slots of particle `k`'s listed members, and the members.
+    #[inline]
+    pub(crate) fn row(&self, k: usize) -> (Range<usize>, &[WallMember]) {
+        let (a, b) = (self.start[k] as usize, self.start[k + 1] as usize);
+        (a..b, &self.members[a..b])
     }
 
-    /// Takes back the histories [`NearWalls::lend`] lent.
-    pub fn give_back(&mut self, history: Vec<ContactState>) {
-        self.history = history;
+    /// Asks for particle `k`'s row ahead of its use ([`prefetch`]); its first slot.
+    #[inline(always)]
+    pub(crate) fn ask_ahead(&self, k: usize) -> Option<usize> {
+        prefetch(self.start.as_ptr().wrapping_add(k));
+        let a = *self.start.get(k)? as usize;
+        prefetch(self.members.as_ptr().wrapping_add(a));
+        Some(a)
     }
 
-    /// The listed members of particle `k` touching it, with their contact history, when the
-    /// lists hold them (else none): the rest of its wall contacts are in its own list.
-    pub fn touching(&self, k: usize) -> impl Iterator<Item = (u32, &ContactState)> {
-        let (a, b) = match self.holds_history() {
-            true => (self.start[k] as usize, self.start[k + 1] as usize),
-            false => (0, 0),
-        };
-        self.keys[a..b]
-            .iter()
-            .zip(&self.history[a..b])
-            .filter(|(_, s)| s.touching)
-            .map(|(&key, s)| (key, s))
-    }
-
-    /// Forgets the history of particle `k`'s listed members, when the lists hold it.
-    pub fn forget(&mut self, k: usize) {
-        if self.holds_history() {
-            let (a, b) = (self.start[k] as usize, self.start[k + 1] as usize);
-            self.history[a..b].fill(ContactState::default());
-        }
-    }
-
-    /// Every listed contact history the lists hold, for an integrator that advances them.
-    pub fn history_mut(&mut self) -> &mut [ContactState] {
-        &mut self.history
-    }
-
-    /// Moves the contact histories the lists hold into the particles' own lists `rows` (each
-    /// touching member at the end of its particle's list), before the lists are rebuilt or
-    /// the particles renumbered.
-    pub fn settle(&mut self, rows: &mut [Vec<(u32, ContactState)>]) {
-        if !self.holds_history() {
-            return;
-        }
-        for &k in &self.listed {
-            let (a, b) = (
-                self.start[k as usize] as usize,
-                self.start[k as usize + 1] as usize,
-            );
-            for (key, state) in self.keys[a..b].iter().zip(&mut self.history[a..b]) {
-                if state.touching {
-                    rows[k as usize].push((*key, std::mem::take(state)));
-                }
-            }
-        }
-        self.history.clear();
-        self.holds = false;
-    }
-
-    /// Takes the histories of the listed members out of the particles' own lists `rows` into
-    /// the lists, when every one of `walls` is [`listable`] (only then does the wall pass
-    /// visit the listed grains alone, [`WallForces::reach`]) and the lists
-    /// were built for these particles; else makes room in each listed particle's list for all
-    /// its listed members, so that contacts forming before the next build need no allocation
-    /// in the step.
-    pub fn take_up(&mut self, rows: &mut [Vec<(u32, ContactState)>], walls: &[Wall]) {
-        if !walls.iter().all(listable) || self.listed(rows.len()).is_none() {
-            self.reserve_history(rows);
-            return;
-        }
-        self.history.clear();
-        self.history
-            .resize(self.keys.len(), ContactState::default());
-        self.holds = true;
-        for &k in &self.listed {
-            let (a, b) = (
-                self.start[k as usize] as usize,
-                self.start[k as usize + 1] as usize,
-            );
-            let row = &mut rows[k as usize];
-            for (key, state) in self.keys[a..b].iter().zip(&mut self.history[a..b]) {
-                if let Some(s) = row.iter().position(|(h, _)| h == key) {
-                    *state = row.swap_remove(s).1;
-                }
-            }
-        }
-    }
-
-    /// Makes room in each listed particle's wall contact history for all its listed members.
-    fn reserve_history(&self, history: &mut [Vec<(u32, ContactState)>]) {
-        for &k in &self.listed {
-            if let (Some(h), Some(near)) = (history.get_mut(k as usize), self.of(k as usize)) {
-                h.reserve(near.len().saturating_sub(h.len()));
-            }
-        }
+    /// Every listed member, slot by slot.
+    #[inline]
+    pub(crate) fn members(&self) -> &[WallMember] {
+        &self.members
     }
 
     /// The listed members near particle `k`, or `None` when the list was not built for it.
     #[inline]
-    pub(crate) fn of(&self, k: usize) -> Option<&[u32]> {
+    pub(crate) fn of(&self, k: usize) -> Option<&[WallMember]> {
         let (a, b) = (*self.start.get(k)?, *self.start.get(k + 1)?);
-        Some(&self.keys[a as usize..b as usize])
+        Some(&self.members[a as usize..b as usize])
     }
 }
 
@@ -201,7 +116,7 @@ pub fn near_walls(
         .iter()
         .map(|p| p.filter(|&(_, moves)| moves).map(|(pose, _)| pose.offset))
         .collect();
-    let rows: Vec<Vec<u32>> = pos
+    let rows: Vec<Vec<WallMember>> = pos
         .par_iter()
         .zip(radius.par_iter())
         .with_min_len(crate::soft::MIN_LEN)
@@ -235,7 +150,7 @@ pub fn near_walls(
                         .iter()
                         .any(|&p| shape.may_touch(local(p), r + skin))
                     {
-                        row.push(key(w, m));
+                        row.push(WallMember::new(w, m));
                     }
                 }
             }
@@ -244,10 +159,8 @@ pub fn near_walls(
         .collect();
     let mut near = NearWalls {
         start: Vec::with_capacity(pos.len() + 1),
-        keys: Vec::new(),
+        members: Vec::new(),
         listed: Vec::new(),
-        history: Vec::new(),
-        holds: false,
         offset,
         half_skin: 0.5 * skin,
     };
@@ -256,32 +169,20 @@ pub fn near_walls(
         if !row.is_empty() {
             near.listed.push(k as u32);
         }
-        near.keys.extend(row);
-        near.start.push(near.keys.len() as u32);
+        near.members.extend(row);
+        near.start.push(near.members.len() as u32);
     }
     near
 }
 
-/// History key of member `m` of wall `w`.
-#[inline]
-pub(crate) fn key(w: usize, m: usize) -> u32 {
-    ((w as u32) << 8) | m as u32
-}
-
-/// The wall and member of a wall contact's history key (the wall's index times 256 plus the
-/// member's).
-#[inline]
-pub fn member(key: u32) -> (usize, usize) {
-    ((key >> 8) as usize, (key & 0xff) as usize)
-}
-
 #[cfg(test)]
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::walls::{Motion, Plane, Shape, Surface};
 
-    fn floor(z: f64, motion: Motion) -> Wall {
+    /// A floor at height `z` with `motion`.
+    pub(crate) fn floor(z: f64, motion: Motion) -> Wall {
         Wall {
             shape: Shape::Plane(Plane {
                 point: DVec3::new(0.0, 0.0, z),
@@ -307,57 +208,10 @@ mod tests {
         };
         let pos = [0.97, 0.5].map(|z| DVec3::new(0.3, 0.3, z));
         let near = near_walls(&walls, &pos, &[0.1; 2], 0.05, &periodic, 0.0);
-        assert_eq!(near.of(0), Some(&[key(0, 0)][..]));
+        assert_eq!(near.of(0), Some(&[WallMember::new(0, 0)][..]));
         assert_eq!(near.of(1), Some(&[][..]));
         let open = near_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default(), 0.0);
         assert_eq!(open.of(0), Some(&[][..]));
-    }
-
-    #[test]
-    fn near_lists_take_up_and_give_back_the_histories_of_their_members() {
-        // A floor at z = 0 and a ceiling at z = 1 (fixed); grain 0 near the floor, grain 1
-        // near neither. Grain 0's list holds a contact with the floor and one with the
-        // ceiling (not listed: it stays in the grain's list), grain 1's one with the floor.
-        let mut ceiling = floor(1.0, Motion::Fixed);
-        if let Shape::Plane(p) = &mut ceiling.shape {
-            p.normal = -DVec3::Z;
-        }
-        let walls = [floor(0.0, Motion::Fixed), ceiling];
-        let pos = [0.12, 0.5].map(|z| DVec3::new(0.0, 0.0, z));
-        let mut near = near_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default(), 0.0);
-        let state = |x: f64| ContactState {
-            slip: DVec3::new(x, 0.0, 0.0),
-            touching: true,
-            ..ContactState::default()
-        };
-        let mut rows = vec![
-            vec![(key(1, 0), state(2.0)), (key(0, 0), state(1.0))],
-            vec![(key(0, 0), state(3.0))],
-        ];
-        near.take_up(&mut rows, &walls);
-        assert!(near.holds_history());
-        assert_eq!(rows[0], vec![(key(1, 0), state(2.0))]);
-        assert_eq!(rows[1], vec![(key(0, 0), state(3.0))]);
-        let held: Vec<_> = near.touching(0).map(|(h, s)| (h, s.clone())).collect();
-        assert_eq!(held, vec![(key(0, 0), state(1.0))]);
-        assert_eq!(near.touching(1).count(), 0);
-        near.settle(&mut rows);
-        assert!(!near.holds_history());
-        assert_eq!(
-            rows[0],
-            vec![(key(1, 0), state(2.0)), (key(0, 0), state(1.0))]
-        );
-        // Forgotten, a grain's held contacts are gone from the lists.
-        near.take_up(&mut rows, &walls);
-        near.forget(0);
-        assert_eq!(near.touching(0).count(), 0);
-        // A wall that turns leaves every history in the grains' lists.
-        let moving = [floor(0.0, turning())];
-        let mut near = near_walls(&moving, &pos, &[0.1; 2], 0.05, &Periodic::default(), 0.0);
-        let mut rows = vec![vec![(key(0, 0), state(1.0))], Vec::new()];
-        near.take_up(&mut rows, &moving);
-        assert!(!near.holds_history());
-        assert_eq!(rows[0], vec![(key(0, 0), state(1.0))]);
     }
 
     #[test]
@@ -379,7 +233,7 @@ mod tests {
             let w = &sim.world;
             let p = &w.particles;
             for k in 0..p.len() {
-                let near = w.wall_runtime.near.of(k).expect("built for these grains");
+                let near = w.wall_history.near().of(k).expect("built for these grains");
                 for (i, wall) in w.walls.iter().enumerate() {
                     let pose = &w.wall_runtime.pose[i];
                     for (m, shape) in wall.shape.members().iter().enumerate() {
@@ -388,7 +242,7 @@ mod tests {
                             .is_some()
                         {
                             assert!(
-                                near.contains(&key(i, m)),
+                                near.contains(&WallMember::new(i, m)),
                                 "grain {k}, wall {i} at t = {}",
                                 w.time
                             );
@@ -406,7 +260,7 @@ mod tests {
     }
 
     /// A turn about the x axis through the origin: a floor through it does not keep in place.
-    fn turning() -> Motion {
+    pub(crate) fn turning() -> Motion {
         Motion::Rotate {
             center: DVec3::ZERO,
             axis: DVec3::X,
@@ -428,9 +282,12 @@ mod tests {
         let pos = [0.12, 0.16, 0.3].map(|z| DVec3::new(0.0, 0.0, z));
         let near = near_walls(&walls, &pos, &[0.1; 3], 0.05, &Periodic::default(), 0.0);
         // Every height is below the plane at z = 0.5, whose grains sit on top of it: all touch.
-        assert_eq!(near.of(0), Some(&[key(0, 0), key(1, 0)][..]));
-        assert_eq!(near.of(1), Some(&[key(1, 0)][..]));
-        assert_eq!(near.of(2), Some(&[key(1, 0)][..]));
+        assert_eq!(
+            near.of(0),
+            Some(&[WallMember::new(0, 0), WallMember::new(1, 0)][..])
+        );
+        assert_eq!(near.of(1), Some(&[WallMember::new(1, 0)][..]));
+        assert_eq!(near.of(2), Some(&[WallMember::new(1, 0)][..]));
         assert_eq!(near.of(3), None);
         assert!(!near.outrun(&[Pose::default(); 3]));
     }
@@ -460,7 +317,7 @@ mod tests {
         ];
         let pos = [0.64, 0.7].map(|z| DVec3::new(0.0, 0.0, z));
         let at = |t: f64| near_walls(&walls, &pos, &[0.1; 2], 0.05, &Periodic::default(), t);
-        assert_eq!(at(1.0).of(0), Some(&[key(0, 0)][..]));
+        assert_eq!(at(1.0).of(0), Some(&[WallMember::new(0, 0)][..]));
         assert_eq!(at(1.0).of(1), Some(&[][..]));
         assert_eq!(at(0.0).of(0), Some(&[][..]));
         // Built at t = 1, the lists hold while each wall has gone less than half the skin.
