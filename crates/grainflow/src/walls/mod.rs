@@ -22,6 +22,7 @@
 //! material (000's per-wall ε_n, ε_t; 002 Table 2's particle–wall values).
 
 pub mod block;
+pub mod check;
 pub mod cone;
 pub mod cylinder;
 pub mod disk;
