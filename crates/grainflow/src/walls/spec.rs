@@ -236,32 +236,13 @@ impl ShapeSpec {
                 normal,
                 equation,
                 both,
-            } => {
-                let mut plane = match equation {
-                    Some([a, b, c, d]) => Plane::from_equation(DVec3::new(*a, *b, *c), *d),
-                    None => Plane {
-                        point: point.unwrap_or_default(),
-                        normal: normal.unwrap_or(DVec3::Z).normalize(),
-                        both: false,
-                    },
-                };
-                plane.both = *both;
-                Shape::Plane(plane)
-            }
+            } => Shape::Plane(plane(*point, *normal, *equation, *both)),
             ShapeSpec::Plate {
                 center,
                 normal,
                 u,
                 half_size,
-            } => {
-                let n = normal.normalize();
-                Shape::Plate(Plate {
-                    center: *center,
-                    normal: n,
-                    u: (*u - u.dot(n) * n).normalize(),
-                    half: *half_size,
-                })
-            }
+            } => Shape::Plate(plate(*center, *normal, *u, *half_size)),
             ShapeSpec::Disk {
                 center,
                 normal,
@@ -316,30 +297,11 @@ impl ShapeSpec {
                 radius0: *radius0,
                 range: *range,
             }),
-            ShapeSpec::Block { min, max, side } => {
-                let block = Block {
-                    min: *min,
-                    max: *max,
-                };
-                if *side == Some(Side::Inside) {
-                    Shape::Union(block.inner_planes().into_iter().map(Shape::Plane).collect())
-                } else {
-                    Shape::Block(block)
-                }
-            }
+            ShapeSpec::Block { min, max, side } => block(*min, *max, *side),
             ShapeSpec::IndentedCylinder {
                 radius,
                 indentations,
-            } => Shape::Union(
-                Indented::new(
-                    *radius,
-                    indent::distinct(indentations.iter().flat_map(Indentation::pockets).collect()),
-                )
-                .parts()
-                .into_iter()
-                .map(Shape::Indented)
-                .collect(),
-            ),
+            } => indented_cylinder(*radius, indentations),
             ShapeSpec::Hopper {
                 height,
                 centers,
@@ -347,26 +309,7 @@ impl ShapeSpec {
                 slope,
                 bottom,
                 tube,
-            } => Shape::Union(
-                Hopper {
-                    height: *height,
-                    cones: centers
-                        .iter()
-                        .map(|c| Cone {
-                            origin: DVec3::new(c[0], c[1], *height),
-                            axis: DVec3::Z,
-                            slope: *slope,
-                            radius0: *radius,
-                            range: Some([bottom - height, 0.0]),
-                        })
-                        .collect(),
-                    tube: *tube,
-                }
-                .parts()
-                .into_iter()
-                .map(Shape::Hopper)
-                .collect(),
-            ),
+            } => hopper([*height, *bottom], centers, *radius, *slope, *tube),
             ShapeSpec::Union { members } => Shape::Union(
                 members
                     .iter()
@@ -375,6 +318,80 @@ impl ShapeSpec {
             ),
         }
     }
+}
+
+/// The plane through `point` with `normal`, or of `equation`, a sheet when `both`.
+fn plane(
+    point: Option<DVec3>,
+    normal: Option<DVec3>,
+    equation: Option<[f64; 4]>,
+    both: bool,
+) -> Plane {
+    let mut plane = match equation {
+        Some([a, b, c, d]) => Plane::from_equation(DVec3::new(a, b, c), d),
+        None => Plane {
+            point: point.unwrap_or_default(),
+            normal: normal.unwrap_or(DVec3::Z).normalize(),
+            both: false,
+        },
+    };
+    plane.both = both;
+    plane
+}
+
+/// The plate at `center` with unit `normal` and in-plane axis `u` made perpendicular to it.
+fn plate(center: DVec3, normal: DVec3, u: DVec3, half_size: [f64; 2]) -> Plate {
+    let n = normal.normalize();
+    Plate {
+        center,
+        normal: n,
+        u: (u - u.dot(n) * n).normalize(),
+        half: half_size,
+    }
+}
+
+/// The block from `min` to `max`: a solid, or a vat of six half-spaces (`side` inside).
+fn block(min: DVec3, max: DVec3, side: Option<Side>) -> Shape {
+    let block = Block { min, max };
+    if side == Some(Side::Inside) {
+        Shape::Union(block.inner_planes().into_iter().map(Shape::Plane).collect())
+    } else {
+        Shape::Block(block)
+    }
+}
+
+/// The cylinder of `radius` with the distinct pockets of `indentations`, as its parts.
+fn indented_cylinder(radius: f64, indentations: &[Indentation]) -> Shape {
+    let pockets = indent::distinct(indentations.iter().flat_map(Indentation::pockets).collect());
+    Shape::Union(
+        Indented::new(radius, pockets)
+            .parts()
+            .into_iter()
+            .map(Shape::Indented)
+            .collect(),
+    )
+}
+
+/// The hopper's floor at height with cones cut at bottom (`heights`) under holes of `radius`
+/// at `centers`, of `slope`, with chutes of length `tube`, as its parts.
+fn hopper(heights: [f64; 2], centers: &[[f64; 2]], radius: f64, slope: f64, tube: f64) -> Shape {
+    let [height, bottom] = heights;
+    let cones = centers
+        .iter()
+        .map(|c| Cone {
+            origin: DVec3::new(c[0], c[1], height),
+            axis: DVec3::Z,
+            slope,
+            radius0: radius,
+            range: Some([bottom - height, 0.0]),
+        })
+        .collect();
+    let hopper = Hopper {
+        height,
+        cones,
+        tube,
+    };
+    Shape::Union(hopper.parts().into_iter().map(Shape::Hopper).collect())
 }
 
 #[cfg(test)]
