@@ -33,7 +33,9 @@ use crate::fill::lattice::{lattice_spaced, LatticeKind};
 use crate::fill::layer::cylinder_layer;
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
-use crate::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use crate::scene::{
+    HardOptions, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+};
 use crate::sim::Simulation;
 use crate::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use crate::Result;
@@ -118,8 +120,10 @@ impl HardDrum {
             frame: None,
             recirculation: None,
             simulation: SimulationSpec {
-                method: Method::Hard,
-                slide_limit: self.slide_limit,
+                method: Method::Hard(HardOptions {
+                    slide_limit: self.slide_limit,
+                    ..Default::default()
+                }),
                 ..SimulationSpec::new(self.settle + self.turn, TimeStep::Fixed(self.dt))
             },
             contact: ContactModel::hertz(),

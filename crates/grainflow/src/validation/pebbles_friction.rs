@@ -31,8 +31,8 @@ use super::Metric;
 use crate::analysis::{pile_angle, DrumFrame};
 use crate::contact::pebbles::{PebblesFriction, StaticFriction};
 use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use crate::integrator::Integrator;
 use crate::particles::{core_shell_mass_inertia, Core};
+use crate::scene::Integrator;
 use crate::scene::{Scene, TimeStep};
 use crate::sim::Simulation;
 use crate::timestep::DtLimit;
@@ -91,7 +91,7 @@ pub fn incline_scene(theta: f64, integrator: Integrator, dt: f64, duration: f64)
 [simulation]
 duration = {duration:e}
 dt = {dt:e}
-integrator = "{integrator}"
+method = {{ soft = {{ integrator = "{integrator}" }} }}
 dt_limit = "contact_time"
 
 [contact]
