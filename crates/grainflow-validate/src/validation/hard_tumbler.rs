@@ -33,7 +33,9 @@ use grainflow::fill::lattice::{lattice_spaced, LatticeKind};
 use grainflow::fill::layer::cylinder_layer;
 use grainflow::gravity::Gravity;
 use grainflow::material::{Material, PairOverride};
-use grainflow::scene::{HardOptions, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::scene::{
+    HardOptions, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
