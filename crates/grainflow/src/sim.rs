@@ -24,7 +24,7 @@ use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::{AutoSkin, NeighborList};
 use crate::particles::{core_shell_mass_inertia, Mobility, ParticleSpec, Particles};
-use crate::scene::{Method, ParticleSource, Scene, Skin, TimeStep};
+use crate::scene::{HardOptions, Method, ParticleSource, Scene, Skin, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::history::{WallHistory, WallMember};
@@ -215,7 +215,7 @@ pub struct Physics {
     /// How grains move.
     pub method: Method,
     /// How the soft-sphere state is advanced.
-    pub integrator: crate::integrator::Integrator,
+    pub integrator: crate::scene::Integrator,
     /// 2-D mode: discs in the xy plane ([`crate::planar`]).
     pub planar: bool,
     /// Record every hard-sphere collision (`[output] collision_log`).
@@ -275,14 +275,19 @@ impl Simulation {
                 "the scene makes no particles; at least one is needed",
             ));
         }
+        let (soft, hard) = match scene.simulation.method {
+            Method::Soft(o) => (Some(o), HardOptions::default()),
+            Method::Hard(o) => (None, o),
+            Method::ApproxHard(_) => (None, HardOptions::default()),
+        };
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
-        let n = f64::from(scene.simulation.substeps.max(1));
+        let n = f64::from(soft.map_or(1, |o| o.substeps.max(1)));
         let dt = match scene.simulation.dt {
             TimeStep::Auto(_) => n * contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
                 let fraction = scene.simulation.dt_limit.fraction();
-                if scene.simulation.method == Method::Soft && dt / n > contact_time * fraction {
+                if soft.is_some() && dt / n > contact_time * fraction {
                     let per = if n > 1.0 {
                         format!(" in {n} sub-steps of {:.3e} s", dt / n)
                     } else {
@@ -307,7 +312,7 @@ impl Simulation {
         let default_skin = 0.2 * particles.max_radius();
         let (skin, auto) = match scene.simulation.skin {
             Some(Skin::Fixed(skin)) => (skin, None),
-            None if scene.simulation.method != Method::Soft => (default_skin, None),
+            None if soft.is_none() => (default_skin, None),
             // Soft spheres size it from the fastest grain unless given one: the skin decides
             // which pairs are visited, not the order of the sums, so any skin gives the same
             // bits, and a dense, slow bed lists fewer pairs that do not touch.
@@ -353,11 +358,11 @@ impl Simulation {
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
-            integrator: scene.simulation.integrator,
+            integrator: soft.unwrap_or_default().integrator,
             planar: scene.simulation.dimensions == 2,
-            log_collisions: scene.output.collision_log,
-            slide_limit: scene.simulation.slide_limit,
-            substeps: scene.simulation.substeps,
+            log_collisions: hard.collision_log,
+            slide_limit: hard.slide_limit,
+            substeps: soft.unwrap_or_default().substeps,
         };
         let mut neighbors = NeighborList::new(skin);
         neighbors.auto = auto;
@@ -393,15 +398,14 @@ impl Simulation {
             scene,
             stats: ContactStats::default(),
         };
-        if sim.physics.method == Method::Soft {
+        if let Method::Soft(_) = sim.physics.method {
             sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
         }
-        if sim.physics.method == Method::ApproxHard {
+        if let Method::ApproxHard(spec) = sim.physics.method {
             // Overlaps of the initial state are corrected before the first step (004 §I).
             sim.world.rebuild_neighbors(&sim.physics.periodic);
             crate::walls::interact::prepare(&mut sim.world, &sim.physics.periodic);
             let w = &mut sim.world;
-            let spec = &sim.scene.simulation.approx_hard;
             crate::approx_hard::overlap::remove_overlaps(
                 &mut w.particles.pos,
                 &w.particles.radius,
@@ -437,18 +441,16 @@ impl Simulation {
             }
         }
         match self.physics.method {
-            Method::Soft => self.stats = crate::integrator::step(&mut self.world, &self.physics)?,
-            Method::Hard => {
+            Method::Soft(_) => {
+                self.stats = crate::integrator::step(&mut self.world, &self.physics)?
+            }
+            Method::Hard(_) => {
                 let c = hard::step(&mut self.world, &self.physics)?;
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
-            Method::ApproxHard => {
-                let c = crate::approx_hard::step(
-                    &mut self.world,
-                    &self.physics,
-                    &self.scene.simulation.approx_hard,
-                )?;
+            Method::ApproxHard(spec) => {
+                let c = crate::approx_hard::step(&mut self.world, &self.physics, &spec)?;
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
@@ -507,17 +509,20 @@ impl Simulation {
     /// Resumes a run from a checkpoint: the physics comes from `scene` (which must be the
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
-        let saved = Scene::from_toml(&ckpt.scene, "checkpoint scene")?;
+        let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
         let comparable = |s: &Scene| {
             let mut s = s.clone();
             s.simulation.duration = 0.0;
             s.output = Default::default();
+            if let Method::Hard(o) = &mut s.simulation.method {
+                o.collision_log = false;
+            }
             s
         };
         if comparable(&saved) != comparable(&scene) {
             return Err(Error::scene(
                 "scene",
-                "differs from the scene the checkpoint was written with (only simulation.duration and [output] may change on resume)",
+                "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
             ));
         }
         let mut sim = Simulation::new(scene, base)?;
@@ -773,6 +778,11 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                 velocity_dispersion,
                 ..
             } => {
+                // Relaxed as far as the approximate hard spheres correct overlaps.
+                let tolerance = match scene.simulation.method {
+                    Method::ApproxHard(o) => o.overlap_tolerance,
+                    _ => crate::scene::ApproxHardOptions::default().overlap_tolerance,
+                };
                 let annulus = crate::fill::annulus::Annulus {
                     center: *center,
                     inner: *inner_radius,
@@ -781,14 +791,12 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                     r_max: *radius_max,
                     fraction: *packing_fraction,
                 };
-                let discs = annulus
-                    .pack(&mut rng, scene.simulation.approx_hard.overlap_tolerance)
-                    .map_err(|e| match e {
-                        Error::Scene { field, reason } => {
-                            Error::scene(format!("particles[{k}].{field}"), reason)
-                        }
-                        other => other,
-                    })?;
+                let discs = annulus.pack(&mut rng, tolerance).map_err(|e| match e {
+                    Error::Scene { field, reason } => {
+                        Error::scene(format!("particles[{k}].{field}"), reason)
+                    }
+                    other => other,
+                })?;
                 let vel =
                     thermal_velocities(discs.len(), DVec3::ZERO, *velocity_dispersion, &mut rng);
                 discs
