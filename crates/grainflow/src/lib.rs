@@ -7,7 +7,6 @@
 
 pub mod analysis;
 pub mod approx_hard;
-pub mod bench;
 pub mod boundary;
 pub mod contact;
 pub mod drive;
@@ -27,7 +26,6 @@ pub mod sim;
 pub mod simd;
 pub mod soft;
 pub mod timestep;
-pub mod validation;
 pub mod walls;
 
 pub use error::{Error, Result};
