@@ -16,7 +16,7 @@ use grainflow::io::pebbles::directives::DIRECTIVES;
 use grainflow::io::pebbles::translate::DeckRun;
 use grainflow::io::pebbles::Deck;
 use grainflow::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
-use grainflow::scene::{Integrator, Method, ParticleSource, TimeStep};
+use grainflow::scene::{Integrator, ListSource, Method, PackSource, ParticleSource, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side};
 use grainflow::DVec3;
@@ -230,7 +230,7 @@ type Pack = (usize, f64, Packing, DVec3, DVec3, Vec<[f64; 2]>, f64);
 
 fn pack(r: &Run) -> Pack {
     match &ok(r).scene.particles[..] {
-        [ParticleSource::Pack {
+        [ParticleSource::Pack(PackSource {
             count,
             radius,
             packing,
@@ -239,7 +239,7 @@ fn pack(r: &Run) -> Pack {
             profile,
             inner_radius,
             ..
-        }] => (
+        })] => (
             *count,
             *radius,
             *packing,
@@ -255,7 +255,7 @@ fn pack(r: &Run) -> Pack {
 /// (position, radius, velocity, angular velocity) of a listed fill.
 fn listed(r: &Run) -> Vec<(DVec3, f64, DVec3, DVec3)> {
     match &ok(r).scene.particles[..] {
-        [ParticleSource::List { spheres, .. }] => spheres
+        [ParticleSource::List(ListSource { spheres, .. })] => spheres
             .iter()
             .map(|s| (s.pos, s.radius, s.vel, s.omega))
             .collect(),

@@ -24,7 +24,8 @@ use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::particles::{core_shell_mass_inertia, Core};
 use crate::scene::{
-    Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SoftOptions, SphereSpec, TimeStep,
+    ListSource, Method, OutputSpec, PackSource, ParticleSource, Scene, SimulationSpec, SoftOptions,
+    SphereSpec, TimeStep,
 };
 use crate::timestep::DtLimit;
 use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
@@ -640,10 +641,10 @@ impl Deck {
                             mobility: Default::default(),
                         })
                         .collect();
-                    ParticleSource::List {
+                    ParticleSource::List(ListSource {
                         material: "pebble".into(),
                         spheres,
-                    }
+                    })
                 }
                 _ => {
                     let mut s = save::Save::read(&file)?;
@@ -716,7 +717,7 @@ impl Deck {
             // Room for the whole fill at 1 % volume fraction: far more than any method needs;
             // at least two pebbles tall, so that a deck of a few pebbles still fits.
             let top = fill_bottom + (count as f64 * ball / (0.01 * area)).max(4.0 * r_o);
-            ParticleSource::Pack {
+            ParticleSource::Pack(PackSource {
                 material: "pebble".into(),
                 count,
                 radius: r_o,
@@ -725,7 +726,7 @@ impl Deck {
                 max: DVec3::new(v.half_xy[0], v.half_xy[1], top),
                 profile: v.profile.clone(),
                 inner_radius: v.inner,
-            }
+            })
         };
         for w in walls.iter_mut() {
             w.motion = motion.clone();
