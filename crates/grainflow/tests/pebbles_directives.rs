@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 
 use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{Normal, Tangential, Touch};
-use grainflow::drive::{Chute, Inlet, Recirculation};
-use grainflow::fill::prime::Packing;
 use grainflow::io::pebbles::directives::DIRECTIVES;
 use grainflow::io::pebbles::translate::DeckRun;
 use grainflow::io::pebbles::Deck;
-use grainflow::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
-use grainflow::scene::{Integrator, ListSource, Method, PackSource, ParticleSource, TimeStep};
+use grainflow::scene::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
+use grainflow::scene::{
+    Chute, Inlet, Integrator, ListSource, Method, PackSource, Packing, ParticleSource,
+    Recirculation, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side};
 use grainflow::DVec3;

@@ -19,13 +19,17 @@ use crate::{Error, Result};
 
 mod method;
 mod particles;
+mod recirculation;
+mod tallies;
 
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
 pub(crate) use particles::make_particles;
 pub use particles::{
     AnnulusSource, CylinderLayerSource, FileSource, LammpsDataSource, LatticeSource, ListSource,
-    PackSource, ParticleSource, RandomSource, SphereSpec,
+    PackSource, Packing, ParticleSource, RandomSource, SphereSpec,
 };
+pub use recirculation::{Chute, Inlet, Recirculation};
+pub use tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 
 /// A whole scene.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,7 +64,7 @@ pub struct Scene {
     pub output: OutputSpec,
     /// Pebbles taken from the exit chutes and dropped back in at the top (001 chapter 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recirculation: Option<crate::drive::Recirculation>,
+    pub recirculation: Option<Recirculation>,
 }
 
 /// The `[boundary]` table.
@@ -240,7 +244,7 @@ pub struct OutputSpec {
     pub stress: Option<crate::analysis::stress::StressOutput>,
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tallies: Option<crate::io::tallies::TalliesSpec>,
+    pub tallies: Option<TalliesSpec>,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.

@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{box_corners, finite, in_range, positive, Method, Scene};
 use crate::fill::lattice::{lattice_spaced, LatticeKind};
-use crate::fill::prime::Packing;
 use crate::fill::{
     annulus::Annulus, file::read_particle_file, layer::cylinder_layer, random::random_placement,
 };
@@ -646,6 +645,22 @@ impl RandomSource {
             .map(|(s, v)| m.free(s.pos, s.radius, v))
             .collect())
     }
+}
+
+/// How a container is filled ([`crate::fill::prime`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Packing {
+    /// PRIME with this many candidates per slab beyond `count` (001 `random_packing_method`).
+    Prime {
+        /// Candidates beyond the count, per slab.
+        extra_candidates: usize,
+    },
+    /// Random sequential placement at this volume fraction (001 `initial_packing`).
+    Loose {
+        /// Volume fraction of the fill (−), in (0, 0.3].
+        fraction: f64,
+    },
 }
 
 /// `type = "pack"`: a container filled from the bottom, by PRIME or a loose random fill (001

@@ -7,9 +7,9 @@
 use super::{Arg, Deck};
 use crate::contact::pebbles::{PebblesFriction, StaticFriction};
 use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use crate::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 use crate::particles::Core;
 use crate::scene::Integrator;
+use crate::scene::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 use crate::Result;
 
 /// The later of the directives `names` that the deck has.
