@@ -103,18 +103,7 @@ fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Se
             f(&mut state);
             (*slip, *formed, *extra) = state.split();
         });
-    world
-        .wall_state
-        .par_iter_mut()
-        .with_min_len(MIN_LEN)
-        .for_each(|list| list.iter_mut().for_each(|(_, s)| f(s)));
-    world
-        .wall_runtime
-        .near
-        .history_mut()
-        .par_iter_mut()
-        .with_min_len(MIN_LEN)
-        .for_each(&f);
+    world.wall_history.for_each_mut(&f);
 }
 
 /// Sets every particle's state to base + Σ weights · rates (one (ẋ, v̇, ω̇) triple per rate).

@@ -20,6 +20,7 @@ use crate::particles::{curve_order, Particles};
 use crate::scene::{make_particles, HardOptions, Method, Scene, Skin, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
+use crate::walls::history::{WallHistory, WallMember};
 use crate::walls::interact::{Attachment, WallRuntime};
 use crate::walls::Wall;
 use crate::{Error, Result};
@@ -33,11 +34,8 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Neighbour list with the particle–particle contact history.
     pub neighbors: NeighborList,
-    /// Particle–wall contact history, per particle: (wall and member key, state), but for
-    /// the members listed near a grain when the near lists hold their histories
-    /// (`wall_runtime.near`, [`crate::walls::interact::NearWalls::take_up`]): read them all
-    /// with [`World::wall_contacts`].
-    pub wall_state: Vec<Vec<(u32, ContactState)>>,
+    /// Particle–wall contact history, and the near lists of the last neighbour rebuild.
+    pub wall_history: WallHistory,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
     /// slots not touching), for stress analysis; empty unless `keep_reactions`.
     pub reaction: Vec<(DVec3, DVec3)>,
@@ -114,39 +112,6 @@ impl World {
         self.neighbors.set_history(&entries);
     }
 
-    /// Particle `k`'s wall contacts, (wall and member key, state): those of its own list,
-    /// then those the near lists hold.
-    pub fn wall_contacts(&self, k: usize) -> impl Iterator<Item = (u32, &ContactState)> {
-        let own = self.wall_state.get(k).map_or(&[][..], Vec::as_slice);
-        own.iter()
-            .map(|(key, s)| (*key, s))
-            .chain(self.wall_runtime.near.touching(k))
-    }
-
-    /// Forgets particle `k`'s wall contacts (a grain moved or held by a wall).
-    pub fn forget_wall_contacts(&mut self, k: usize) {
-        if let Some(own) = self.wall_state.get_mut(k) {
-            own.clear();
-        }
-        self.wall_runtime.near.forget(k);
-    }
-
-    /// Replaces every wall contact history by `contacts`, (particle, wall and member key,
-    /// state), for a restart; the near lists take up their members' histories when they were
-    /// built for these particles (else at the next build).
-    pub fn set_wall_contacts(
-        &mut self,
-        contacts: impl IntoIterator<Item = (usize, u32, ContactState)>,
-    ) {
-        let near = &mut self.wall_runtime.near;
-        near.settle(&mut self.wall_state);
-        self.wall_state = vec![Vec::new(); self.particles.len()];
-        for (k, key, s) in contacts {
-            self.wall_state[k].push((key, s));
-        }
-        near.take_up(&mut self.wall_state, &self.walls);
-    }
-
     /// Puts the soft-sphere particles in `order` (the particle at new index k is the one at
     /// `order[k]`) with all their state, and rebuilds the neighbour list keeping every
     /// contact's history. The per-grain state of the hard-sphere methods (drift, impulse
@@ -163,9 +128,8 @@ impl World {
             "not a permutation of the particles"
         );
         let pairs = self.pair_history_by_id();
-        self.wall_runtime.near.settle(&mut self.wall_state);
         self.particles.permute(order);
-        permute(&mut self.wall_state, order);
+        self.wall_history.permute(order);
         permute(&mut self.wall_runtime.attached, order);
         permute(&mut self.body_acc, order);
         self.integrator_work.permute(order);
@@ -188,18 +152,17 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         if let Some(auto) = nl.auto {
-            // The fastest grain or wall the near lists follow ([`crate::walls::interact::listable`]).
+            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
             let walls = self
                 .walls
                 .iter()
-                .filter(|w| crate::walls::interact::listable(w));
+                .filter(|w| crate::walls::near::listable(w));
             let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
             let fastest = crate::particles::fastest(&self.particles.vel);
             nl.skin = auto.size(wall.fold(fastest, f64::max));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        self.wall_runtime.near.settle(&mut self.wall_state);
-        self.wall_runtime.near = crate::walls::interact::near_walls(
+        let near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
@@ -207,9 +170,7 @@ impl World {
             periodic,
             self.time,
         );
-        self.wall_runtime
-            .near
-            .take_up(&mut self.wall_state, &self.walls);
+        self.wall_history.relist(near, &self.walls);
         self.reaction.clear();
         if self.keep_reactions {
             self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
@@ -399,7 +360,7 @@ impl Simulation {
             particles,
             walls,
             neighbors,
-            wall_state: vec![Vec::new(); n],
+            wall_history: WallHistory::new(n),
             reaction: Vec::new(),
             keep_reactions: scene.output.stress.is_some(),
             cross: Vec::new(),
@@ -508,11 +469,10 @@ impl Simulation {
         let w = &self.world;
         let p = &w.particles;
         let pairs = w.pair_history_by_id();
-        let walls = (0..p.len())
-            .flat_map(|k| {
-                w.wall_contacts(k)
-                    .map(move |(wall, s)| (p.id[k], wall, s.clone()))
-            })
+        let walls = w
+            .wall_history
+            .iter()
+            .map(|(k, member, s)| (p.id[k], member.to_bits(), s.clone()))
             .collect();
         Checkpoint {
             scene: self.scene.to_toml().unwrap_or_default(),
@@ -571,11 +531,10 @@ impl Simulation {
         w.particles = ckpt.particles;
         w.time = ckpt.time;
         w.step = ckpt.step;
-        w.set_wall_contacts(
-            ckpt.walls
-                .into_iter()
-                .filter_map(|(id, wall, s)| Some((*index.get(&id)?, wall, s))),
-        );
+        let walls = ckpt.walls.into_iter().filter_map(|(id, member, s)| {
+            Some((*index.get(&id)?, WallMember::from_bits(member), s))
+        });
+        w.wall_history.restore(n, walls, &w.walls);
         w.wall_runtime.attached = vec![None; n];
         for (id, wall, local) in ckpt.attached {
             if let Some(&k) = index.get(&id) {
