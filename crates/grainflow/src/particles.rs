@@ -247,6 +247,30 @@ pub fn fastest(vel: &[DVec3]) -> f64 {
     vel.iter().map(|v| v.length()).fold(0.0, f64::max)
 }
 
+/// The order of `pos` along a Morton curve through cubic cells of side `cell` (m) from their
+/// lowest corner; ties keep their order.
+pub(crate) fn curve_order(pos: &[DVec3], cell: f64) -> Vec<usize> {
+    let lo = pos
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, &x| a.min(x));
+    let mut order: Vec<usize> = (0..pos.len()).collect();
+    order.sort_by_key(|&k| morton(((pos[k] - lo) / cell).as_uvec3().to_array()));
+    order
+}
+
+/// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).
+fn morton(c: [u32; 3]) -> u64 {
+    let spread = |v: u32| {
+        let mut x = u64::from(v.min((1 << 21) - 1));
+        x = (x | x << 32) & 0x1f00000000ffff;
+        x = (x | x << 16) & 0x1f0000ff0000ff;
+        x = (x | x << 8) & 0x100f00f00f00f00f;
+        x = (x | x << 4) & 0x10c30c30c30c30c3;
+        (x | x << 2) & 0x1249249249249249
+    };
+    spread(c[0]) | spread(c[1]) << 1 | spread(c[2]) << 2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

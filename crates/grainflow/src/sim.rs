@@ -7,33 +7,23 @@
 use std::path::Path;
 
 use glam::DVec3;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactModel, ContactState};
-use crate::fill::{
-    file::read_particle_file, lattice::lattice_spaced, layer::cylinder_layer,
-    random::random_placement, Sphere,
-};
 use crate::frame::Frame;
 use crate::gravity::{Gravity, GravityWork};
 use crate::hard;
 use crate::io::checkpoint::Checkpoint;
-use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::{AutoSkin, NeighborList};
-use crate::particles::{core_shell_mass_inertia, Mobility, ParticleSpec, Particles};
-use crate::scene::{HardOptions, Method, ParticleSource, Scene, Skin, TimeStep};
+use crate::particles::{curve_order, Particles};
+use crate::scene::{make_particles, HardOptions, Method, Scene, Skin, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::history::{WallHistory, WallMember};
 use crate::walls::interact::{Attachment, WallRuntime};
 use crate::walls::Wall;
 use crate::{Error, Result};
-
-/// Attempts random placement may make per requested sphere before it gives up.
-const RANDOM_ATTEMPTS_PER_SPHERE: usize = 1000;
 
 /// The state of a run.
 #[derive(Clone, Debug)]
@@ -647,267 +637,6 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
         .iter()
         .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
         .collect()
-}
-
-/// All particles of the scene's sources. Ids follow the order the sources make them; the store
-/// keeps them along a Morton curve, so that neighbours in space are near in memory.
-fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particles> {
-    let mut rng = ChaCha8Rng::seed_from_u64(scene.simulation.seed);
-    let mut made: Vec<(ParticleSpec, f64, f64)> = Vec::new();
-    for (k, src) in scene.particles.iter().enumerate() {
-        let material = scene
-            .material_index(src.material())
-            .ok_or_else(|| Error::scene(format!("particles[{k}].material"), "unknown material"))?;
-        let density = scene.materials[material].density.ok_or_else(|| {
-            Error::scene(
-                format!("materials[{material}].density"),
-                "is needed for particles",
-            )
-        })?;
-        let free = |pos, radius, vel| ParticleSpec {
-            pos,
-            vel,
-            omega: DVec3::ZERO,
-            radius,
-            material,
-            mobility: Mobility::Free,
-        };
-        let specs: Vec<ParticleSpec> = match src {
-            ParticleSource::List { spheres, .. } => spheres
-                .iter()
-                .map(|s| ParticleSpec {
-                    pos: s.pos,
-                    vel: s.vel,
-                    omega: s.omega,
-                    radius: s.radius,
-                    material,
-                    mobility: s.mobility,
-                })
-                .collect(),
-            ParticleSource::File { path, .. } => read_particle_file(&base.join(path))?
-                .into_iter()
-                .map(|f| free(f.pos, f.radius, f.vel))
-                .collect(),
-            ParticleSource::LammpsData { path, .. } => {
-                let path = base.join(path);
-                let atoms = read_lammps_data(&path)?;
-                if let Some(a) = atoms
-                    .iter()
-                    .find(|a| (a.density - density).abs() > 1e-9 * density)
-                {
-                    return Err(Error::Format {
-                        path,
-                        reason: format!(
-                            "atom {} has density {} kg/m³ but material \"{}\" has {density}",
-                            a.id,
-                            a.density,
-                            src.material()
-                        ),
-                    });
-                }
-                atoms
-                    .iter()
-                    .map(|a| ParticleSpec {
-                        omega: a.omega,
-                        ..free(a.pos, a.radius, a.vel)
-                    })
-                    .collect()
-            }
-            ParticleSource::Lattice {
-                kind,
-                min,
-                max,
-                radius,
-                spread,
-                spacing,
-                velocity,
-                velocity_dispersion,
-                ..
-            } => {
-                let spheres =
-                    lattice_spaced(*kind, *min, *max, *radius, *spread, *spacing, &mut rng);
-                let vel =
-                    thermal_velocities(spheres.len(), *velocity, *velocity_dispersion, &mut rng);
-                spheres
-                    .iter()
-                    .zip(vel)
-                    .map(|(s, v): (&Sphere, DVec3)| free(s.pos, s.radius, v))
-                    .collect()
-            }
-            ParticleSource::CylinderLayer {
-                center,
-                axis,
-                radius,
-                length,
-                sphere_radius,
-                ..
-            } => cylinder_layer(*center, axis.normalize(), *radius, *length, *sphere_radius)
-                .into_iter()
-                .map(|s| free(s.pos, s.radius, DVec3::ZERO))
-                .collect(),
-            ParticleSource::Pack {
-                count,
-                radius,
-                packing,
-                min,
-                max,
-                profile,
-                inner_radius,
-                ..
-            } => {
-                let region = crate::fill::prime::Region {
-                    min: *min,
-                    max: *max,
-                    profile,
-                    inner_radius: *inner_radius,
-                    walls,
-                };
-                let field = format!("particles[{k}].max");
-                crate::fill::prime::pack(&region, *count, *radius, *packing, &mut rng, &field)?
-                    .iter()
-                    .map(|s| free(s.pos, s.radius, DVec3::ZERO))
-                    .collect()
-            }
-            ParticleSource::Annulus {
-                center,
-                inner_radius,
-                outer_radius,
-                radius_min,
-                radius_max,
-                packing_fraction,
-                velocity_dispersion,
-                ..
-            } => {
-                // Relaxed as far as the approximate hard spheres correct overlaps.
-                let tolerance = match scene.simulation.method {
-                    Method::ApproxHard(o) => o.overlap_tolerance,
-                    _ => crate::scene::ApproxHardOptions::default().overlap_tolerance,
-                };
-                let annulus = crate::fill::annulus::Annulus {
-                    center: *center,
-                    inner: *inner_radius,
-                    outer: *outer_radius,
-                    r_min: *radius_min,
-                    r_max: *radius_max,
-                    fraction: *packing_fraction,
-                };
-                let discs = annulus.pack(&mut rng, tolerance).map_err(|e| match e {
-                    Error::Scene { field, reason } => {
-                        Error::scene(format!("particles[{k}].{field}"), reason)
-                    }
-                    other => other,
-                })?;
-                let vel =
-                    thermal_velocities(discs.len(), DVec3::ZERO, *velocity_dispersion, &mut rng);
-                discs
-                    .iter()
-                    .zip(vel)
-                    .map(|(s, v)| free(s.pos, s.radius, DVec3::new(v.x, v.y, 0.0)))
-                    .collect()
-            }
-            ParticleSource::Random {
-                min,
-                max,
-                count,
-                radius,
-                spread,
-                velocity,
-                velocity_dispersion,
-                ..
-            } => {
-                let attempts = count * RANDOM_ATTEMPTS_PER_SPHERE;
-                let spheres =
-                    random_placement(*min, *max, *count, *radius, *spread, &mut rng, attempts)
-                        .map_err(|e| match e {
-                            Error::Scene { field, reason } => Error::scene(
-                                field.replacen("particles.", &format!("particles[{k}]."), 1),
-                                reason,
-                            ),
-                            other => other,
-                        })?;
-                let vel =
-                    thermal_velocities(spheres.len(), *velocity, *velocity_dispersion, &mut rng);
-                spheres
-                    .iter()
-                    .zip(vel)
-                    .map(|(s, v)| free(s.pos, s.radius, v))
-                    .collect()
-            }
-        };
-        let core = scene.materials[material].core;
-        let inside = |c: &crate::particles::Core| specs.iter().find(|s| s.radius <= c.radius);
-        if let Some((c, s)) = core.as_ref().and_then(|c| Some((c, inside(c)?))) {
-            return Err(Error::scene(
-                format!("materials[{material}].core.radius"),
-                format!(
-                    "{} m is not below the radius {} m of a particle of particles[{k}]",
-                    c.radius, s.radius
-                ),
-            ));
-        }
-        made.extend(specs.into_iter().map(|s| {
-            // Discs (2-D) have mass per area; their inertia is set by planar::make_discs.
-            let (m, i) = if scene.simulation.dimensions == 2 {
-                let m = crate::planar::disc_mass(s.radius, density);
-                (m, crate::planar::disc_inertia(m, s.radius))
-            } else {
-                core_shell_mass_inertia(s.radius, density, core)
-            };
-            (s, m, i)
-        }));
-    }
-    let cell = 2.0 * made.iter().map(|(s, ..)| s.radius).fold(0.0, f64::max);
-    let pos: Vec<DVec3> = made.iter().map(|(s, ..)| s.pos).collect();
-    let order = curve_order(&pos, cell);
-    let mut particles = Particles::default();
-    for k in order {
-        particles.push_with_inertia(k as u64, &made[k].0, made[k].1, made[k].2);
-    }
-    Ok(particles)
-}
-
-/// `n` velocities: `mean` plus Gaussian components of spread σ (m/s) drawn with Box–Muller from
-/// the scene's generator, their own mean removed so the centre of mass moves at `mean`.
-fn thermal_velocities(n: usize, mean: DVec3, sigma: f64, rng: &mut ChaCha8Rng) -> Vec<DVec3> {
-    if sigma == 0.0 || n == 0 {
-        return vec![mean; n];
-    }
-    let mut gauss = || {
-        let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    };
-    let mut v: Vec<DVec3> = (0..n)
-        .map(|_| sigma * DVec3::new(gauss(), gauss(), gauss()))
-        .collect();
-    let drift = v.iter().copied().sum::<DVec3>() / n as f64;
-    for x in v.iter_mut() {
-        *x += mean - drift;
-    }
-    v
-}
-
-/// The order of `pos` along a Morton curve through cubic cells of side `cell` (m) from their
-/// lowest corner; ties keep their order.
-fn curve_order(pos: &[DVec3], cell: f64) -> Vec<usize> {
-    let lo = pos
-        .iter()
-        .fold(DVec3::splat(f64::INFINITY), |a, &x| a.min(x));
-    let mut order: Vec<usize> = (0..pos.len()).collect();
-    order.sort_by_key(|&k| morton(((pos[k] - lo) / cell).as_uvec3().to_array()));
-    order
-}
-
-/// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).
-fn morton(c: [u32; 3]) -> u64 {
-    let spread = |v: u32| {
-        let mut x = u64::from(v.min((1 << 21) - 1));
-        x = (x | x << 32) & 0x1f00000000ffff;
-        x = (x | x << 16) & 0x1f0000ff0000ff;
-        x = (x | x << 8) & 0x100f00f00f00f00f;
-        x = (x | x << 4) & 0x10c30c30c30c30c3;
-        (x | x << 2) & 0x1249249249249249
-    };
-    spread(c[0]) | spread(c[1]) << 1 | spread(c[2]) << 2
 }
 
 /// The shortest contact time over every kind of contact the scene can make: for each pair of

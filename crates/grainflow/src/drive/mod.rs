@@ -4,4 +4,4 @@
 
 pub mod recirculation;
 
-pub use recirculation::{Chute, DoorState, Inlet, Recirculation};
+pub use recirculation::DoorState;
