@@ -24,9 +24,10 @@ use crate::io::lammps_data::read_lammps_data;
 use crate::material::{PairOverride, PairTable};
 use crate::neighbor::{AutoSkin, NeighborList};
 use crate::particles::{core_shell_mass_inertia, Mobility, ParticleSpec, Particles};
-use crate::scene::{Method, ParticleSource, Scene, Skin, TimeStep};
+use crate::scene::{HardOptions, Method, ParticleSource, Scene, Skin, TimeStep};
 use crate::soft::{self, ContactStats, StageTimes};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
+use crate::walls::history::{WallHistory, WallMember};
 use crate::walls::interact::{Attachment, WallRuntime};
 use crate::walls::Wall;
 use crate::{Error, Result};
@@ -43,11 +44,8 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Neighbour list with the particle–particle contact history.
     pub neighbors: NeighborList,
-    /// Particle–wall contact history, per particle: (wall and member key, state), but for
-    /// the members listed near a grain when the near lists hold their histories
-    /// (`wall_runtime.near`, [`crate::walls::interact::NearWalls::take_up`]): read them all
-    /// with [`World::wall_contacts`].
-    pub wall_state: Vec<Vec<(u32, ContactState)>>,
+    /// Particle–wall contact history, and the near lists of the last neighbour rebuild.
+    pub wall_history: WallHistory,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
     /// slots not touching), for stress analysis; empty unless `keep_reactions`.
     pub reaction: Vec<(DVec3, DVec3)>,
@@ -124,39 +122,6 @@ impl World {
         self.neighbors.set_history(&entries);
     }
 
-    /// Particle `k`'s wall contacts, (wall and member key, state): those of its own list,
-    /// then those the near lists hold.
-    pub fn wall_contacts(&self, k: usize) -> impl Iterator<Item = (u32, &ContactState)> {
-        let own = self.wall_state.get(k).map_or(&[][..], Vec::as_slice);
-        own.iter()
-            .map(|(key, s)| (*key, s))
-            .chain(self.wall_runtime.near.touching(k))
-    }
-
-    /// Forgets particle `k`'s wall contacts (a grain moved or held by a wall).
-    pub fn forget_wall_contacts(&mut self, k: usize) {
-        if let Some(own) = self.wall_state.get_mut(k) {
-            own.clear();
-        }
-        self.wall_runtime.near.forget(k);
-    }
-
-    /// Replaces every wall contact history by `contacts`, (particle, wall and member key,
-    /// state), for a restart; the near lists take up their members' histories when they were
-    /// built for these particles (else at the next build).
-    pub fn set_wall_contacts(
-        &mut self,
-        contacts: impl IntoIterator<Item = (usize, u32, ContactState)>,
-    ) {
-        let near = &mut self.wall_runtime.near;
-        near.settle(&mut self.wall_state);
-        self.wall_state = vec![Vec::new(); self.particles.len()];
-        for (k, key, s) in contacts {
-            self.wall_state[k].push((key, s));
-        }
-        near.take_up(&mut self.wall_state, &self.walls);
-    }
-
     /// Puts the soft-sphere particles in `order` (the particle at new index k is the one at
     /// `order[k]`) with all their state, and rebuilds the neighbour list keeping every
     /// contact's history. The per-grain state of the hard-sphere methods (drift, impulse
@@ -173,9 +138,8 @@ impl World {
             "not a permutation of the particles"
         );
         let pairs = self.pair_history_by_id();
-        self.wall_runtime.near.settle(&mut self.wall_state);
         self.particles.permute(order);
-        permute(&mut self.wall_state, order);
+        self.wall_history.permute(order);
         permute(&mut self.wall_runtime.attached, order);
         permute(&mut self.body_acc, order);
         self.integrator_work.permute(order);
@@ -198,18 +162,17 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         if let Some(auto) = nl.auto {
-            // The fastest grain or wall the near lists follow ([`crate::walls::interact::listable`]).
+            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
             let walls = self
                 .walls
                 .iter()
-                .filter(|w| crate::walls::interact::listable(w));
+                .filter(|w| crate::walls::near::listable(w));
             let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
             let fastest = crate::particles::fastest(&self.particles.vel);
             nl.skin = auto.size(wall.fold(fastest, f64::max));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        self.wall_runtime.near.settle(&mut self.wall_state);
-        self.wall_runtime.near = crate::walls::interact::near_walls(
+        let near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
@@ -217,9 +180,7 @@ impl World {
             periodic,
             self.time,
         );
-        self.wall_runtime
-            .near
-            .take_up(&mut self.wall_state, &self.walls);
+        self.wall_history.relist(near, &self.walls);
         self.reaction.clear();
         if self.keep_reactions {
             self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
@@ -254,7 +215,7 @@ pub struct Physics {
     /// How grains move.
     pub method: Method,
     /// How the soft-sphere state is advanced.
-    pub integrator: crate::integrator::Integrator,
+    pub integrator: crate::scene::Integrator,
     /// 2-D mode: discs in the xy plane ([`crate::planar`]).
     pub planar: bool,
     /// Record every hard-sphere collision (`[output] collision_log`).
@@ -314,14 +275,19 @@ impl Simulation {
                 "the scene makes no particles; at least one is needed",
             ));
         }
+        let (soft, hard) = match scene.simulation.method {
+            Method::Soft(o) => (Some(o), HardOptions::default()),
+            Method::Hard(o) => (None, o),
+            Method::ApproxHard(_) => (None, HardOptions::default()),
+        };
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
-        let n = f64::from(scene.simulation.substeps.max(1));
+        let n = f64::from(soft.map_or(1, |o| o.substeps.max(1)));
         let dt = match scene.simulation.dt {
             TimeStep::Auto(_) => n * contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
                 let fraction = scene.simulation.dt_limit.fraction();
-                if scene.simulation.method == Method::Soft && dt / n > contact_time * fraction {
+                if soft.is_some() && dt / n > contact_time * fraction {
                     let per = if n > 1.0 {
                         format!(" in {n} sub-steps of {:.3e} s", dt / n)
                     } else {
@@ -346,7 +312,7 @@ impl Simulation {
         let default_skin = 0.2 * particles.max_radius();
         let (skin, auto) = match scene.simulation.skin {
             Some(Skin::Fixed(skin)) => (skin, None),
-            None if scene.simulation.method != Method::Soft => (default_skin, None),
+            None if soft.is_none() => (default_skin, None),
             // Soft spheres size it from the fastest grain unless given one: the skin decides
             // which pairs are visited, not the order of the sums, so any skin gives the same
             // bits, and a dense, slow bed lists fewer pairs that do not touch.
@@ -392,11 +358,11 @@ impl Simulation {
             domain: scene.simulation.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
             method: scene.simulation.method,
-            integrator: scene.simulation.integrator,
+            integrator: soft.unwrap_or_default().integrator,
             planar: scene.simulation.dimensions == 2,
-            log_collisions: scene.output.collision_log,
-            slide_limit: scene.simulation.slide_limit,
-            substeps: scene.simulation.substeps,
+            log_collisions: hard.collision_log,
+            slide_limit: hard.slide_limit,
+            substeps: soft.unwrap_or_default().substeps,
         };
         let mut neighbors = NeighborList::new(skin);
         neighbors.auto = auto;
@@ -404,7 +370,7 @@ impl Simulation {
             particles,
             walls,
             neighbors,
-            wall_state: vec![Vec::new(); n],
+            wall_history: WallHistory::new(n),
             reaction: Vec::new(),
             keep_reactions: scene.output.stress.is_some(),
             cross: Vec::new(),
@@ -432,15 +398,14 @@ impl Simulation {
             scene,
             stats: ContactStats::default(),
         };
-        if sim.physics.method == Method::Soft {
+        if let Method::Soft(_) = sim.physics.method {
             sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
         }
-        if sim.physics.method == Method::ApproxHard {
+        if let Method::ApproxHard(spec) = sim.physics.method {
             // Overlaps of the initial state are corrected before the first step (004 §I).
             sim.world.rebuild_neighbors(&sim.physics.periodic);
             crate::walls::interact::prepare(&mut sim.world, &sim.physics.periodic);
             let w = &mut sim.world;
-            let spec = &sim.scene.simulation.approx_hard;
             crate::approx_hard::overlap::remove_overlaps(
                 &mut w.particles.pos,
                 &w.particles.radius,
@@ -476,18 +441,16 @@ impl Simulation {
             }
         }
         match self.physics.method {
-            Method::Soft => self.stats = crate::integrator::step(&mut self.world, &self.physics)?,
-            Method::Hard => {
+            Method::Soft(_) => {
+                self.stats = crate::integrator::step(&mut self.world, &self.physics)?
+            }
+            Method::Hard(_) => {
                 let c = hard::step(&mut self.world, &self.physics)?;
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
-            Method::ApproxHard => {
-                let c = crate::approx_hard::step(
-                    &mut self.world,
-                    &self.physics,
-                    &self.scene.simulation.approx_hard,
-                )?;
+            Method::ApproxHard(spec) => {
+                let c = crate::approx_hard::step(&mut self.world, &self.physics, &spec)?;
                 self.world.collisions += c.collisions;
                 self.stats.max_overlap_ratio = c.max_overlap_ratio;
             }
@@ -516,11 +479,10 @@ impl Simulation {
         let w = &self.world;
         let p = &w.particles;
         let pairs = w.pair_history_by_id();
-        let walls = (0..p.len())
-            .flat_map(|k| {
-                w.wall_contacts(k)
-                    .map(move |(wall, s)| (p.id[k], wall, s.clone()))
-            })
+        let walls = w
+            .wall_history
+            .iter()
+            .map(|(k, member, s)| (p.id[k], member.to_bits(), s.clone()))
             .collect();
         Checkpoint {
             scene: self.scene.to_toml().unwrap_or_default(),
@@ -547,17 +509,20 @@ impl Simulation {
     /// Resumes a run from a checkpoint: the physics comes from `scene` (which must be the
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
-        let saved = Scene::from_toml(&ckpt.scene, "checkpoint scene")?;
+        let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
         let comparable = |s: &Scene| {
             let mut s = s.clone();
             s.simulation.duration = 0.0;
             s.output = Default::default();
+            if let Method::Hard(o) = &mut s.simulation.method {
+                o.collision_log = false;
+            }
             s
         };
         if comparable(&saved) != comparable(&scene) {
             return Err(Error::scene(
                 "scene",
-                "differs from the scene the checkpoint was written with (only simulation.duration and [output] may change on resume)",
+                "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
             ));
         }
         let mut sim = Simulation::new(scene, base)?;
@@ -576,11 +541,10 @@ impl Simulation {
         w.particles = ckpt.particles;
         w.time = ckpt.time;
         w.step = ckpt.step;
-        w.set_wall_contacts(
-            ckpt.walls
-                .into_iter()
-                .filter_map(|(id, wall, s)| Some((*index.get(&id)?, wall, s))),
-        );
+        let walls = ckpt.walls.into_iter().filter_map(|(id, member, s)| {
+            Some((*index.get(&id)?, WallMember::from_bits(member), s))
+        });
+        w.wall_history.restore(n, walls, &w.walls);
         w.wall_runtime.attached = vec![None; n];
         for (id, wall, local) in ckpt.attached {
             if let Some(&k) = index.get(&id) {
@@ -814,6 +778,11 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                 velocity_dispersion,
                 ..
             } => {
+                // Relaxed as far as the approximate hard spheres correct overlaps.
+                let tolerance = match scene.simulation.method {
+                    Method::ApproxHard(o) => o.overlap_tolerance,
+                    _ => crate::scene::ApproxHardOptions::default().overlap_tolerance,
+                };
                 let annulus = crate::fill::annulus::Annulus {
                     center: *center,
                     inner: *inner_radius,
@@ -822,14 +791,12 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                     r_max: *radius_max,
                     fraction: *packing_fraction,
                 };
-                let discs = annulus
-                    .pack(&mut rng, scene.simulation.approx_hard.overlap_tolerance)
-                    .map_err(|e| match e {
-                        Error::Scene { field, reason } => {
-                            Error::scene(format!("particles[{k}].{field}"), reason)
-                        }
-                        other => other,
-                    })?;
+                let discs = annulus.pack(&mut rng, tolerance).map_err(|e| match e {
+                    Error::Scene { field, reason } => {
+                        Error::scene(format!("particles[{k}].{field}"), reason)
+                    }
+                    other => other,
+                })?;
                 let vel =
                     thermal_velocities(discs.len(), DVec3::ZERO, *velocity_dispersion, &mut rng);
                 discs

@@ -138,13 +138,6 @@ pub struct DriftState {
 /// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
 pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     use crate::walls::{Motion as WallMotion, Shape};
-    let slide = scene.simulation.slide_limit;
-    if !(slide.is_finite() && slide >= 0.0) {
-        p.push(Error::scene(
-            "simulation.slide_limit",
-            format!("must be a finite speed ≥ 0 (m/s), got {slide}"),
-        ));
-    }
     for (k, w) in scene.walls.iter().enumerate() {
         let shape = w.shape.build();
         if shape.members().iter().any(|s| {
@@ -713,7 +706,7 @@ fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event)
                         wall: w as u32,
                         local,
                     });
-                    world.forget_wall_contacts(i);
+                    world.wall_history.forget(i);
                     let p = &mut world.particles;
                     p.inv_mass[i] = 0.0;
                     p.inv_inertia[i] = 0.0;
