@@ -110,8 +110,7 @@ mod tests {
         // no slip yet or a slip along the normal, with rolling and twisting resistance off, on,
         // or on with μ_r = μ_t = 0, turning freely, slowly or not at all, with and without each
         // cohesion model (some pairs pulled together harder than pushed apart): each lane must
-        // equal ContactModel::force, and so must the lanes compiled for AVX2 where the
-        // processor has it.
+        // equal ContactModel::force.
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let normals = [
             Normal::Hooke,

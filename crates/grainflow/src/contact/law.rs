@@ -20,6 +20,7 @@ use super::ContactModel;
 /// The tangential slot as the law sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Friction {
+    /// Frictionless contacts.
     None,
     /// The tangential spring (002 eq 7–9).
     Spring,
@@ -30,11 +31,15 @@ pub enum Friction {
 /// The contact model as the law evaluates it, slot by slot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Slots {
+    /// The normal slot's form.
     pub form: Form,
+    /// The tangential slot.
     pub friction: Friction,
-    /// Constant rolling (002 eq 17–18) and twisting (002 eq 19–20) resistance.
+    /// Constant rolling resistance (002 eq 17–18).
     pub rolling: bool,
+    /// Constant twisting resistance (002 eq 19–20).
     pub twisting: bool,
+    /// The cohesion slot.
     pub cohesion: Cohesion,
 }
 
@@ -69,34 +74,43 @@ pub enum Other {
 /// Contacts that touched at the last evaluation, of which at least one body can move.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Contacts<R> {
-    /// Separation d from i's centre to j's (minimum image, m), and |d|² (m²), for
-    /// [`Contacts::touches`].
+    /// Separation d from i's centre to j's (minimum image, m), for [`Contacts::touches`].
     pub d: V3<R>,
+    /// |d|² (m²).
     pub d2: R,
-    /// Radii (m); a wall's is 0.
+    /// Radius of i (m).
     pub r_i: R,
+    /// Radius of j (m); a wall's is 0.
     pub r_j: R,
     /// Relative velocity v_i − v_j (m/s), the first term of every law's relative velocity at
-    /// the contact (002 eq 4), and the angular velocities (rad/s).
+    /// the contact (002 eq 4).
     pub dv: V3<R>,
+    /// Angular velocity of i (rad/s).
     pub w_i: V3<R>,
+    /// Angular velocity of j (rad/s).
     pub w_j: V3<R>,
     /// Tangential displacement δ_t (m), the contact's history.
     pub slip: V3<R>,
-    /// The contact's constants ([`super::normal::Stiffness`]).
+    /// The contact's constants ([`super::normal::Stiffness`]): normal stiffness k_n.
     pub kn: R,
+    /// Tangential stiffness k_t.
     pub kt: R,
+    /// Normal damping g_n (Flores's c_n).
     pub gn: R,
+    /// Tangential damping g_t.
     pub gt: R,
     /// Sliding friction μ_s of the pair.
     pub mu: R,
-    /// Rolling and twisting friction μ_r, μ_t and cohesion value of the pair, and the inverse
-    /// moments of inertia (1/(kg m²)), read only when the model has rolling or twisting
-    /// resistance or cohesion.
+    /// Rolling friction μ_r of the pair. This and the four below are read only when the model
+    /// has rolling or twisting resistance or cohesion.
     pub mu_r: R,
+    /// Twisting friction μ_t of the pair.
     pub mu_t: R,
+    /// Cohesion value of the pair.
     pub cohesion: R,
+    /// Inverse moment of inertia of i (1/(kg m²)).
     pub ii_i: R,
+    /// Inverse moment of inertia of j (1/(kg m²)), 0 for a wall.
     pub ii_j: R,
 }
 
@@ -104,7 +118,9 @@ pub struct Contacts<R> {
 /// the overlap δ_n = r_i + r_j − |d| (m).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Touches<R> {
+    /// n̂, from i towards j.
     pub normal: V3<R>,
+    /// δ_n (m).
     pub overlap: R,
 }
 
@@ -113,21 +129,30 @@ pub struct Touches<R> {
 /// and the tangential part.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Motion<R> {
+    /// What body j is.
     pub other: Other,
+    /// Where the bodies touch.
     pub touch: Touches<R>,
+    /// Lever arm from i's centre to the contact point (m).
     pub arm_i: R,
+    /// Lever arm from j's centre to the contact point (m).
     pub arm_j: R,
     /// δ̇ (m/s, > 0 when approaching).
     pub approach: R,
+    /// Tangential velocity of i's surface relative to j's (m/s).
     pub v_t: V3<R>,
 }
 
 /// What contacts do: force on i, torques on i and j, and the new slip.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Reaction<R> {
+    /// Force on i (N); j receives the opposite.
     pub force_i: V3<R>,
+    /// Torque on i (N m).
     pub torque_i: V3<R>,
+    /// Torque on j (N m).
     pub torque_j: V3<R>,
+    /// The new slip δ_t (m).
     pub slip: V3<R>,
 }
 
@@ -136,8 +161,11 @@ pub struct Reaction<R> {
 /// Runge–Kutta and Adams integrators advance the slip by.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Outcome<R> {
+    /// What the contacts do.
     pub reaction: Reaction<R>,
+    /// F_n (N).
     pub normal_force: R,
+    /// ds/dt (m/s).
     pub rate: V3<R>,
 }
 

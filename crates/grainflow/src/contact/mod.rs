@@ -2,7 +2,9 @@
 //! normal (with its damping) → cohesion → tangential → rolling → twisting.
 //!
 //! Each slot is an enum whose variants are small pure functions citing their seed equation
-//! (002 §3, Appendix A; 003 §2). The same law serves particle–particle and particle–wall
+//! (002 §3, Appendix A; 003 §2), each written once over its number type ([`real::Real`]) and
+//! composed in [`law`], which the scalar law ([`ContactModel::force`]) and the lanes
+//! ([`lanes`]) both evaluate. The same law serves particle–particle and particle–wall
 //! contacts: a wall is a body of infinite radius and mass whose surface velocity is given.
 
 pub mod cohesion;

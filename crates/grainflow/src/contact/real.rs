@@ -182,8 +182,11 @@ impl Real for F {
 /// A 3-vector of [`Real`]s: one vector, or a vector per lane as three lane sets.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct V3<R> {
+    /// x component.
     pub x: R,
+    /// y component.
     pub y: R,
+    /// z component.
     pub z: R,
 }
 
