@@ -420,7 +420,7 @@ impl NeighborList {
         }
         (0..pos.len())
             .into_par_iter()
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .any(|k| !self.keeps(k, pos[k], vel[k], time, period))
     }
 
@@ -446,9 +446,9 @@ impl NeighborList {
         if self.stale_count(pos.len()) {
             return true;
         }
-        pos.par_chunks(crate::soft::CHUNK)
+        pos.par_chunks(crate::particles::CHUNK)
             .enumerate()
-            .any(|(c, ps)| self.chunk_moved(c * crate::soft::CHUNK, ps, period, limit))
+            .any(|(c, ps)| self.chunk_moved(c * crate::particles::CHUNK, ps, period, limit))
     }
 
     /// True when one of the grains `first..first + ps.len()`, now at `ps`, moved more than half

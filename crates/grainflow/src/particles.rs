@@ -7,6 +7,15 @@
 
 use glam::DVec3;
 
+/// Fewest items a parallel loop hands to one task: small systems run on one thread
+/// without waking the others.
+pub(crate) const MIN_LEN: usize = 512;
+
+/// Items one parallel task handles in the loops over particles (pairs, gather, drift): large
+/// enough that the loop body, not the task bookkeeping, dominates; small systems run on one
+/// thread.
+pub(crate) const CHUNK: usize = 1024;
+
 /// Solid-sphere moment of inertia, I = 2/5 m r² (kg m²).
 pub fn sphere_inertia(mass: f64, radius: f64) -> f64 {
     0.4 * mass * radius * radius
@@ -245,6 +254,30 @@ pub(crate) fn permute<T: Default>(v: &mut Vec<T>, order: &[usize]) {
 /// The largest speed of `vel` (m/s).
 pub fn fastest(vel: &[DVec3]) -> f64 {
     vel.iter().map(|v| v.length()).fold(0.0, f64::max)
+}
+
+/// The order of `pos` along a Morton curve through cubic cells of side `cell` (m) from their
+/// lowest corner; ties keep their order.
+pub fn curve_order(pos: &[DVec3], cell: f64) -> Vec<usize> {
+    let lo = pos
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, &x| a.min(x));
+    let mut order: Vec<usize> = (0..pos.len()).collect();
+    order.sort_by_key(|&k| morton(((pos[k] - lo) / cell).as_uvec3().to_array()));
+    order
+}
+
+/// Morton (Z-order) key of a cell: the bits of x, y and z interleaved (21 bits each).
+fn morton(c: [u32; 3]) -> u64 {
+    let spread = |v: u32| {
+        let mut x = u64::from(v.min((1 << 21) - 1));
+        x = (x | x << 32) & 0x1f00000000ffff;
+        x = (x | x << 16) & 0x1f0000ff0000ff;
+        x = (x | x << 8) & 0x100f00f00f00f00f;
+        x = (x | x << 4) & 0x10c30c30c30c30c3;
+        (x | x << 2) & 0x1249249249249249
+    };
+    spread(c[0]) | spread(c[1]) << 1 | spread(c[2]) << 2
 }
 
 #[cfg(test)]

@@ -34,9 +34,10 @@ use glam::DVec3;
 
 use crate::boundary::Periodic;
 use crate::particles::Mobility;
-use crate::sim::{Physics, World};
+use crate::physics::{BodyForce, Physics};
 use crate::walls::interact::{prepare, remove_particles, Attachment};
 use crate::walls::{Pose, Surface};
+use crate::world::World;
 use crate::{Error, Result};
 pub use log::{CollisionRecord, Partner};
 use predict::pair_collision_time;
@@ -170,13 +171,32 @@ pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     }
 }
 
+/// The hard-sphere method's scratch, kept from step to step.
+#[derive(Clone, Debug, Default)]
+pub struct HardStepper {
+    /// Scratch of the drift, with the collision log of the last step.
+    pub drift: DriftState,
+    /// Body-force accelerations after the last drift.
+    pub body: BodyForce,
+}
+
+impl HardStepper {
+    /// Advances the world by one step of `physics.dt` with hard-sphere collisions, counting
+    /// them in [`World::collisions`].
+    pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<CollisionStats> {
+        let stats = step(world, physics, self)?;
+        world.collisions += stats.collisions;
+        Ok(stats)
+    }
+}
+
 /// Advances the world by one step of `physics.dt` with hard-sphere collisions.
-pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
+fn step(world: &mut World, physics: &Physics, s: &mut HardStepper) -> Result<CollisionStats> {
     let dt = physics.dt;
     // Walls where they are now; grains touching sticky walls held, absorbing ones removed.
     prepare(world, &physics.periodic);
-    plan_walls(world, dt);
-    kick(world, physics, 0.5 * dt);
+    plan_walls(world, &mut s.drift, dt);
+    kick(world, physics, &mut s.body, 0.5 * dt);
     let v_max = crate::particles::fastest(&world.particles.vel);
     // The skin is a fixed number of the longest drifts of a step; within it the list holds every
     // pair that can meet while the grains move straight. A collision that speeds a grain past
@@ -194,11 +214,11 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     ) {
         world.rebuild_neighbors(&physics.periodic);
     }
-    let stats = drift(world, physics, dt)?;
+    let stats = drift(world, physics, s, dt)?;
     world.time += dt;
     world.step += 1;
-    crate::sim::body_accelerations(world, physics);
-    kick(world, physics, 0.5 * dt);
+    s.body.update(physics, &world.particles, world.time);
+    kick(world, physics, &mut s.body, 0.5 * dt);
     Ok(stats)
 }
 
@@ -209,9 +229,8 @@ const SKIN_REACHES: f64 = 4.0;
 /// The walls' straight paths over the step, and the velocities of held grains: the secant
 /// from where they are to where their wall puts them at the end of the step. Grains fixed by
 /// the scene (not held by a wall) stay where they are, at zero velocity.
-fn plan_walls(world: &mut World, dt: f64) {
+fn plan_walls(world: &mut World, ds: &mut DriftState, dt: f64) {
     let t0 = world.time;
-    let ds = &mut world.drift;
     let rt = &world.wall_runtime;
     ds.end_pose.clear();
     ds.end_pose
@@ -245,14 +264,14 @@ fn plan_walls(world: &mut World, dt: f64) {
 
 /// v += h g for every mobile particle (the only forces between collisions are body forces:
 /// gravity fields, self-gravity included, and frame forces, evaluated after each drift).
-fn kick(world: &mut World, physics: &Physics, h: f64) {
-    if world.body_acc.len() != world.particles.len() {
-        crate::sim::body_accelerations(world, physics);
+fn kick(world: &mut World, physics: &Physics, body: &mut BodyForce, h: f64) {
+    if body.acc.len() != world.particles.len() {
+        body.update(physics, &world.particles, world.time);
     }
     let p = &mut world.particles;
     for k in 0..p.len() {
         if p.inv_mass[k] > 0.0 {
-            p.vel[k] += h * world.body_acc[k];
+            p.vel[k] += h * body.acc[k];
         }
     }
 }
@@ -421,9 +440,15 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
 }
 
 /// The drift of one step: collisions in time order, then every particle advanced to `dt`.
-fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats> {
+fn drift(
+    world: &mut World,
+    physics: &Physics,
+    s: &mut HardStepper,
+    dt: f64,
+) -> Result<CollisionStats> {
     let n = world.particles.len();
-    let mut ds = std::mem::take(&mut world.drift);
+    let body_acc = &s.body.acc;
+    let mut ds = std::mem::take(&mut s.drift);
     ds.t_last.clear();
     ds.t_last.resize(n, 0.0);
     ds.count.clear();
@@ -459,7 +484,7 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
         if let Target::Particle(j) = e.target {
             advance(world, &mut ds, &periodic, j, e.t);
         }
-        let overlap = collide(world, physics, &mut ds, &e)?;
+        let overlap = collide(world, physics, &mut ds, body_acc, &e)?;
         stats.max_overlap_ratio = stats.max_overlap_ratio.max(overlap);
         if overlap > physics.max_overlap {
             return Err(Error::Unstable {
@@ -524,7 +549,7 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
         .gone
         .contains(&true)
         .then(|| ds.gone.iter().map(|g| !g).collect::<Vec<bool>>());
-    world.drift = ds;
+    s.drift = ds;
     if let Some(keep) = keep {
         remove_particles(world, &keep, &periodic);
     }
@@ -582,13 +607,19 @@ fn restitution(eps_n: f64, speed: f64, slide_limit: f64) -> f64 {
 /// would leave the drift velocities still approaching (slow contacts, a grain resting on a
 /// wall), the collision is resolved with the drift velocities as in pkdgrav, so the bodies
 /// separate along their straight paths and are not met again at once.
-fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event) -> Result<f64> {
+fn collide(
+    world: &mut World,
+    physics: &Physics,
+    ds: &mut DriftState,
+    body_acc: &[DVec3],
+    e: &Event,
+) -> Result<f64> {
     let i = e.i;
     let p = &world.particles;
     let lag = e.t - 0.5 * physics.dt;
     let shift = |k: usize| {
         if p.inv_mass[k] > 0.0 {
-            world.body_acc.get(k).copied().unwrap_or(DVec3::ZERO) * lag
+            body_acc.get(k).copied().unwrap_or(DVec3::ZERO) * lag
         } else {
             DVec3::ZERO
         }

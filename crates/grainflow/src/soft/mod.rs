@@ -24,75 +24,114 @@ pub use pairs::Packed;
 use pairs::{pair_forces, Facts};
 
 use crate::contact::{Body, ContactState};
-use crate::particles::Particles;
-use crate::sim::{Physics, World};
+use crate::integrator::IntegratorWork;
+use crate::particles::{Particles, CHUNK};
+use crate::physics::{BodyForce, Physics};
 use crate::simd::Quad;
+pub use crate::stats::{ContactStats, StageTimes};
 use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces, WallRuntime};
 use crate::walls::Wall;
+use crate::world::World;
 use crate::{Error, Result};
 
-/// Fewest items a parallel loop hands to one task: small systems run on one thread
-/// without waking the others.
-pub(crate) const MIN_LEN: usize = 512;
-
-/// Contact statistics of one force evaluation.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ContactStats {
-    /// Touching particle–particle and particle–wall pairs.
-    pub contacts: usize,
-    /// Largest overlap divided by the smaller radius of its pair (−).
-    pub max_overlap_ratio: f64,
-    /// Index of the particle with that overlap.
-    pub worst: usize,
-    /// Lowest index of a particle whose force or torque is not finite.
-    pub non_finite: Option<usize>,
+/// The soft-sphere method's scratch, kept from step to step; none of it is part of the
+/// physical state (a resume makes it again, [`SoftStepper::compute_forces`]).
+#[derive(Clone, Debug, Default)]
+pub struct SoftStepper {
+    /// Every grain's state as the pair loop reads it, packed at each force evaluation.
+    packed: Packed,
+    /// Per slot, the force and torque of the last evaluation on the partner j (zero for
+    /// slots not touching), for stress analysis; empty unless `keep_reactions`.
+    pub reaction: Vec<(DVec3, DVec3)>,
+    /// Whether the pair loop keeps `reaction` (stress output asks for it). Writing it costs
+    /// the pair loop about a tenth of its time on a dense bed, so runs without it skip it.
+    pub keep_reactions: bool,
+    /// The same for the pairs crossing into a later block, in the order of
+    /// [`crate::neighbor::Links::cross_slot`]: what the gather adds to their partners.
+    cross: Vec<(DVec3, DVec3)>,
+    /// The walls' force and torque at the last evaluation, as (particle, force, torque) in
+    /// ascending particle, for every particle a wall may act on: what the gather adds; empty
+    /// when there are no walls.
+    pub(crate) wall_force: Vec<(u32, DVec3, DVec3)>,
+    /// Body-force accelerations at the last evaluation.
+    pub body: BodyForce,
+    /// Stages and past rates of the Runge–Kutta and Adams integrators.
+    pub(crate) integrator: IntegratorWork,
+    /// Wall-clock time per stage.
+    pub timers: StageTimes,
+    /// The neighbour list's build count the slot buffers (`reaction`, `cross`) were sized
+    /// for ([`crate::neighbor::NeighborList::builds`]).
+    sized_for: Option<u64>,
 }
 
-impl ContactStats {
-    /// Contacts added; the larger overlap kept (ties to the lower index).
-    pub(crate) fn merge(a: Self, b: Self) -> Self {
-        // Ties go to the lower index, so the reported particle does not depend on the threads.
-        let b_wins = b.max_overlap_ratio > a.max_overlap_ratio
-            || (b.max_overlap_ratio == a.max_overlap_ratio && b.worst < a.worst);
-        let worst = if b_wins { b } else { a };
-        let non_finite = match (a.non_finite, b.non_finite) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        ContactStats {
-            contacts: a.contacts + b.contacts,
-            non_finite,
-            ..worst
+impl SoftStepper {
+    /// A stepper that keeps the per-pair reactions when `keep_reactions` (stress output).
+    pub fn new(keep_reactions: bool) -> Self {
+        SoftStepper {
+            keep_reactions,
+            ..Default::default()
         }
     }
-}
 
-/// Wall-clock time spent in each stage of the step, for `grainflow bench` and the end of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct StageTimes {
-    /// Kicks, drift and stability checks, and the neighbour-list check that rides on the
-    /// drift (s).
-    pub integrate: f64,
-    /// Neighbour-list rebuilds, and their checks where no drift made them (s).
-    pub neighbor: f64,
-    /// Particle–particle contact forces (s).
-    pub pairs: f64,
-    /// Particle–wall contact forces (s).
-    pub walls: f64,
-    /// The pass per particle after them: crossing reactions, body forces and the finite check;
-    /// for approximate hard spheres, the overlap correction (s).
-    pub gather: f64,
-    /// Writing outputs (s): timed by whoever writes them, as the engine writes none.
-    pub output: f64,
-}
+    /// Advances the world by one step of `physics.dt` with the scene's integrator, after
+    /// sorting the grains along the Morton curve when `simulation.sort_every` asks for it.
+    pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<ContactStats> {
+        // Sorted before the step, so that the step's own evaluation fills what is kept per
+        // slot (the reactions stress output reads) for the new order.
+        if let Some(every) = physics.sort_every {
+            if world.step > 0 && world.step.is_multiple_of(every) {
+                self.sort(world, physics);
+            }
+        }
+        crate::integrator::step(world, physics, self)
+    }
 
-impl std::fmt::Display for StageTimes {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(
-            f,
-            "integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, walls {:.2} s, gather {:.2} s, output {:.2} s",
-            self.integrate, self.neighbor, self.pairs, self.walls, self.gather, self.output
-        )
+    /// Sorts the grains along the Morton curve they are made in, so that grains near in space
+    /// are near in memory again after they have mixed; nothing when they already are. The
+    /// per-grain scratch of the integrators and body forces goes with them.
+    pub fn sort(&mut self, world: &mut World, physics: &Physics) {
+        if let Some(order) = world.curve_order() {
+            world.reorder(&order, &physics.periodic);
+            self.body.permute(&order);
+            self.integrator.permute(&order);
+            self.follow_list(world);
+        }
+    }
+
+    /// Forces and torques on every particle at the current state. `dt` advances the
+    /// tangential history; 0 evaluates without advancing it (the first evaluation of a run).
+    pub fn compute_forces(
+        &mut self,
+        world: &mut World,
+        physics: &Physics,
+        dt: f64,
+    ) -> ContactStats {
+        evaluate(world, physics, self, dt, None, None)
+    }
+
+    /// Keeps, from the next force evaluation on, the per-pair forces that stress analysis
+    /// reads ([`SoftStepper::reaction`]).
+    pub fn keep_reactions(&mut self, world: &World) {
+        self.keep_reactions = true;
+        self.reaction
+            .resize(world.neighbors.len(), (DVec3::ZERO, DVec3::ZERO));
+    }
+
+    /// Sizes the buffers per slot afresh (zeros) when the neighbour list was rebuilt since
+    /// they were last sized.
+    pub fn follow_list(&mut self, world: &World) {
+        let nl = &world.neighbors;
+        if self.sized_for == Some(nl.builds) {
+            return;
+        }
+        self.sized_for = Some(nl.builds);
+        self.reaction.clear();
+        if self.keep_reactions {
+            self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
+        }
+        self.cross.clear();
+        self.cross
+            .resize(nl.links.cross_of.len(), (DVec3::ZERO, DVec3::ZERO));
     }
 }
 
@@ -109,12 +148,12 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 /// loop are one pass over the grains, chunk by chunk; the second half kick rides on the gather
 /// of the forces. Each keeps its operations and order, so the results are those of separate
 /// passes.
-pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
+pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
-    let left = kick_drift_pack(world, physics, dt);
+    let left = kick_drift_pack(world, &mut s.packed, physics, dt);
     world.time += dt;
-    world.timers.integrate += lap(&mut t);
-    evaluate(world, physics, dt, Some(0.5 * dt), Some(left))
+    s.timers.integrate += lap(&mut t);
+    evaluate(world, physics, s, dt, Some(0.5 * dt), Some(left))
 }
 
 /// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
@@ -123,7 +162,7 @@ pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
 /// neighbour list needs a rebuild ([`crate::neighbor::NeighborList::needs_rebuild`], asked
 /// of each chunk as it drifts). Public for the benchmarks.
 #[inline(never)]
-pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) -> bool {
+pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics, dt: f64) -> bool {
     let periodic = &physics.periodic;
     let [lo, hi] = periodic.bounds();
     let h = 0.5 * dt;
@@ -139,7 +178,6 @@ pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) -> bool {
         material,
         ..
     } = &mut world.particles;
-    let packed = &mut world.packed;
     packed.resize(pos.len());
     let neighbors = &world.neighbors;
     let stale = neighbors.stale_count(pos.len());
@@ -245,21 +283,12 @@ fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
     }
 }
 
-/// Items one parallel task handles in the pair and gather loops: large enough that the loop
-/// body, not the task bookkeeping, dominates; small systems run on one thread.
-pub(crate) const CHUNK: usize = 1024;
-
-/// Forces and torques on every particle at the current state. `dt` advances the tangential
-/// history; 0 evaluates without advancing it (the first evaluation of a run).
-pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    evaluate(world, physics, dt, None, None)
-}
-
-/// [`compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
+/// [`SoftStepper::compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
 /// `left` is whether a grain left half the skin, when the drift just asked.
 fn evaluate(
     world: &mut World,
     physics: &Physics,
+    s: &mut SoftStepper,
     dt: f64,
     kick: Option<f64>,
     left: Option<bool>,
@@ -278,24 +307,25 @@ fn evaluate(
         world.rebuild_neighbors(&physics.periodic);
     }
     if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
-        world.packed.fresh = false;
+        s.packed.fresh = false;
     }
-    world.timers.neighbor += lap(&mut t);
-    crate::sim::body_accelerations(world, physics);
-    pairs::pack(world);
-    world.packed.fresh = false;
-    let (pair_stats, wall_stats) = contact_forces(world, physics, dt, period, &mut t);
+    s.follow_list(world);
+    s.timers.neighbor += lap(&mut t);
+    s.body.update(physics, &world.particles, world.time);
+    pairs::pack(&mut s.packed, &world.particles);
+    s.packed.fresh = false;
+    let (pair_stats, wall_stats) = contact_forces(world, physics, s, dt, period, &mut t);
     let stats = if physics.planar {
-        let stats = gather_forces(world, physics, None);
+        let stats = gather_forces(world, physics, s, None);
         crate::planar::project_forces(&mut world.particles);
         if let Some(h) = kick {
             half_kick(world, 2.0 * h);
         }
         stats
     } else {
-        gather_forces(world, physics, kick)
+        gather_forces(world, physics, s, kick)
     };
-    world.timers.gather += lap(&mut t);
+    s.timers.gather += lap(&mut t);
     ContactStats::merge(ContactStats::merge(pair_stats, wall_stats), stats)
 }
 
@@ -321,31 +351,35 @@ fn body(
 
 /// The pair loop ([`pair_forces`]) and the wall pass ([`wall_forces`]) side by side
 /// ([`rayon::join`]): both read the grains and they write apart (the pairs into the forces and
-/// torques, taken out of the particles for the while; the walls into `world.wall_force`), so
+/// torques, taken out of the particles for the while; the walls into `s.wall_force`), so
 /// that the threads one leaves idle at its end take up the other. Each stage's timer gets the
 /// share of the wall time since `t` that its own run time is of both (on one thread they run
 /// one after the other, and the shares are their times).
 fn contact_forces(
     world: &mut World,
     physics: &Physics,
+    s: &mut SoftStepper,
     dt: f64,
     period: DVec3,
     t: &mut std::time::Instant,
 ) -> (ContactStats, ContactStats) {
     let World {
         particles,
-        packed,
         neighbors,
-        reaction,
-        keep_reactions,
-        cross,
         walls,
         wall_runtime,
         wall_state,
+        ..
+    } = world;
+    let SoftStepper {
+        packed,
+        reaction,
+        keep_reactions,
+        cross,
         wall_force,
         timers,
         ..
-    } = world;
+    } = s;
     let mut force = std::mem::take(&mut particles.force);
     let mut torque = std::mem::take(&mut particles.torque);
     let p = &*particles;
@@ -490,7 +524,12 @@ fn listed_walls(
 /// Each is a pass of its own over a chunk of particles, so that the dense ones (body force,
 /// check) run without the others' branches, and the sparse ones visit only what they add.
 #[inline(never)]
-fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> ContactStats {
+fn gather_forces(
+    world: &mut World,
+    physics: &Physics,
+    s: &SoftStepper,
+    kick: Option<f64>,
+) -> ContactStats {
     let Particles {
         mass,
         inv_mass,
@@ -505,10 +544,10 @@ fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> Con
     let crate::neighbor::Links {
         cross_to, cross_of, ..
     } = &world.neighbors.links;
-    let cross = &world.cross;
-    let wall_force = &world.wall_force;
-    let body_acc = &world.body_acc;
-    let uniform = crate::sim::uniform_acceleration(physics);
+    let cross = &s.cross;
+    let wall_force = &s.wall_force;
+    let body_acc = &s.body.acc;
+    let uniform = physics.uniform_acceleration();
     force
         .par_chunks_mut(CHUNK)
         .zip(torque.par_chunks_mut(CHUNK))
@@ -694,6 +733,16 @@ mod tests {
         crate::sim::Simulation::new(scene, &base).expect("builds")
     }
 
+    /// The world, physics and soft-sphere stepper of `sim`.
+    pub(crate) fn parts(
+        sim: &mut crate::sim::Simulation,
+    ) -> (&mut World, &Physics, &mut SoftStepper) {
+        match &mut sim.stepper {
+            crate::sim::Stepper::Soft(s) => (&mut sim.world, &sim.physics, s),
+            _ => panic!("a soft-sphere scene"),
+        }
+    }
+
     #[test]
     fn every_particle_gets_each_pair_force_once_across_blocks() {
         // The peers' settled bed (20 000 grains, 40 blocks, 2 contacts per grain) without
@@ -714,7 +763,7 @@ mod tests {
         for i in 0..p.len() {
             for s in nl.start[i]..nl.start[i + 1] {
                 let j = nl.partner[s] as usize;
-                let f = sim.world.reaction[s].0;
+                let f = sim.reactions().expect("kept")[s].0;
                 sum[i] -= f;
                 sum[j] += f;
                 if f != DVec3::ZERO && i / BLOCK != j / BLOCK {
@@ -766,10 +815,10 @@ mod tests {
         let mut sim = bench_scene(include_str!("../../../../scenes/bench/s1.toml"), "s1");
         let before = sim.world.wall_state.clone();
         soft_forces(&mut sim);
-        let (w, ph) = (&sim.world, &sim.physics);
+        let (w, ph, s) = parts(&mut sim);
         let n = w.particles.len();
         let listed = w.wall_runtime.near.listed(n).expect("built for n");
-        assert_eq!(w.wall_force.len(), listed.len());
+        assert_eq!(s.wall_force.len(), listed.len());
         assert!(
             listed.len() > 1000 && listed.len() < n / 4,
             "{}",
@@ -783,7 +832,7 @@ mod tests {
             let m = p.material[k] as usize;
             let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut state);
             match listed.binary_search(&(k as u32)) {
-                Ok(e) => assert_eq!(w.wall_force[e], (k as u32, f, t), "grain {k}"),
+                Ok(e) => assert_eq!(s.wall_force[e], (k as u32, f, t), "grain {k}"),
                 Err(_) => assert_eq!((f, t), (DVec3::ZERO, DVec3::ZERO), "grain {k}"),
             }
             touching += usize::from(f != DVec3::ZERO);
@@ -892,12 +941,12 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
         };
         let (mut lanes, mut formed, mut ended, mut crowded) = (0, 0, 0, 0);
         for _ in 0..2000 {
-            let (w, ph) = (&mut sim.world, &sim.physics);
-            kick_drift_pack(w, ph, dt);
+            let (w, ph, s) = parts(&mut sim);
+            kick_drift_pack(w, &mut s.packed, ph, dt);
             w.time += dt;
             let n = w.particles.len();
             let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
-            evaluate(w, ph, dt, None, None);
+            evaluate(w, ph, s, dt, None, None);
             assert!(
                 w.wall_runtime.near.holds_history(),
                 "the near lists hold the histories"
@@ -918,7 +967,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                 let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut history);
                 history.retain(|(_, s)| s.touching);
                 history.sort_by_key(|(h, _)| *h);
-                let (g, fg, tg) = w.wall_force[e];
+                let (g, fg, tg) = s.wall_force[e];
                 assert_eq!(g as usize, k);
                 assert!(
                     bits(f) == bits(fg) && bits(t) == bits(tg),
@@ -967,7 +1016,8 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
     /// One force evaluation of `sim` with its time step.
     fn soft_forces(sim: &mut crate::sim::Simulation) -> ContactStats {
         let dt = sim.physics.dt;
-        compute_forces(&mut sim.world, &sim.physics, dt)
+        let (w, ph, s) = parts(sim);
+        s.compute_forces(w, ph, dt)
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
-use crate::sim::{Physics, World};
+use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
 
 #[cfg(all(
@@ -115,12 +115,10 @@ pub(super) struct PairParts<'a> {
 
 /// Packs every grain's centre and radius for the pair loop, unless the drift just did.
 #[inline(never)]
-pub(super) fn pack(world: &mut World) {
-    if world.packed.fresh && world.packed.pos.len() == world.particles.len() {
+pub(super) fn pack(q: &mut Packed, p: &Particles) {
+    if q.fresh && q.pos.len() == p.len() {
         return;
     }
-    let p = &world.particles;
-    let q = &mut world.packed;
     q.resize(p.len());
     let facts = q
         .pos

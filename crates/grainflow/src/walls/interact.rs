@@ -30,9 +30,9 @@ use crate::contact::lanes::{Contacts, Lanes, Touches, WallLanes, F, LANES, V3};
 use crate::contact::{Body, ContactModel, ContactState, Touch};
 use crate::material::{PairParams, PairTable};
 use crate::particles::{Mobility, Particles};
-use crate::sim::World;
 use crate::simd::prefetch;
-use crate::soft::ContactStats;
+use crate::stats::ContactStats;
+use crate::world::World;
 
 /// Where a grain held by a wall sits.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -267,7 +267,7 @@ pub fn near_walls(
     let rows: Vec<Vec<u32>> = pos
         .par_iter()
         .zip(radius.par_iter())
-        .with_min_len(crate::soft::MIN_LEN)
+        .with_min_len(crate::particles::MIN_LEN)
         .map(|(&x, &r)| {
             // x and its images across the faces it is near: up to 8 at a corner.
             let mut images = [x; 8];
@@ -452,12 +452,12 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
     let hits: Vec<(usize, usize)> = match listed {
         Some(listed) => listed
             .par_iter()
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .filter_map(|&k| first(k as usize))
             .collect(),
         None => (0..p.len())
             .into_par_iter()
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .filter_map(first)
             .collect(),
     };
