@@ -19,15 +19,18 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+mod gather;
 mod pairs;
+mod verlet;
+use gather::gather_forces;
+use pairs::pair_forces;
 pub use pairs::Packed;
-use pairs::{pair_forces, Facts};
+pub use verlet::{half_kick, kick_drift_pack};
 
 use crate::contact::{Body, ContactState};
 use crate::integrator::IntegratorWork;
 use crate::particles::{Particles, CHUNK};
 use crate::physics::{BodyForce, Physics};
-use crate::simd::Quad;
 pub use crate::stats::{ContactStats, StageTimes};
 use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces, WallRuntime};
 use crate::walls::Wall;
@@ -154,133 +157,6 @@ pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) 
     world.time += dt;
     s.timers.integrate += lap(&mut t);
     evaluate(world, physics, s, dt, Some(0.5 * dt), Some(left))
-}
-
-/// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
-/// x += dt v with the wrap into the periodic box (003 §2.1, eq 3–6), chunk by chunk while the
-/// chunk is in cache, and the grains' centres packed for the pair loop; returns whether the
-/// neighbour list needs a rebuild ([`crate::neighbor::NeighborList::needs_rebuild`], asked
-/// of each chunk as it drifts). Public for the benchmarks.
-#[inline(never)]
-pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics, dt: f64) -> bool {
-    let periodic = &physics.periodic;
-    let [lo, hi] = periodic.bounds();
-    let h = 0.5 * dt;
-    let Particles {
-        pos,
-        vel,
-        omega,
-        force,
-        torque,
-        inv_mass,
-        inv_inertia,
-        radius,
-        material,
-        ..
-    } = &mut world.particles;
-    packed.resize(pos.len());
-    let neighbors = &world.neighbors;
-    let stale = neighbors.stale_count(pos.len());
-    let period = periodic.lengths();
-    let (left, facts) = pos
-        .par_chunks_mut(CHUNK)
-        .zip(vel.par_chunks_mut(CHUNK))
-        .zip(omega.par_chunks_mut(CHUNK))
-        .zip(packed.pos.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(c, (((xs, vs), ws), qp))| {
-            let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
-            kick(vs, &force[a..b], &inv_mass[a..b], h);
-            kick(ws, &torque[a..b], &inv_inertia[a..b], h);
-            drift(xs, vs, dt);
-            // Whether every grain stayed in the box, folded without a branch per grain; only
-            // a chunk with a grain out is wrapped, grain by grain.
-            let inside = |x: &DVec3| (x.cmpge(lo) & x.cmplt(hi)).all();
-            if !xs.iter().fold(true, |all, x| all & inside(x)) {
-                for x in xs.iter_mut().filter(|x| !inside(x)) {
-                    *x = periodic.wrap(*x);
-                }
-            }
-            pairs::pack_chunk(qp, xs, &radius[a..b]);
-            let left = !stale && neighbors.left_half_skin(a, xs, period);
-            (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
-        })
-        .reduce(
-            || (false, None),
-            |(l, f), (m, g)| (l || m, Facts::both(f, g)),
-        );
-    packed.note(facts);
-    stale || left
-}
-
-/// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
-/// eq 3–6 and 9–10): one parallel pass, each chunk a `kick` for v and one for ω; public for the
-/// benchmarks.
-#[inline(never)]
-pub fn half_kick(world: &mut World, dt: f64) {
-    let Particles {
-        vel,
-        omega,
-        force,
-        torque,
-        inv_mass,
-        inv_inertia,
-        ..
-    } = &mut world.particles;
-    let h = 0.5 * dt;
-    vel.par_chunks_mut(CHUNK)
-        .zip(omega.par_chunks_mut(CHUNK))
-        .zip(force.par_chunks(CHUNK))
-        .zip(torque.par_chunks(CHUNK))
-        .zip(inv_mass.par_chunks(CHUNK))
-        .zip(inv_inertia.par_chunks(CHUNK))
-        .for_each(|(((((vs, ws), fs), ts), ims), iis)| {
-            kick(vs, fs, ims, h);
-            kick(ws, ts, iis, h);
-        });
-}
-
-/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
-/// vectors taken as one run of numbers, four grains (twelve numbers, three runs of four) at a
-/// time; each number gets the same two products and sum as grain by grain, so the same bits.
-#[inline(always)]
-fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
-    let v: &mut [f64] = bytemuck::cast_slice_mut(v);
-    let f: &[f64] = bytemuck::cast_slice(f);
-    let (mut vs, mut fs, mut ws) = (
-        v.chunks_exact_mut(12),
-        f.chunks_exact(12),
-        inverse.chunks_exact(4),
-    );
-    let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
-    let h4 = Quad::new([h; 4]);
-    for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
-        let hw = (h4 * quad(w)).triple();
-        for (r, hw) in hw.iter().enumerate() {
-            let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
-            v.copy_from_slice(&(quad(v) + quad(f) * *hw).to_array());
-        }
-    }
-    let (v, f) = (vs.into_remainder(), fs.remainder());
-    for ((v, f), w) in v
-        .chunks_exact_mut(3)
-        .zip(f.chunks_exact(3))
-        .zip(ws.remainder())
-    {
-        for c in 0..3 {
-            v[c] += f[c] * (h * w);
-        }
-    }
-}
-
-/// x += v dt for each grain's position x and velocity v, with the vectors taken as one run
-/// of numbers (each the same product and sum as grain by grain).
-#[inline(always)]
-fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
-    let x: &mut [f64] = bytemuck::cast_slice_mut(x);
-    for (x, v) in x.iter_mut().zip(bytemuck::cast_slice::<DVec3, f64>(v)) {
-        *x += v * dt;
-    }
 }
 
 /// [`SoftStepper::compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
@@ -514,150 +390,6 @@ fn listed_walls(
         || listed_walls(reach_rest, out_rest, history_rest, split, walls, p),
     );
     ContactStats::merge(a, b)
-}
-
-/// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
-/// reactions of the rows in earlier blocks naming it (ascending owner), its wall contacts
-/// ([`wall_forces`]) and its body force; then checks that every force and torque is finite,
-/// and when `kick` is h, gives v += h F/m and ω += h T/I ([`half_kick`]) while the chunk is
-/// in cache.
-/// Each is a pass of its own over a chunk of particles, so that the dense ones (body force,
-/// check) run without the others' branches, and the sparse ones visit only what they add.
-#[inline(never)]
-fn gather_forces(
-    world: &mut World,
-    physics: &Physics,
-    s: &SoftStepper,
-    kick: Option<f64>,
-) -> ContactStats {
-    let Particles {
-        mass,
-        inv_mass,
-        inv_inertia,
-        force,
-        torque,
-        vel,
-        omega,
-        ..
-    } = &mut world.particles;
-    let (mass, inv_mass, inv_inertia) = (&*mass, &*inv_mass, &*inv_inertia);
-    let crate::neighbor::Links {
-        cross_to, cross_of, ..
-    } = &world.neighbors.links;
-    let cross = &s.cross;
-    let wall_force = &s.wall_force;
-    let body_acc = &s.body.acc;
-    let uniform = physics.uniform_acceleration();
-    force
-        .par_chunks_mut(CHUNK)
-        .zip(torque.par_chunks_mut(CHUNK))
-        .zip(vel.par_chunks_mut(CHUNK))
-        .zip(omega.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(c, (((fs, ts), vs), ws))| {
-            let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
-            // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
-            // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
-            let first = |k: usize| cross_to.partition_point(|&to| (to as usize) < k);
-            let (from, to) = (first(a), first(b));
-            for (&k, &c) in cross_to[from..to].iter().zip(&cross_of[from..to]) {
-                let (cf, ct) = cross[c as usize];
-                fs[k as usize - a] += cf;
-                ts[k as usize - a] += ct;
-            }
-            let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
-            for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
-                fs[k as usize - a] += fw;
-                ts[k as usize - a] += tw;
-            }
-            let (mass, inv_mass) = (&mass[a..b], &inv_mass[a..b]);
-            match uniform {
-                Some(g) => body_force(fs, vs, mass, inv_mass, kick, |_| g),
-                None => body_force(fs, vs, mass, inv_mass, kick, |o| body_acc[a + o]),
-            }
-            if let Some(h) = kick {
-                self::kick(ws, ts, &inv_inertia[a..b], h);
-            }
-            // A force that is not finite is the first sign of a run going bad; positions and
-            // velocities only become non-finite through it.
-            let finite = |v: &[DVec3]| {
-                bytemuck::cast_slice::<DVec3, f64>(v)
-                    .iter()
-                    .fold(true, |all, x| all & x.is_finite())
-            };
-            let non_finite = if finite(fs) && finite(ts) {
-                None
-            } else {
-                let bad = |v: &DVec3| !v.is_finite();
-                let first = fs.iter().zip(ts.iter()).position(|(f, t)| bad(f) || bad(t));
-                first.map(|o| a + o)
-            };
-            ContactStats {
-                non_finite,
-                ..ContactStats::default()
-            }
-        })
-        .reduce(ContactStats::default, ContactStats::merge)
-}
-
-/// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`
-/// the acceleration of the chunk's k-th particle; then, when `kick` is h, v += h F/m for
-/// every particle of the chunk (velocities `vs`; 003 §2.1, eq 3–6, as [`kick`]). With a kick
-/// the particles are taken four (twelve numbers, three runs of four) at a time, the body force
-/// picked number by number where the inverse mass is positive and the kick added while the
-/// forces are in registers: each number gets the operations of one pass per particle, so the
-/// same bits.
-#[inline(always)]
-fn body_force(
-    fs: &mut [DVec3],
-    vs: &mut [DVec3],
-    mass: &[f64],
-    inv_mass: &[f64],
-    kick: Option<f64>,
-    acc: impl Fn(usize) -> DVec3,
-) {
-    let runs = kick.map_or(0, |_| 4 * (fs.len() / 4));
-    if let Some(h) = kick {
-        let (f, v): (&mut [f64], &mut [f64]) = (
-            bytemuck::cast_slice_mut(&mut fs[..runs]),
-            bytemuck::cast_slice_mut(&mut vs[..runs]),
-        );
-        let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
-        let (zero, h) = (Quad::default(), Quad::new([h; 4]));
-        let runs = f
-            .chunks_exact_mut(12)
-            .zip(v.chunks_exact_mut(12))
-            .zip(mass.chunks_exact(4).zip(inv_mass.chunks_exact(4)));
-        for (q, ((f, v), (m, w))) in runs.enumerate() {
-            // The four particles' accelerations as three runs: x y z x | y z x y | z x y z.
-            let g = [0, 1, 2, 3].map(|o| acc(4 * q + o));
-            let g = [
-                [g[0].x, g[0].y, g[0].z, g[1].x],
-                [g[1].y, g[1].z, g[2].x, g[2].y],
-                [g[2].z, g[3].x, g[3].y, g[3].z],
-            ];
-            let (m, w) = (quad(m).triple(), quad(w));
-            let (hw, w) = ((h * w).triple(), w.triple());
-            for r in 0..3 {
-                let (f, v) = (&mut f[4 * r..4 * r + 4], &mut v[4 * r..4 * r + 4]);
-                let old = quad(f);
-                let new = w[r].select_gt(zero, old + m[r] * Quad::new(g[r]), old);
-                f.copy_from_slice(&new.to_array());
-                v.copy_from_slice(&(quad(v) + new * hw[r]).to_array());
-            }
-        }
-    }
-    for (o, (f, v)) in fs.iter_mut().zip(vs.iter_mut()).enumerate().skip(runs) {
-        let (m, w) = (mass[o], inv_mass[o]);
-        if w > 0.0 {
-            *f += m * acc(o);
-        }
-        if let Some(h) = kick {
-            for c in 0..3 {
-                v[c] += f[c] * (h * w);
-            }
-        }
-    }
 }
 
 /// Stops a run that went bad, naming the particle, the time and the likely cause.
