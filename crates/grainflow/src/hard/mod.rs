@@ -134,6 +134,22 @@ pub struct DriftState {
     pub log: Vec<CollisionRecord>,
 }
 
+impl DriftState {
+    /// Ready for a drift of `n` grains: none advanced, none collided, no event, no log.
+    fn start(&mut self, n: usize) {
+        self.t_last.clear();
+        self.t_last.resize(n, 0.0);
+        self.count.clear();
+        self.count.resize(n, 0);
+        self.gone.clear();
+        self.gone.resize(n, false);
+        self.last.clear();
+        self.last.resize(n, None);
+        self.heap.clear();
+        self.log.clear();
+    }
+}
+
 /// What a hard-sphere scene cannot have, each with its field path: walls whose collision
 /// times are not predicted (cone, block), and rotations that move a wall's shape (straight-line
 /// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
@@ -449,16 +465,7 @@ fn drift(
     let n = world.particles.len();
     let body_acc = &s.body.acc;
     let mut ds = std::mem::take(&mut s.drift);
-    ds.t_last.clear();
-    ds.t_last.resize(n, 0.0);
-    ds.count.clear();
-    ds.count.resize(n, 0);
-    ds.gone.clear();
-    ds.gone.resize(n, false);
-    ds.last.clear();
-    ds.last.resize(n, None);
-    ds.heap.clear();
-    ds.log.clear();
+    ds.start(n);
     first_events(world, physics, &mut ds, dt);
     let mut stats = CollisionStats::default();
     let periodic = physics.periodic;
@@ -487,27 +494,17 @@ fn drift(
         let overlap = collide(world, physics, &mut ds, body_acc, &e)?;
         stats.max_overlap_ratio = stats.max_overlap_ratio.max(overlap);
         if overlap > physics.max_overlap {
-            return Err(Error::Unstable {
-                time: world.time + e.t,
-                step: world.step,
-                id: world.particles.id[i],
-                reason: format!(
-                    "overlap of {overlap:.3} of a radius at a collision (simulation.max_overlap = {}); likely cause: grains placed overlapping each other or a wall",
-                    physics.max_overlap
-                ),
-            });
+            return Err(unstable(world, &e, format!(
+                "overlap of {overlap:.3} of a radius at a collision (simulation.max_overlap = {}); likely cause: grains placed overlapping each other or a wall",
+                physics.max_overlap
+            )));
         }
         ds.count[i] += 1;
         stats.collisions += 1;
         if stats.collisions > limit {
-            return Err(Error::Unstable {
-                time: world.time + e.t,
-                step: world.step,
-                id: world.particles.id[i],
-                reason: format!(
-                    "more than {limit} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt"
-                ),
-            });
+            return Err(unstable(world, &e, format!(
+                "more than {limit} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt"
+            )));
         }
         ds.last[i] = Some(e.target);
         let partner = match e.target {
@@ -535,25 +532,37 @@ fn drift(
             rebuild_in_drift(world, physics, &mut ds, e.t, dt);
         }
     }
-    for k in 0..n {
-        advance(world, &mut ds, &periodic, k, dt);
+    finish(world, &mut ds, &periodic, dt);
+    s.drift = ds;
+    Ok(stats)
+}
+
+/// The end of a drift: every grain advanced to `dt`, held grains exactly where their walls put
+/// them at the end of the step, absorbed grains removed.
+fn finish(world: &mut World, ds: &mut DriftState, periodic: &Periodic, dt: f64) {
+    for k in 0..world.particles.len() {
+        advance(world, ds, periodic, k, dt);
     }
-    // Held grains exactly where their walls put them at the end of the step.
     let rt = &world.wall_runtime;
     for (k, a) in rt.attached.iter().enumerate() {
         if let Some(a) = a {
             world.particles.pos[k] = ds.end_pose[a.wall as usize].to_world(a.local);
         }
     }
-    let keep = ds
-        .gone
-        .contains(&true)
-        .then(|| ds.gone.iter().map(|g| !g).collect::<Vec<bool>>());
-    s.drift = ds;
-    if let Some(keep) = keep {
-        remove_particles(world, &keep, &periodic);
+    if ds.gone.contains(&true) {
+        let keep: Vec<bool> = ds.gone.iter().map(|g| !g).collect();
+        remove_particles(world, &keep, periodic);
     }
-    Ok(stats)
+}
+
+/// The run stopped at event `e`, for `reason`.
+fn unstable(world: &World, e: &Event, reason: String) -> Error {
+    Error::Unstable {
+        time: world.time + e.t,
+        step: world.step,
+        id: world.particles.id[e.i],
+        reason,
+    }
 }
 
 /// Rebuilds the neighbour list at drift time `now` (every grain advanced to it, the skin
