@@ -2,7 +2,7 @@
 //! against Enskog, the model atmosphere of 000 §3.1, as in `grainflow validate hard-two-body
 //! hard-gas atmosphere`; overlaps, the collision log and scene refusals.
 
-use grainflow::validation::find;
+use grainflow_validate::validation::find;
 
 fn run(name: &str) -> usize {
     let case = find(name).expect("case exists");

@@ -25,18 +25,18 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::Metric;
-use crate::contact::normal::hertz_stiffness;
-use crate::contact::{ContactModel, Tangential};
-use crate::gravity::Gravity;
-use crate::material::{effective_modulus, Material};
-use crate::particles::Mobility;
-use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
-use crate::sim::Simulation;
-use crate::walls::indent::Row;
-use crate::walls::{
+use grainflow::contact::normal::hertz_stiffness;
+use grainflow::contact::{ContactModel, Tangential};
+use grainflow::gravity::Gravity;
+use grainflow::material::{effective_modulus, Material};
+use grainflow::particles::Mobility;
+use grainflow::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::walls::indent::Row;
+use grainflow::walls::{
     plate::any_perpendicular, Indentation, Motion, Shape, ShapeSpec, Side, Surface, WallSpec,
 };
-use crate::Result;
+use grainflow::Result;
 
 const CASE: &str = "wall-contacts";
 /// Sphere radius (m) of every check.
@@ -172,7 +172,7 @@ fn flat(c: DVec3, u: DVec3, v: DVec3, lo: [f64; 2], hi: [f64; 2]) -> Patch {
 type Solid = Box<dyn Fn(DVec3) -> bool>;
 
 fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
-    use crate::walls::*;
+    use grainflow::walls::*;
     let big = 50.0;
     let n = DVec3::new(0.3, -0.2, 0.9).normalize();
     let c = DVec3::new(0.1, 0.2, -0.3);
@@ -462,7 +462,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
         frame: None,
         boundary: Default::default(),
         simulation: SimulationSpec {
-            skin: Some(crate::scene::Skin::Fixed(0.05)),
+            skin: Some(grainflow::scene::Skin::Fixed(0.05)),
             ..SimulationSpec::new(1.0, TimeStep::Fixed(1e-5))
         },
         contact: ContactModel {

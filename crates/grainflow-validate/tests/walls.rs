@@ -6,7 +6,7 @@ use std::path::Path;
 
 use grainflow::scene::Scene;
 use grainflow::sim::Simulation;
-use grainflow::validation;
+use grainflow_validate::validation;
 
 #[test]
 fn wall_contacts_quick_form_passes() {

@@ -2,7 +2,7 @@
 //! summation on the collapse aggregate, and a collapse that conserves momentum and angular
 //! momentum. The same functions run with `grainflow validate NAME [--full]`.
 
-use grainflow::validation::{self_gravity, Metric};
+use grainflow_validate::validation::{self_gravity, Comparison, Metric};
 
 fn assert_all_pass(metrics: &[Metric], skip: impl Fn(&Metric) -> bool) {
     let failed: Vec<&Metric> = metrics.iter().filter(|m| !m.pass && !skip(m)).collect();
@@ -18,7 +18,7 @@ fn grid_and_tree_meet_the_papers_accuracy() {
     // Costs are wall times: speed is measured by `grainflow bench`, never asserted in tests.
     let cost = |m: &Metric| m.metric.starts_with("cost");
     assert_all_pass(&m, cost);
-    let checked = |m: &&Metric| !cost(m) && m.comparison != "report";
+    let checked = |m: &&Metric| !cost(m) && m.comparison != Comparison::Report;
     assert_eq!(m.iter().filter(checked).count(), 5);
     // The paper's grid stays within 0.15 of its published fractions (0.70 and 0.90).
     for row in m.iter().filter(|m| m.model == "grid-003" && !cost(m)) {

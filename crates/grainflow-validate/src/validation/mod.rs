@@ -18,9 +18,9 @@ pub mod wall_contacts;
 
 use serde::Serialize;
 
-use crate::material::Material;
+use grainflow::material::Material;
 
-use crate::Result;
+use grainflow::Result;
 
 /// Glass beads of 002 Table 2 (ρ = 2500 kg/m³, ν = 0.24, no spinning friction or cohesion)
 /// with the given restitution, sliding friction, Young's modulus (Pa) and rolling friction;
@@ -41,6 +41,20 @@ pub(crate) fn glass_beads(name: &str, e: f64, mu: f64, youngs_modulus: f64, mu_r
     }
 }
 
+/// How a metric's value and expected value compare (`comparison` in the JSON output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Comparison {
+    /// |value − expected| ≤ tolerance.
+    Within,
+    /// value ≥ expected (a published least value).
+    AtLeast,
+    /// value ≤ expected (a required largest value).
+    AtMost,
+    /// Printed beside a published value for comparison, not checked.
+    Report,
+}
+
 /// One compared number.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Metric {
@@ -56,10 +70,8 @@ pub struct Metric {
     pub expected: f64,
     /// Allowed |value − expected|.
     pub tolerance: f64,
-    /// How value and expected compare: "within" (|value − expected| ≤ tolerance),
-    /// "at_least" (value ≥ expected), "at_most" (value ≤ expected) or "report" (printed beside
-    /// a published value for comparison, not checked).
-    pub comparison: &'static str,
+    /// How value and expected compare.
+    pub comparison: Comparison,
     /// Whether the comparison holds.
     pub pass: bool,
 }
@@ -81,7 +93,7 @@ impl Metric {
             value,
             expected,
             tolerance,
-            comparison: "within",
+            comparison: Comparison::Within,
             pass: (value - expected).abs() <= tolerance,
         }
     }
@@ -95,7 +107,7 @@ impl Metric {
         bound: f64,
     ) -> Metric {
         Metric {
-            comparison: "at_least",
+            comparison: Comparison::AtLeast,
             pass: value >= bound,
             ..Metric::new(case, model, metric, value, bound, 0.0)
         }
@@ -110,7 +122,7 @@ impl Metric {
         bound: f64,
     ) -> Metric {
         Metric {
-            comparison: "at_most",
+            comparison: Comparison::AtMost,
             pass: value <= bound,
             ..Metric::new(case, model, metric, value, bound, 0.0)
         }
@@ -126,7 +138,7 @@ impl Metric {
         published: f64,
     ) -> Metric {
         Metric {
-            comparison: "report",
+            comparison: Comparison::Report,
             pass: true,
             ..Metric::new(case, model, metric, value, published, 0.0)
         }

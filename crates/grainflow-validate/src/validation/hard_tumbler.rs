@@ -8,7 +8,7 @@
 //! themselves and with the glued grains, which move with the cylinder as infinite masses
 //! (000 §2.2). The drum is about half filled from a lattice, the grains settle, then the drum
 //! turns at Ω (imposed at once, as in 000). The angle is the line fit to the free surface
-//! within R/2 of the centre ([`crate::analysis::drum_angle`]), averaged over samples in the
+//! within R/2 of the centre ([`grainflow::analysis::drum_angle`]), averaged over samples in the
 //! last part of the run, with the standard deviation of the mean as its error.
 //!
 //! * **Quick** (test suite): R = 12 mm, L = 4 mm, s = 1 mm (R/s = 12, 114 free grains, 80 glued),
@@ -27,16 +27,16 @@ use rayon::prelude::*;
 
 use super::hard_two_body::sphere;
 use super::Metric;
-use crate::analysis::{drum_angle, mean_and_error, DrumFrame};
-use crate::contact::ContactModel;
-use crate::fill::lattice::{lattice_spaced, LatticeKind};
-use crate::fill::layer::cylinder_layer;
-use crate::gravity::Gravity;
-use crate::material::{Material, PairOverride};
-use crate::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
-use crate::sim::Simulation;
-use crate::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
-use crate::Result;
+use grainflow::analysis::{drum_angle, mean_and_error, DrumFrame};
+use grainflow::contact::ContactModel;
+use grainflow::fill::lattice::{lattice_spaced, LatticeKind};
+use grainflow::fill::layer::cylinder_layer;
+use grainflow::gravity::Gravity;
+use grainflow::material::{Material, PairOverride};
+use grainflow::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
+use grainflow::Result;
 
 const CASE: &str = "hard-tumbler";
 /// Earth gravity (m/s²).

@@ -4,7 +4,7 @@
 //! independent packs. The location of the strengthening transition needs a wide cell and is
 //! checked by `grainflow validate couette --full` only (see docs/approx-hard.md).
 
-use grainflow::validation::find;
+use grainflow_validate::validation::find;
 
 #[test]
 fn couette() {
@@ -27,7 +27,7 @@ fn couette() {
 #[test]
 fn approx_hard_is_bit_identical_for_one_and_two_threads() {
     use grainflow::scene::ParticleSource;
-    use grainflow::validation::couette::couette_scene;
+    use grainflow_validate::validation::couette::couette_scene;
     let run = |threads| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -76,7 +76,7 @@ fn approx_hard_is_bit_identical_for_one_and_two_threads() {
 fn approx_hard_resumes_from_a_checkpoint_bit_for_bit() {
     use grainflow::io::checkpoint::Checkpoint;
     use grainflow::sim::Simulation;
-    use grainflow::validation::couette::couette_scene;
+    use grainflow_validate::validation::couette::couette_scene;
     let n = 150;
     let build = || {
         Simulation::new(

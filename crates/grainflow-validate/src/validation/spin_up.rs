@@ -20,12 +20,12 @@ use std::path::Path;
 use glam::DVec3;
 
 use super::Metric;
-use crate::analysis::stress::plane_stress;
-use crate::fill::settle::{settle, Settle};
-use crate::frame::Frame;
-use crate::scene::{ParticleSource, Scene, TimeStep};
-use crate::sim::Simulation;
-use crate::{Error, Result};
+use grainflow::analysis::stress::plane_stress;
+use grainflow::fill::settle::{settle, Settle};
+use grainflow::frame::Frame;
+use grainflow::scene::{ParticleSource, Scene, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::{Error, Result};
 
 /// The spin-up scene of 003 §3.2.
 pub const SPIN_UP_SCENE: &str = include_str!("../../../../scenes/spin-up.toml");
@@ -51,13 +51,13 @@ fn quick_scene(mut scene: Scene) -> Result<Scene> {
     }
     scene.boundary.periodic.x = Some([0.0, side]);
     scene.boundary.periodic.z = Some([0.0, side]);
-    scene.contact.normal = crate::contact::Normal::Linear {
+    scene.contact.normal = grainflow::contact::Normal::Linear {
         kn: 9000.0,
         damping: 0.05,
         kt: Some(2.57e3),
         tangential_damping: None,
     };
-    scene.simulation.dt = TimeStep::Auto(crate::scene::Auto::Auto);
+    scene.simulation.dt = TimeStep::Auto(grainflow::scene::Auto::Auto);
     if let Some(ParticleSource::Lattice {
         radius,
         spacing,

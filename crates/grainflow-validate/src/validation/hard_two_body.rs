@@ -11,16 +11,16 @@ use std::path::Path;
 use glam::DVec3;
 
 use super::Metric;
-use crate::contact::ContactModel;
-use crate::gravity::Gravity;
-use crate::material::Material;
-use crate::particles::Mobility;
-use crate::scene::{
+use grainflow::contact::ContactModel;
+use grainflow::gravity::Gravity;
+use grainflow::material::Material;
+use grainflow::particles::Mobility;
+use grainflow::scene::{
     Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
 };
-use crate::sim::Simulation;
-use crate::walls::WallSpec;
-use crate::Result;
+use grainflow::sim::Simulation;
+use grainflow::walls::WallSpec;
+use grainflow::Result;
 
 const CASE: &str = "hard-two-body";
 
@@ -100,8 +100,8 @@ fn pair_case(
     let (ma, mb) = (p.mass[ia], p.mass[ib]);
     let rho = b.pos - a.pos;
     let v = b.vel - a.vel;
-    let tc =
-        crate::hard::predict::pair_collision_time(rho, v, a.radius + b.radius).unwrap_or(f64::NAN);
+    let tc = grainflow::hard::predict::pair_collision_time(rho, v, a.radius + b.radius)
+        .unwrap_or(f64::NAN);
     let (xa, xb) = (a.pos + a.vel * tc, b.pos + b.vel * tc);
     out.push(Metric::new(
         CASE,
@@ -240,8 +240,8 @@ pub fn hard_two_body(_full: bool) -> Result<Vec<Metric>> {
         Path::new("."),
     )?;
     sim.step()?;
-    let tc =
-        crate::hard::predict::plane_collision_time(s.pos.z, s.vel.z, s.radius).unwrap_or(f64::NAN);
+    let tc = grainflow::hard::predict::plane_collision_time(s.pos.z, s.vel.z, s.radius)
+        .unwrap_or(f64::NAN);
     out.push(Metric::new(
         CASE,
         "plane",

@@ -7,7 +7,7 @@
 //! too); walls
 //! touch grains with the particle–wall values of Table 2 (e = 0.82, μ = 0.45), grains each
 //! other with e = 0.97, μ = 0.16 (glass, ρ = 2500 kg/m³, ν = 0.24), Hertz contacts. The angle
-//! is measured on the final pile as in 002 §5.3 ([`crate::analysis::pile_angle`]): the upper
+//! is measured on the final pile as in 002 §5.3 ([`grainflow::analysis::pile_angle`]): the upper
 //! surface of each flank, tails and centre excluded, left and right fitted separately.
 //!
 //! * **Quick** (test suite): 2 ± 0.4 mm grains, E = 1 MPa, box 200 mm wide and 5 mm thick,
@@ -26,15 +26,15 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::{glass_beads, Metric};
-use crate::analysis::{pile_angle, DrumFrame};
-use crate::contact::{ContactModel, Rolling};
-use crate::fill::lattice::LatticeKind;
-use crate::gravity::Gravity;
-use crate::material::PairOverride;
-use crate::scene::{Auto, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
-use crate::sim::Simulation;
-use crate::walls::{Motion, ShapeSpec, Surface, WallSpec};
-use crate::Result;
+use grainflow::analysis::{pile_angle, DrumFrame};
+use grainflow::contact::{ContactModel, Rolling};
+use grainflow::fill::lattice::LatticeKind;
+use grainflow::gravity::Gravity;
+use grainflow::material::PairOverride;
+use grainflow::scene::{Auto, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::walls::{Motion, ShapeSpec, Surface, WallSpec};
+use grainflow::Result;
 
 const CASE: &str = "pile";
 

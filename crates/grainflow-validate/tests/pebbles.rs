@@ -6,8 +6,8 @@ use std::path::Path;
 use grainflow::integrator::Integrator;
 use grainflow::scene::{Scene, TimeStep};
 use grainflow::sim::Simulation;
-use grainflow::validation;
-use grainflow::validation::pebbles_friction::incline_scene;
+use grainflow_validate::validation;
+use grainflow_validate::validation::pebbles_friction::incline_scene;
 
 /// A pebble (r = 0.02 m, 1000 kg/m³) pressed into the floor by gravity and released from
 /// `amplitude` below its static overlap, rotation locked, with the PEBBLES normal force

@@ -2,7 +2,7 @@
 //! Froude number, the same angle when Fr is reached by lowering g, centrifuging at Fr = 2)
 //! and `pile` (002 §5) validations.
 
-use grainflow::validation;
+use grainflow_validate::validation;
 
 #[test]
 fn tumbler_quick_form_passes() {

@@ -19,10 +19,12 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{pebbles_friction, Metric};
-use crate::analysis::packing::{radial_packing, sphere_slab_volume, vertical_packing, Bin, Vessel};
-use crate::io::pebbles::Deck;
-use crate::sim::Simulation;
-use crate::Result;
+use grainflow::analysis::packing::{
+    radial_packing, sphere_slab_volume, vertical_packing, Bin, Vessel,
+};
+use grainflow::io::pebbles::Deck;
+use grainflow::sim::Simulation;
+use grainflow::Result;
 
 /// packing.inp of 001 §8.1.
 pub const PACKING: &str = include_str!("../../../../scenes/pebbles/packing.inp");

@@ -12,16 +12,16 @@ use std::path::Path;
 use glam::DVec3;
 
 use super::Metric;
-use crate::contact::normal::{hertz_stiffness, hooke_stiffness};
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use crate::gravity::Gravity;
-use crate::material::{effective_modulus, Material};
-use crate::particles::Mobility;
-use crate::scene::{
+use grainflow::contact::normal::{hertz_stiffness, hooke_stiffness};
+use grainflow::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use grainflow::gravity::Gravity;
+use grainflow::material::{effective_modulus, Material};
+use grainflow::particles::Mobility;
+use grainflow::scene::{
     OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep, WallSpec,
 };
-use crate::sim::Simulation;
-use crate::Result;
+use grainflow::sim::Simulation;
+use grainflow::Result;
 
 /// Table 1 time step (s).
 const DT: f64 = 1e-5;
@@ -81,7 +81,7 @@ fn scene(
     Scene {
         frame: None,
         simulation: SimulationSpec {
-            skin: Some(crate::scene::Skin::Fixed(0.05)),
+            skin: Some(grainflow::scene::Skin::Fixed(0.05)),
             ..SimulationSpec::new(1.0, TimeStep::Fixed(DT))
         },
         contact: ContactModel {
@@ -114,7 +114,7 @@ fn scene(
 }
 
 /// Store indices of the particles with ids `a` and `b` (the order the scene lists them).
-fn ids(p: &crate::particles::Particles, [a, b]: [u64; 2]) -> (usize, usize) {
+fn ids(p: &grainflow::particles::Particles, [a, b]: [u64; 2]) -> (usize, usize) {
     (p.index_of(a).unwrap_or(0), p.index_of(b).unwrap_or(1))
 }
 

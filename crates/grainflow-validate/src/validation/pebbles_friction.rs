@@ -28,15 +28,15 @@ use rayon::prelude::*;
 
 use super::pile::{quick_pile, PileBox};
 use super::Metric;
-use crate::analysis::{pile_angle, DrumFrame};
-use crate::contact::pebbles::{PebblesFriction, StaticFriction};
-use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use crate::integrator::Integrator;
-use crate::particles::{core_shell_mass_inertia, Core};
-use crate::scene::{Scene, TimeStep};
-use crate::sim::Simulation;
-use crate::timestep::DtLimit;
-use crate::Result;
+use grainflow::analysis::{pile_angle, DrumFrame};
+use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
+use grainflow::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
+use grainflow::integrator::Integrator;
+use grainflow::particles::{core_shell_mass_inertia, Core};
+use grainflow::scene::{Scene, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::timestep::DtLimit;
+use grainflow::Result;
 
 const CASE: &str = "pebbles";
 /// Gravity (m/s²).

@@ -1,4 +1,4 @@
-//! Scene S3 of `../shared/peers/RESULTS.md` ("self-gravity", REBOUND): N equal point masses of
+//! Scene S3 of the peer benchmarks (docs/performance.md, "self-gravity", REBOUND): N equal point masses of
 //! total mass 1, G = 1, uniform in the unit ball, at rest, Plummer softening ε = 1e-3,
 //! leapfrog (drift–kick–drift) with dt = 1e-3. One warm-up step, then timed steps; force errors
 //! are |a − a_direct|/|a_direct| per particle on the initial snapshot.
@@ -9,13 +9,14 @@
 use std::time::Instant;
 
 use glam::DVec3;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::gravity::grid::GridSpec;
-use crate::gravity::{direct, force_errors, Gravity, GravityWork, SelfGravity, SelfGravityMethod};
+use grainflow::fill::random::uniform_ball;
+use grainflow::gravity::grid::GridSpec;
+use grainflow::gravity::{
+    direct, force_errors, Gravity, GravityWork, SelfGravity, SelfGravityMethod,
+};
 
 /// Softening of S3.
 pub const SOFTENING: f64 = 1e-3;
@@ -51,24 +52,6 @@ pub struct GravityBench {
     pub max_rel_err: f64,
     /// Particles the error statistics are over (all, or an evenly spaced sample).
     pub error_sample: usize,
-}
-
-/// N points uniform in the unit ball by rejection from [−1, 1]³ (ChaCha8 with `seed`; S3 uses
-/// seed 42 + N, as the peers' REBOUND script does).
-pub fn uniform_ball(n: usize, seed: u64) -> Vec<DVec3> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let p = DVec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
-        if p.length_squared() < 1.0 {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The gravity of S3 with the given method (G = 1, ε = 1e-3).

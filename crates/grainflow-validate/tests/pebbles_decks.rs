@@ -8,8 +8,8 @@ use std::path::Path;
 use grainflow::io::pebbles::save::Save;
 use grainflow::io::pebbles::Deck;
 use grainflow::sim::Simulation;
-use grainflow::validation::pebbles::{shorten, PACK_AND_RECIRC};
 use grainflow::walls::Motion;
+use grainflow_validate::validation::pebbles::{shorten, PACK_AND_RECIRC};
 
 const EARTHQUAKE: &str = include_str!("../../../scenes/pebbles/earthquake.inp");
 
@@ -129,7 +129,7 @@ fn loose_fill_drops_and_the_positions_dump_round_trips() {
 fn dump_frequency_writes_the_overlaps_of_touching_pairs() {
     // 001 §4.3 dump_frequency: a dump of the overlaps every n steps and always at the end.
     let text = shorten(
-        grainflow::validation::pebbles::PACKING,
+        grainflow_validate::validation::pebbles::PACKING,
         &[
             ("vessel_radius", "vessel_radius 0.0 0.15"),
             ("number_of_pebbles", "number_of_pebbles 120"),

@@ -29,13 +29,13 @@
 use std::path::Path;
 
 use super::Metric;
-use crate::analysis::couette::{
+use grainflow::analysis::couette::{
     exponential_decay, polar_stress, Bins, CouetteProfiles, CouetteSampler,
 };
-use crate::approx_hard::overlap::max_overlap;
-use crate::scene::{ParticleSource, Scene, TimeStep};
-use crate::sim::Simulation;
-use crate::{Error, Result};
+use grainflow::approx_hard::overlap::max_overlap;
+use grainflow::scene::{ParticleSource, Scene, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::{Error, Result};
 
 const CASE: &str = "couette";
 const MODEL: &str = "approx_hard";
@@ -75,7 +75,7 @@ pub fn wide_couette_scene(phi: f64, dt: f64) -> Result<Scene> {
     let mut scene = couette_scene(phi, dt)?;
     let (inner, outer) = (0.104, 0.256);
     for w in scene.walls.iter_mut() {
-        if let crate::walls::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
+        if let grainflow::walls::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
             *radius = if *radius > 0.05 { outer } else { inner };
         }
     }
@@ -131,7 +131,7 @@ pub fn inner_omega(scene: &Scene) -> f64 {
         .walls
         .iter()
         .find_map(|w| match w.motion {
-            crate::walls::Motion::Rotate { omega, .. } => Some(omega),
+            grainflow::walls::Motion::Rotate { omega, .. } => Some(omega),
             _ => None,
         })
         .unwrap_or(0.0)
@@ -181,7 +181,7 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         .walls
         .iter()
         .position(
-            |wall| matches!(&wall.shape, crate::walls::Shape::Cylinder(c) if c.radius == outer),
+            |wall| matches!(&wall.shape, grainflow::walls::Shape::Cylinder(c) if c.radius == outer),
         )
         .unwrap_or(sim.world.walls.len().saturating_sub(1));
     let dt = sim.physics.dt;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use grainflow::scene::Scene;
 use grainflow::sim::Simulation;
-use grainflow::validation::spin_up;
+use grainflow_validate::validation::spin_up;
 
 /// Two touching spheres, held together by a constant cohesion F_c = 1e-3 N against a linear
 /// spring (k = 9000 N/m, equilibrium overlap F_c/k), start straddling the x face of a periodic
@@ -111,7 +111,7 @@ fn self_gravity_is_bit_identical_for_any_thread_count() {
         "{ tree = { theta = 0.5 } }",
         "{ grid = { min = [-200.0, -200.0, -200.0], cell_size = 20.0, cells = [20, 20, 20] } }",
     ] {
-        let text = grainflow::validation::self_gravity::COLLAPSE_SCENE
+        let text = grainflow_validate::validation::self_gravity::COLLAPSE_SCENE
             .replace(
                 "method = { grid = { min = [-200.0, -200.0, -200.0], cell_size = 20.0, cells = [20, 20, 20] } }",
                 &format!("method = {method}"),
@@ -188,7 +188,7 @@ fn periodic_rotating_bed_is_bit_identical_for_any_thread_count() {
 
 #[test]
 fn impossible_gravity_and_boundary_combinations_are_refused_by_name() {
-    let collapse = grainflow::validation::self_gravity::COLLAPSE_SCENE;
+    let collapse = grainflow_validate::validation::self_gravity::COLLAPSE_SCENE;
     let first = |text: &str| {
         let scene = Scene::from_toml(text, "test").expect("parses");
         scene

@@ -1,7 +1,7 @@
 //! The seven two-body tests of 002 §4 at the tolerances of VALIDATION.md, as in
 //! `grainflow validate normal-stack cohesion restitution oblique-impact sliding rolling spinning`.
 
-use grainflow::validation::{find, Metric};
+use grainflow_validate::validation::{find, Metric};
 
 fn run(name: &str) -> Vec<Metric> {
     let case = find(name).expect("case exists");

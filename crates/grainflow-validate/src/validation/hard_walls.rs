@@ -16,10 +16,10 @@ use glam::{DQuat, DVec3};
 
 use super::hard_two_body::{rel, scene, sphere};
 use super::Metric;
-use crate::scene::SphereSpec;
-use crate::sim::Simulation;
-use crate::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
-use crate::Result;
+use grainflow::scene::SphereSpec;
+use grainflow::sim::Simulation;
+use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
+use grainflow::Result;
 
 const CASE: &str = "hard-two-body";
 const TOL: f64 = 1e-12;

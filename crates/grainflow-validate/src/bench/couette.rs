@@ -9,9 +9,9 @@
 
 use serde::Serialize;
 
-use crate::scene::{Method, TimeStep};
 use crate::validation::couette::{couette_scene, rms, run_couette, CouetteRun};
-use crate::Result;
+use grainflow::scene::{Method, TimeStep};
+use grainflow::Result;
 
 /// One method's run.
 #[derive(Clone, Debug, Serialize)]
@@ -65,8 +65,8 @@ pub fn couette(phi: f64, settle: f64, measure: f64) -> Result<CouetteBench> {
     let mut soft = couette_scene(phi, 1e-3)?;
     soft.simulation.method = Method::Soft;
     soft.simulation.approx_hard = Default::default();
-    soft.simulation.dt = TimeStep::Auto(crate::scene::Auto::Auto);
-    let dt_soft = crate::sim::Simulation::new(soft.clone(), std::path::Path::new("."))?
+    soft.simulation.dt = TimeStep::Auto(grainflow::scene::Auto::Auto);
+    let dt_soft = grainflow::sim::Simulation::new(soft.clone(), std::path::Path::new("."))?
         .physics
         .dt;
     let b = run_couette(soft, settle, measure, 0.01)?;

@@ -18,12 +18,12 @@ use std::time::Instant;
 use glam::DVec3;
 
 use super::Metric;
-use crate::gravity::grid::GridSpec;
-use crate::gravity::{force_errors, GravityWork, SelfGravity, SelfGravityMethod};
-use crate::particles::Mobility;
-use crate::scene::{ParticleSource, Scene, SphereSpec, TimeStep};
-use crate::sim::Simulation;
-use crate::Result;
+use grainflow::gravity::grid::GridSpec;
+use grainflow::gravity::{force_errors, GravityWork, SelfGravity, SelfGravityMethod};
+use grainflow::particles::Mobility;
+use grainflow::scene::{ParticleSource, Scene, SphereSpec, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::Result;
 
 /// The collapse scene of 003 §4.4.
 pub const COLLAPSE_SCENE: &str = include_str!("../../../../scenes/collapse.toml");
@@ -51,7 +51,7 @@ fn ball_scene(scene: &Scene, n: usize) -> Result<Scene> {
         min, max, material, ..
     }) = cube.particles.first_mut()
     else {
-        return Err(crate::Error::scene(
+        return Err(grainflow::Error::scene(
             "particles[0]",
             "the collapse scene must start from a lattice",
         ));
@@ -102,13 +102,13 @@ pub fn gravity_accuracy(_full: bool) -> Result<Vec<Metric>> {
         softening,
     }) = gravity.self_gravity
     else {
-        return Err(crate::Error::scene(
+        return Err(grainflow::Error::scene(
             "gravity.self_gravity",
             "the collapse scene must have self-gravity",
         ));
     };
     let evaluate = |method: SelfGravityMethod| {
-        let g = crate::gravity::Gravity {
+        let g = grainflow::gravity::Gravity {
             self_gravity: Some(SelfGravity { method, softening }),
             ..gravity
         };

@@ -29,14 +29,14 @@ use rand_chacha::ChaCha8Rng;
 
 use super::hard_two_body::sphere;
 use super::Metric;
-use crate::contact::ContactModel;
-use crate::fill::lattice::{lattice_spaced, LatticeKind};
-use crate::gravity::Gravity;
-use crate::material::Material;
-use crate::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
-use crate::sim::Simulation;
-use crate::walls::{ShapeSpec, Side, WallSpec};
-use crate::Result;
+use grainflow::contact::ContactModel;
+use grainflow::fill::lattice::{lattice_spaced, LatticeKind};
+use grainflow::gravity::Gravity;
+use grainflow::material::Material;
+use grainflow::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::walls::{ShapeSpec, Side, WallSpec};
+use grainflow::Result;
 
 const CASE: &str = "atmosphere";
 /// Grain radius s (000 §3.1).

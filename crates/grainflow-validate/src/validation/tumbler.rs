@@ -8,7 +8,7 @@
 //! ν = 0.24, e = 0.97, μ = 0.16, μ_r = 0.09, particle–wall e = 0.82, μ = 0.45 for the glued
 //! grains), Hertz contacts, filled on a lattice in a rectangle inscribed in the drum's lower
 //! part so that the settled bed is about half of it. The angle is the line fit to the free
-//! surface within D/4 of the centre ([`crate::analysis::drum_angle`]), sampled over the last
+//! surface within D/4 of the centre ([`grainflow::analysis::drum_angle`]), sampled over the last
 //! part of the run; its error is the standard deviation of the mean (002 §6.3).
 //!
 //! * **Quick** (test suite): D = 45 mm, L = 5 mm, 2 ± 0.4 mm grains (D/d = 22), E = 1 MPa;
@@ -34,15 +34,15 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::{glass_beads, Metric};
-use crate::analysis::{drum_angle, mean_and_error, omega_for_froude, DrumFrame};
-use crate::contact::{ContactModel, Rolling};
-use crate::fill::lattice::LatticeKind;
-use crate::gravity::Gravity;
-use crate::material::PairOverride;
-use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
-use crate::sim::Simulation;
-use crate::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
-use crate::Result;
+use grainflow::analysis::{drum_angle, mean_and_error, omega_for_froude, DrumFrame};
+use grainflow::contact::{ContactModel, Rolling};
+use grainflow::fill::lattice::LatticeKind;
+use grainflow::gravity::Gravity;
+use grainflow::material::PairOverride;
+use grainflow::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::sim::Simulation;
+use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
+use grainflow::Result;
 
 const CASE: &str = "tumbler";
 /// Earth gravity g₀ (m/s²).
@@ -80,7 +80,7 @@ pub struct Drum {
 impl Drum {
     /// Froude number of the run (002 eq 31).
     pub fn froude(&self) -> f64 {
-        crate::analysis::froude_number(self.omega, self.diameter, self.g)
+        grainflow::analysis::froude_number(self.omega, self.diameter, self.g)
     }
 
     /// The scene: walls, glued grains, fill, materials (002 Table 2).
@@ -122,7 +122,7 @@ impl Drum {
                 domain: Some([DVec3::splat(-self.diameter), DVec3::splat(self.diameter)]),
                 ..SimulationSpec::new(
                     self.settle + self.ramp,
-                    TimeStep::Auto(crate::scene::Auto::Auto),
+                    TimeStep::Auto(grainflow::scene::Auto::Auto),
                 )
             },
             contact: ContactModel {
