@@ -200,9 +200,6 @@ impl Simulation {
         }
         if let Some(r) = &physics.recirculation {
             r.apply(w, self.stepper.body_acc());
-            if let Stepper::Soft(s) = &mut self.stepper {
-                s.follow_list(w);
-            }
         }
         Ok(())
     }
