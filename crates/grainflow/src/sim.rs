@@ -61,6 +61,27 @@ pub enum Stepper {
 }
 
 impl Stepper {
+    /// The stepper of `method`; the soft-sphere one keeps the per-pair reactions when
+    /// `keep_reactions` (stress output).
+    fn new(method: &Method, keep_reactions: bool) -> Stepper {
+        match method {
+            Method::Soft(_) => Stepper::Soft(SoftStepper::new(keep_reactions)),
+            Method::Hard(_) => Stepper::Hard(HardStepper::default()),
+            Method::ApproxHard(_) => Stepper::ApproxHard(ApproxStepper::default()),
+        }
+    }
+
+    /// Readies the built world for the first step: the soft-sphere forces at the initial
+    /// state, or the initial overlaps of the approximate hard spheres corrected (004 §I).
+    fn start(&mut self, world: &mut World, physics: &Physics) -> ContactStats {
+        match self {
+            Stepper::Soft(s) => return s.compute_forces(world, physics, 0.0),
+            Stepper::Hard(_) => {}
+            Stepper::ApproxHard(s) => s.start(world, physics),
+        }
+        ContactStats::default()
+    }
+
     /// Wall-clock time per stage so far (none for event-driven hard spheres).
     pub fn timers(&self) -> StageTimes {
         match self {
@@ -117,7 +138,7 @@ impl Simulation {
             *p = physics.periodic.wrap(*p);
         }
         let n = particles.len();
-        let world = World {
+        let mut world = World {
             particles,
             walls,
             neighbors,
@@ -133,25 +154,15 @@ impl Simulation {
             collisions: 0,
             tally: Default::default(),
         };
-        let stepper = match physics.method {
-            Method::Soft(_) => Stepper::Soft(SoftStepper::new(scene.output.stress.is_some())),
-            Method::Hard(_) => Stepper::Hard(HardStepper::default()),
-            Method::ApproxHard(_) => Stepper::ApproxHard(ApproxStepper::default()),
-        };
-        let mut sim = Simulation {
+        let mut stepper = Stepper::new(&physics.method, scene.output.stress.is_some());
+        let stats = stepper.start(&mut world, &physics);
+        Ok(Simulation {
             world,
             physics,
             stepper,
             scene,
-            stats: ContactStats::default(),
-        };
-        let (w, physics) = (&mut sim.world, &sim.physics);
-        match &mut sim.stepper {
-            Stepper::Soft(s) => sim.stats = s.compute_forces(w, physics, 0.0),
-            Stepper::Hard(_) => {}
-            Stepper::ApproxHard(s) => s.start(w, physics),
-        }
-        Ok(sim)
+            stats,
+        })
     }
 
     /// Evaluates the soft-sphere forces at the current state without advancing any contact
