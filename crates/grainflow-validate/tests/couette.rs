@@ -26,7 +26,7 @@ fn couette() {
 /// state after 200 steps with one and with two threads, bit for bit.
 #[test]
 fn approx_hard_is_bit_identical_for_one_and_two_threads() {
-    use grainflow::scene::ParticleSource;
+    use grainflow::scene::{AnnulusSource, ParticleSource};
     use grainflow_validate::validation::couette::couette_scene;
     let run = |threads| {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -42,7 +42,9 @@ fn approx_hard_is_bit_identical_for_one_and_two_threads() {
                     }
                 }
             }
-            if let ParticleSource::Annulus { outer_radius, .. } = &mut scene.particles[0] {
+            if let ParticleSource::Annulus(AnnulusSource { outer_radius, .. }) =
+                &mut scene.particles[0]
+            {
                 *outer_radius = 0.14;
             }
             scene.simulation.domain = None;

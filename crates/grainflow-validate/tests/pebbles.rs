@@ -177,18 +177,18 @@ fn wear_of_a_sliding_pebble_is_normal_force_to_the_exponent_times_distance() {
     // sliding speed stays below 1 m/s in 0.3 s, so everything is in the first speed bin.
     let theta = 40f64.to_radians();
     let mut scene = incline_scene(theta, Integrator::Euler, 1e-4, 0.3).expect("scene");
-    scene.output.tallies = Some(grainflow::io::tallies::TalliesSpec {
+    scene.output.tallies = Some(grainflow::scene::TalliesSpec {
         energy_interval: Some(0.1),
-        velocity: Some(grainflow::io::tallies::Cadence {
+        velocity: Some(grainflow::scene::Cadence {
             start: 0.0,
             interval: 0.1,
         }),
-        wear: Some(grainflow::io::tallies::WearSpec {
+        wear: Some(grainflow::scene::WearSpec {
             exponent: 2.0 / 3.0,
             velocity_bins: vec![1.0, 2.0],
         }),
         force: Some(Default::default()),
-        probability: Some(grainflow::io::tallies::ProbabilitySpec {
+        probability: Some(grainflow::scene::ProbabilitySpec {
             start: 0.0,
             interval: 0.1,
             cell: 0.04,

@@ -6,12 +6,13 @@ use glam::DVec3;
 
 use crate::boundary::Periodic;
 use crate::contact::ContactModel;
-use crate::drive::Recirculation;
 use crate::frame::Frame;
 use crate::gravity::{Gravity, GravityWork};
 use crate::material::{PairOverride, PairTable};
 use crate::particles::Particles;
-use crate::scene::{ApproxHardOptions, HardOptions, Integrator, Method, Scene, TimeStep};
+use crate::scene::{
+    ApproxHardOptions, HardOptions, Integrator, Method, Recirculation, Scene, TimeStep,
+};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::Wall;
 use crate::{Error, Result};

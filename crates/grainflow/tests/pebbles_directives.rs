@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 
 use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{Normal, Tangential, Touch};
-use grainflow::drive::{Chute, Inlet, Recirculation};
-use grainflow::fill::prime::Packing;
 use grainflow::io::pebbles::directives::DIRECTIVES;
 use grainflow::io::pebbles::translate::DeckRun;
 use grainflow::io::pebbles::Deck;
-use grainflow::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
-use grainflow::scene::{Integrator, Method, ParticleSource, TimeStep};
+use grainflow::scene::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
+use grainflow::scene::{
+    Chute, Inlet, Integrator, ListSource, Method, PackSource, Packing, ParticleSource,
+    Recirculation, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side};
 use grainflow::DVec3;
@@ -230,7 +231,7 @@ type Pack = (usize, f64, Packing, DVec3, DVec3, Vec<[f64; 2]>, f64);
 
 fn pack(r: &Run) -> Pack {
     match &ok(r).scene.particles[..] {
-        [ParticleSource::Pack {
+        [ParticleSource::Pack(PackSource {
             count,
             radius,
             packing,
@@ -239,7 +240,7 @@ fn pack(r: &Run) -> Pack {
             profile,
             inner_radius,
             ..
-        }] => (
+        })] => (
             *count,
             *radius,
             *packing,
@@ -255,7 +256,7 @@ fn pack(r: &Run) -> Pack {
 /// (position, radius, velocity, angular velocity) of a listed fill.
 fn listed(r: &Run) -> Vec<(DVec3, f64, DVec3, DVec3)> {
     match &ok(r).scene.particles[..] {
-        [ParticleSource::List { spheres, .. }] => spheres
+        [ParticleSource::List(ListSource { spheres, .. })] => spheres
             .iter()
             .map(|s| (s.pos, s.radius, s.vel, s.omega))
             .collect(),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use grainflow::io::pebbles::Deck;
-use grainflow::scene::{ParticleSource, Scene};
+use grainflow::scene::{LatticeSource, PackSource, ParticleSource, RandomSource, Scene};
 use grainflow::sim::Simulation;
 use grainflow::DVec3;
 
@@ -36,17 +36,18 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 fn shortened(mut scene: Scene) -> Scene {
     for src in scene.particles.iter_mut() {
         match src {
-            ParticleSource::Random { count, .. } | ParticleSource::Pack { count, .. } => {
+            ParticleSource::Random(RandomSource { count, .. })
+            | ParticleSource::Pack(PackSource { count, .. }) => {
                 *count = (*count).min(FEW);
             }
-            ParticleSource::Lattice {
+            ParticleSource::Lattice(LatticeSource {
                 min,
                 max,
                 radius,
                 spread,
                 spacing,
                 ..
-            } => {
+            }) => {
                 let d = spacing.unwrap_or(2.0 * *radius * (1.0 + *spread));
                 let side = d * (FEW as f64).cbrt();
                 *max = max.min(*min + DVec3::splat(side));

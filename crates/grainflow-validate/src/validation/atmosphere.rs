@@ -33,7 +33,9 @@ use grainflow::contact::ContactModel;
 use grainflow::fill::lattice::{lattice_spaced, LatticeKind};
 use grainflow::gravity::Gravity;
 use grainflow::material::Material;
-use grainflow::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::scene::{
+    ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{ShapeSpec, Side, WallSpec};
 use grainflow::Result;
@@ -102,14 +104,16 @@ impl Atmosphere {
         .collect();
         sites.shuffle(&mut rng);
         let particles = (0..3)
-            .map(|k| ParticleSource::List {
-                material: material(k).name,
-                spheres: sites
-                    .iter()
-                    .skip(k)
-                    .step_by(3)
-                    .map(|&x| sphere(x, DVec3::ZERO, DVec3::ZERO, RADIUS))
-                    .collect(),
+            .map(|k| {
+                ParticleSource::List(ListSource {
+                    material: material(k).name,
+                    spheres: sites
+                        .iter()
+                        .skip(k)
+                        .step_by(3)
+                        .map(|&x| sphere(x, DVec3::ZERO, DVec3::ZERO, RADIUS))
+                        .collect(),
+                })
             })
             .collect();
         Scene {

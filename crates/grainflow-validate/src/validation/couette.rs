@@ -33,7 +33,7 @@ use grainflow::analysis::couette::{
     exponential_decay, polar_stress, Bins, CouetteProfiles, CouetteSampler,
 };
 use grainflow::approx_hard::overlap::max_overlap;
-use grainflow::scene::{ParticleSource, Scene, TimeStep};
+use grainflow::scene::{AnnulusSource, ParticleSource, Scene, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::{Error, Result};
 
@@ -57,9 +57,9 @@ pub fn couette_scene(phi: f64, dt: f64) -> Result<Scene> {
     let mut scene = Scene::from_toml(SCENE, "scenes/couette.toml")?;
     scene.simulation.dt = TimeStep::Fixed(dt);
     for src in scene.particles.iter_mut() {
-        if let ParticleSource::Annulus {
+        if let ParticleSource::Annulus(AnnulusSource {
             packing_fraction, ..
-        } = src
+        }) = src
         {
             *packing_fraction = phi;
         }
@@ -80,11 +80,11 @@ pub fn wide_couette_scene(phi: f64, dt: f64) -> Result<Scene> {
         }
     }
     for src in scene.particles.iter_mut() {
-        if let ParticleSource::Annulus {
+        if let ParticleSource::Annulus(AnnulusSource {
             inner_radius,
             outer_radius,
             ..
-        } = src
+        }) = src
         {
             (*inner_radius, *outer_radius) = (inner, outer);
         }
@@ -100,14 +100,14 @@ pub fn geometry(scene: &Scene) -> Result<(Bins, f64, f64)> {
         .particles
         .iter()
         .find_map(|s| match s {
-            ParticleSource::Annulus {
+            ParticleSource::Annulus(AnnulusSource {
                 center,
                 inner_radius,
                 outer_radius,
                 radius_min,
                 radius_max,
                 ..
-            } => {
+            }) => {
                 let d = radius_min + radius_max;
                 Some((
                     Bins {

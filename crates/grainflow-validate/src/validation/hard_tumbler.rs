@@ -34,7 +34,7 @@ use grainflow::fill::layer::cylinder_layer;
 use grainflow::gravity::Gravity;
 use grainflow::material::{Material, PairOverride};
 use grainflow::scene::{
-    HardOptions, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+    HardOptions, ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
@@ -162,14 +162,14 @@ impl HardDrum {
                 plane(half, -1.0),
             ],
             particles: vec![
-                ParticleSource::List {
+                ParticleSource::List(ListSource {
                     material: "glass".into(),
                     spheres: glued,
-                },
-                ParticleSource::List {
+                }),
+                ParticleSource::List(ListSource {
                     material: "glass".into(),
                     spheres: free,
-                },
+                }),
             ],
             output: OutputSpec::default(),
         }

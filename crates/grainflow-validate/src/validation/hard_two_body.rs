@@ -16,7 +16,7 @@ use grainflow::gravity::Gravity;
 use grainflow::material::Material;
 use grainflow::particles::Mobility;
 use grainflow::scene::{
-    Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
+    ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
 };
 use grainflow::sim::Simulation;
 use grainflow::walls::WallSpec;
@@ -56,10 +56,10 @@ pub(super) fn scene(
         gravity: Gravity::default(),
         boundary: Default::default(),
         walls,
-        particles: vec![ParticleSource::List {
+        particles: vec![ParticleSource::List(ListSource {
             material: "m".into(),
             spheres,
-        }],
+        })],
         output: OutputSpec::default(),
         recirculation: None,
     }

@@ -31,7 +31,9 @@ use grainflow::contact::{ContactModel, Rolling};
 use grainflow::fill::lattice::LatticeKind;
 use grainflow::gravity::Gravity;
 use grainflow::material::PairOverride;
-use grainflow::scene::{Auto, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::scene::{
+    Auto, LatticeSource, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Surface, WallSpec};
 use grainflow::Result;
@@ -160,7 +162,7 @@ impl PileBox {
             particles: vec![
                 // The glued beads of the floor (002 §5.1): one layer just touching the sticky
                 // floor, held from the first step.
-                ParticleSource::Lattice {
+                ParticleSource::Lattice(LatticeSource {
                     material: "glass".into(),
                     kind: LatticeKind::Cubic,
                     min: DVec3::new(-hw, -1e-6 * r, -ht),
@@ -170,8 +172,8 @@ impl PileBox {
                     spacing: None,
                     velocity: DVec3::ZERO,
                     velocity_dispersion: 0.0,
-                },
-                ParticleSource::Lattice {
+                }),
+                ParticleSource::Lattice(LatticeSource {
                     material: "glass".into(),
                     kind: LatticeKind::Cubic,
                     min: DVec3::new(-self.fill_half_width, self.slot_height + self.fill.0, -ht),
@@ -181,7 +183,7 @@ impl PileBox {
                     spacing: None,
                     velocity: DVec3::ZERO,
                     velocity_dispersion: 0.0,
-                },
+                }),
             ],
             output: OutputSpec::default(),
             recirculation: None,

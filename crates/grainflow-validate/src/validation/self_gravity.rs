@@ -21,7 +21,7 @@ use super::Metric;
 use grainflow::gravity::grid::GridSpec;
 use grainflow::gravity::{force_errors, GravityWork, SelfGravity, SelfGravityMethod};
 use grainflow::particles::Mobility;
-use grainflow::scene::{ParticleSource, Scene, SphereSpec, TimeStep};
+use grainflow::scene::{LatticeSource, ListSource, ParticleSource, Scene, SphereSpec, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::Result;
 
@@ -47,9 +47,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// scene's radii — the compact aggregate the collapse forms (003 Figure 12).
 fn ball_scene(scene: &Scene, n: usize) -> Result<Scene> {
     let mut cube = scene.clone();
-    let Some(ParticleSource::Lattice {
+    let Some(ParticleSource::Lattice(LatticeSource {
         min, max, material, ..
-    }) = cube.particles.first_mut()
+    })) = cube.particles.first_mut()
     else {
         return Err(grainflow::Error::scene(
             "particles[0]",
@@ -81,7 +81,7 @@ fn ball_scene(scene: &Scene, n: usize) -> Result<Scene> {
         })
         .collect();
     let mut ball = scene.clone();
-    ball.particles = vec![ParticleSource::List { material, spheres }];
+    ball.particles = vec![ParticleSource::List(ListSource { material, spheres })];
     Ok(ball)
 }
 

@@ -23,7 +23,7 @@ use super::Metric;
 use grainflow::analysis::stress::plane_stress;
 use grainflow::fill::settle::{settle, Settle};
 use grainflow::frame::Frame;
-use grainflow::scene::{ParticleSource, Scene, TimeStep};
+use grainflow::scene::{LatticeSource, ParticleSource, Scene, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::{Error, Result};
 
@@ -58,12 +58,12 @@ fn quick_scene(mut scene: Scene) -> Result<Scene> {
         tangential_damping: None,
     };
     scene.simulation.dt = TimeStep::Auto(grainflow::scene::Auto::Auto);
-    if let Some(ParticleSource::Lattice {
+    if let Some(ParticleSource::Lattice(LatticeSource {
         radius,
         spacing,
         max,
         ..
-    }) = scene.particles.first_mut()
+    })) = scene.particles.first_mut()
     {
         *radius = 2e-3;
         *spacing = Some(4.84e-3);

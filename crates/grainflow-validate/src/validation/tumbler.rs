@@ -39,7 +39,9 @@ use grainflow::contact::{ContactModel, Rolling};
 use grainflow::fill::lattice::LatticeKind;
 use grainflow::gravity::Gravity;
 use grainflow::material::PairOverride;
-use grainflow::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::scene::{
+    CylinderLayerSource, LatticeSource, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
@@ -165,15 +167,15 @@ impl Drum {
                 end(0.5 * self.length, -1.0),
             ],
             particles: vec![
-                ParticleSource::CylinderLayer {
+                ParticleSource::CylinderLayer(CylinderLayerSource {
                     material: "glued".into(),
                     center: DVec3::ZERO,
                     axis: DVec3::Z,
                     radius: r_wall,
                     length: self.length,
                     sphere_radius: r,
-                },
-                ParticleSource::Lattice {
+                }),
+                ParticleSource::Lattice(LatticeSource {
                     material: "glass".into(),
                     kind: self.lattice,
                     min: DVec3::new(-a, -b, -0.5 * self.length),
@@ -183,7 +185,7 @@ impl Drum {
                     spacing: None,
                     velocity: DVec3::ZERO,
                     velocity_dispersion: 0.0,
-                },
+                }),
             ],
             output: OutputSpec::default(),
             recirculation: None,

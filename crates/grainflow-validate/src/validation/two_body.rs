@@ -18,7 +18,7 @@ use grainflow::gravity::Gravity;
 use grainflow::material::{effective_modulus, Material};
 use grainflow::particles::Mobility;
 use grainflow::scene::{
-    OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep, WallSpec,
+    ListSource, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep, WallSpec,
 };
 use grainflow::sim::Simulation;
 use grainflow::Result;
@@ -104,10 +104,10 @@ fn scene(
         } else {
             vec![]
         },
-        particles: vec![ParticleSource::List {
+        particles: vec![ParticleSource::List(ListSource {
             material: "body".into(),
             spheres,
-        }],
+        })],
         output: OutputSpec::default(),
         recirculation: None,
     }

@@ -30,7 +30,9 @@ use grainflow::contact::{ContactModel, Tangential};
 use grainflow::gravity::Gravity;
 use grainflow::material::{effective_modulus, Material};
 use grainflow::particles::Mobility;
-use grainflow::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
+use grainflow::scene::{
+    ListSource, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::indent::Row;
 use grainflow::walls::{
@@ -480,7 +482,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
             ..Default::default()
         },
         walls: vec![wall],
-        particles: vec![ParticleSource::List {
+        particles: vec![ParticleSource::List(ListSource {
             material: "body".into(),
             spheres: vec![SphereSpec {
                 pos,
@@ -489,7 +491,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
                 omega: DVec3::ZERO,
                 mobility: Mobility::Free,
             }],
-        }],
+        })],
         output: OutputSpec::default(),
         recirculation: None,
     };

@@ -236,7 +236,8 @@ impl Slots {
             }
             Friction::Spring => {
                 let f_max = c.mu * f_perp;
-                let (f_t, slip) = tangential::spring(c.slip, n, m.v_t, f_max, nf.kt, nf.gt, dt);
+                let (f_t, slip) =
+                    tangential::tangential_spring(c.slip, n, m.v_t, f_max, nf.kt, nf.gt, dt);
                 (f_t, slip, none)
             }
             Friction::Pebbles(law) => {

@@ -49,7 +49,7 @@ pub fn rotate_into_tangent_plane<R: Real>(slip: V3<R>, n: V3<R>) -> V3<R> {
 /// at the contact (m/s); `f_max` = μ_s |F_n + F_c| (N); `kt`, `gt` the stiffness k_t δ^s
 /// (N/m) and damping g_t δ^q (N s/m) at this overlap; `dt` the step (s).
 #[inline(always)]
-pub fn spring<R: Real>(
+pub fn tangential_spring<R: Real>(
     slip: V3<R>,
     n: V3<R>,
     v_t: V3<R>,
@@ -98,10 +98,10 @@ mod tests {
         let n = v(0.0, 0.0, 1.0);
         let x = v(1.0, 0.0, 0.0);
         // Sticking: after one step δ_t = v dt, F = −k δ_t − g v.
-        let (f, _) = spring(V3::default(), n, x, 1e3, 100.0, 1.0, 1e-3);
+        let (f, _) = tangential_spring(V3::default(), n, x, 1e3, 100.0, 1.0, 1e-3);
         assert!((f.x - (-100.0 * 1e-3 - 1.0)).abs() < 1e-15);
         // Sliding: force capped at f_max, and k |δ_t| = f_max afterwards.
-        let (f, slip) = spring(x, n, x, 5.0, 100.0, 0.0, 1e-3);
+        let (f, slip) = tangential_spring(x, n, x, 5.0, 100.0, 0.0, 1e-3);
         assert!((f.dot(f).sqrt() - 5.0).abs() < 1e-12);
         assert!(f.x < 0.0);
         assert!((100.0 * slip.dot(slip).sqrt() - 5.0).abs() < 1e-12);

@@ -6,4 +6,3 @@ pub mod doors;
 pub mod recirculation;
 
 pub use doors::DoorState;
-pub use recirculation::{Chute, Inlet, Recirculation};

@@ -22,30 +22,14 @@ use std::collections::HashMap;
 use glam::{DVec3, IVec3};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use super::Sphere;
+use crate::scene::Packing;
 use crate::walls::Wall;
 use crate::{Error, Result};
 
 /// Random close packing fraction of equal spheres (Scott and Kilgour 1969).
 pub const RANDOM_CLOSE_PACKING: f64 = 0.64;
-
-/// How a container is filled.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Packing {
-    /// PRIME with this many candidates per slab beyond `count` (001 `random_packing_method`).
-    Prime {
-        /// Candidates beyond the count, per slab.
-        extra_candidates: usize,
-    },
-    /// Random sequential placement at this volume fraction (001 `initial_packing`).
-    Loose {
-        /// Volume fraction of the fill (−), in (0, 0.3].
-        fraction: f64,
-    },
-}
 
 /// Where spheres may go: a box, optionally cut to a profile of radii about the z axis.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,8 @@
 //! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
 //! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j, slip,
-//! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall, slip, k_n, k_t, g_n, g_t).
+//! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall member (u32, the wall's index
+//! times 256 plus the member's), slip, k_n, k_t, g_n, g_t).
 //! Then grains held by walls, absorbed counts, recirculation doors (format 3) and, from format 4,
 //! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
 //! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
@@ -45,7 +46,8 @@ pub struct Checkpoint {
     pub particles: Particles,
     /// Touching pairs: (id_i, id_j, history).
     pub pairs: Vec<(u64, u64, ContactState)>,
-    /// Touching wall contacts: (particle id, wall index, history).
+    /// Touching wall contacts: (particle id, wall member as
+    /// [`crate::walls::history::WallMember::to_bits`] writes it, history).
     pub walls: Vec<(u64, u32, ContactState)>,
     /// Grains held by walls: (particle id, wall index, centre in the wall's placement).
     pub attached: Vec<(u64, u32, DVec3)>,

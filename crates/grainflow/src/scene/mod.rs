@@ -5,23 +5,31 @@
 //! (`walls[2].half_size: must be > 0, got [-1, 2]`). Derived numbers that depend on the
 //! particles (contact time, dt) are checked when the simulation is built.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use crate::boundary::Periodic;
 use crate::contact::{Cohesion, ContactModel, Normal};
-use crate::fill::lattice::LatticeKind;
 use crate::frame::Frame;
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
-use crate::particles::Mobility;
 use crate::{Error, Result};
 
 mod method;
+mod particles;
+mod recirculation;
+mod tallies;
 
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
+pub(crate) use particles::make_particles;
+pub use particles::{
+    AnnulusSource, CylinderLayerSource, FileSource, LammpsDataSource, LatticeSource, ListSource,
+    PackSource, Packing, ParticleSource, RandomSource, SphereSpec,
+};
+pub use recirculation::{Chute, Inlet, Recirculation};
+pub use tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 
 /// A whole scene.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,7 +64,7 @@ pub struct Scene {
     pub output: OutputSpec,
     /// Pebbles taken from the exit chutes and dropped back in at the top (001 chapter 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recirculation: Option<crate::drive::Recirculation>,
+    pub recirculation: Option<Recirculation>,
 }
 
 /// The `[boundary]` table.
@@ -218,178 +226,6 @@ fn default_max_overlap() -> f64 {
 
 pub use crate::walls::spec::WallSpec;
 
-/// One sphere of an explicit list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SphereSpec {
-    /// Centre (m).
-    pub pos: DVec3,
-    /// Radius (m).
-    pub radius: f64,
-    /// Velocity (m/s).
-    #[serde(default)]
-    pub vel: DVec3,
-    /// Angular velocity (rad/s).
-    #[serde(default)]
-    pub omega: DVec3,
-    /// free, no_rotation or fixed.
-    #[serde(default)]
-    pub mobility: Mobility,
-}
-
-/// A way to make particles.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ParticleSource {
-    /// An explicit list.
-    List {
-        /// Material name.
-        material: String,
-        /// The spheres.
-        spheres: Vec<SphereSpec>,
-    },
-    /// A CSV file with columns x, y, z, radius and optionally vx, vy, vz (relative to the scene).
-    File {
-        /// Material name.
-        material: String,
-        /// Path of the file.
-        path: PathBuf,
-    },
-    /// The atoms of a LAMMPS data file (atom_style sphere, `.gz` allowed), with their
-    /// velocities and spins; the file's per-atom density must equal the material's.
-    LammpsData {
-        /// Material name of every atom.
-        material: String,
-        /// Path of the data file.
-        path: PathBuf,
-    },
-    /// A cubic or HCP lattice filling a box, radii uniform in r(1 ± spread) (003 §2.4).
-    Lattice {
-        /// Material name.
-        material: String,
-        /// cubic or hcp.
-        kind: LatticeKind,
-        /// Lower corner (m).
-        min: DVec3,
-        /// Upper corner (m).
-        max: DVec3,
-        /// Mean radius (m).
-        radius: f64,
-        /// Relative radius spread, in [0, 1).
-        #[serde(default)]
-        spread: f64,
-        /// Distance between neighbouring sites (m), ≥ 2 R_max; 2 R_max when absent.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        spacing: Option<f64>,
-        /// Initial velocity of every sphere (m/s).
-        #[serde(default)]
-        velocity: DVec3,
-        /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
-        #[serde(default)]
-        velocity_dispersion: f64,
-    },
-    /// Touching spheres lining the inside of a cylinder of `radius` (m) about `axis` through
-    /// `center`, over `length` (m): the glued grains of a rough drum (002 §6.2), held by a
-    /// sticky cylinder wall of the same radius.
-    CylinderLayer {
-        /// Material name.
-        material: String,
-        /// A point of the axis, the middle of the layer (m).
-        center: DVec3,
-        /// Axis (normalised on load).
-        axis: DVec3,
-        /// Radius of the wall the grains line (m).
-        radius: f64,
-        /// Length covered along the axis (m).
-        length: f64,
-        /// Radius of the grains (m).
-        sphere_radius: f64,
-    },
-    /// Discs (2-D) between two circles about `center` in the xy plane, radii uniform in
-    /// [radius_min, radius_max], as many as cover `packing_fraction` of the annulus, placed at
-    /// random and relaxed until no two overlap (004 §II; [`crate::fill::annulus`]).
-    Annulus {
-        /// Material name.
-        material: String,
-        /// Centre of the circles (m); the discs lie in the plane z = center.z.
-        center: DVec3,
-        /// Inner radius (m).
-        inner_radius: f64,
-        /// Outer radius (m).
-        outer_radius: f64,
-        /// Smallest disc radius (m).
-        radius_min: f64,
-        /// Largest disc radius (m).
-        radius_max: f64,
-        /// Fraction of the annulus' area the discs cover (−).
-        packing_fraction: f64,
-        /// Gaussian velocity spread σ per in-plane component (m/s), mean motion removed.
-        #[serde(default)]
-        velocity_dispersion: f64,
-    },
-    /// Random non-overlapping placement in a box (random sequential addition).
-    Random {
-        /// Material name.
-        material: String,
-        /// Lower corner (m).
-        min: DVec3,
-        /// Upper corner (m).
-        max: DVec3,
-        /// Number of spheres.
-        count: usize,
-        /// Mean radius (m).
-        radius: f64,
-        /// Relative radius spread, in [0, 1).
-        #[serde(default)]
-        spread: f64,
-        /// Initial velocity of every sphere (m/s).
-        #[serde(default)]
-        velocity: DVec3,
-        /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
-        #[serde(default)]
-        velocity_dispersion: f64,
-    },
-    /// A container filled from the bottom, by PRIME or a loose random fill (001 chapter 5):
-    /// spheres in the box [min, max], inside the profile of radii about the z axis, outside
-    /// `inner_radius`, touching no wall.
-    Pack {
-        /// Material name.
-        material: String,
-        /// Number of spheres.
-        count: usize,
-        /// Radius (m).
-        radius: f64,
-        /// `{ method = "prime", extra_candidates = … }` or `{ method = "loose", fraction = … }`.
-        packing: crate::fill::prime::Packing,
-        /// Lower corner (m); the fill starts at min.z.
-        min: DVec3,
-        /// Upper corner (m); no sphere goes above max.z.
-        max: DVec3,
-        /// Container radius about the z axis as [z, R] points (m), interpolated linearly.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        profile: Vec<[f64; 2]>,
-        /// Radius about the z axis (m) spheres stay outside of (an annular vessel).
-        #[serde(default, skip_serializing_if = "is_zero")]
-        inner_radius: f64,
-    },
-}
-
-impl ParticleSource {
-    /// The material name the source uses.
-    pub fn material(&self) -> &str {
-        match self {
-            ParticleSource::List { material, .. }
-            | ParticleSource::File { material, .. }
-            | ParticleSource::LammpsData { material, .. }
-            | ParticleSource::Lattice { material, .. }
-            | ParticleSource::CylinderLayer { material, .. }
-            | ParticleSource::Random { material, .. }
-            | ParticleSource::Annulus { material, .. }
-            | ParticleSource::Pack { material, .. } => material,
-        }
-    }
-}
-
 /// The `[output]` table; intervals in simulated seconds, absent = not written.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -408,11 +244,8 @@ pub struct OutputSpec {
     pub stress: Option<crate::analysis::stress::StressOutput>,
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tallies: Option<crate::io::tallies::TalliesSpec>,
+    pub tallies: Option<TalliesSpec>,
 }
-
-/// Largest number of lattice sites a scene may ask for.
-const MAX_LATTICE_SITES: f64 = 1e8;
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
 pub(crate) fn positive(problems: &mut Vec<Error>, field: impl Into<String>, v: f64) {
@@ -779,201 +612,6 @@ impl Scene {
             w.problems(k, &names, p);
         }
     }
-
-    fn particle_problems(&self, p: &mut Vec<Error>) {
-        for (k, src) in self.particles.iter().enumerate() {
-            let f = |name: &str| format!("particles[{k}].{name}");
-            self.check_material_ref(p, f("material"), src.material());
-            match src {
-                ParticleSource::List { spheres, .. } => {
-                    for (n, s) in spheres.iter().enumerate() {
-                        positive(p, f(&format!("spheres[{n}].radius")), s.radius);
-                        finite(p, f(&format!("spheres[{n}].pos")), s.pos);
-                        finite(p, f(&format!("spheres[{n}].vel")), s.vel);
-                        finite(p, f(&format!("spheres[{n}].omega")), s.omega);
-                        if s.mobility == Mobility::Fixed
-                            && (s.vel != DVec3::ZERO || s.omega != DVec3::ZERO)
-                        {
-                            p.push(Error::scene(
-                                f(&format!("spheres[{n}].vel")),
-                                "a fixed sphere is held in place; give it no velocity or spin",
-                            ));
-                        }
-                    }
-                }
-                ParticleSource::File { .. } | ParticleSource::LammpsData { .. } => {}
-                ParticleSource::Pack {
-                    count,
-                    radius,
-                    packing,
-                    min,
-                    max,
-                    profile,
-                    inner_radius,
-                    ..
-                } => {
-                    box_corners(p, &format!("particles[{k}]"), *min, *max);
-                    positive(p, f("radius"), *radius);
-                    if *count == 0 {
-                        p.push(Error::scene(f("count"), "must be at least 1"));
-                    }
-                    if let crate::fill::prime::Packing::Loose { fraction } = packing {
-                        if !(*fraction > 0.0 && *fraction <= 0.3) {
-                            p.push(Error::scene(
-                                f("packing.fraction"),
-                                format!("must be in (0, 0.3] (001 §4.4: not above 0.15 or so), got {fraction}"),
-                            ));
-                        }
-                    }
-                    if !(inner_radius.is_finite() && *inner_radius >= 0.0) {
-                        p.push(Error::scene(
-                            f("inner_radius"),
-                            format!("must be ≥ 0, got {inner_radius}"),
-                        ));
-                    }
-                    if profile.windows(2).any(|w| w[1][0] <= w[0][0])
-                        || profile
-                            .iter()
-                            .any(|q| !(q[0].is_finite() && q[1].is_finite() && q[1] >= 0.0))
-                    {
-                        p.push(Error::scene(
-                            f("profile"),
-                            "must be [z, R] points with z rising and R ≥ 0",
-                        ));
-                    }
-                }
-                ParticleSource::Annulus {
-                    center,
-                    inner_radius,
-                    outer_radius,
-                    radius_min,
-                    radius_max,
-                    packing_fraction,
-                    velocity_dispersion,
-                    ..
-                } => {
-                    finite(p, f("center"), *center);
-                    positive(p, f("inner_radius"), *inner_radius);
-                    positive(p, f("radius_min"), *radius_min);
-                    if !(radius_max.is_finite() && radius_max >= radius_min) {
-                        p.push(Error::scene(
-                            f("radius_max"),
-                            format!("must be ≥ radius_min ({radius_min}), got {radius_max}"),
-                        ));
-                    }
-                    if !(outer_radius.is_finite()
-                        && *outer_radius > inner_radius + 2.0 * radius_max)
-                    {
-                        p.push(Error::scene(
-                            f("outer_radius"),
-                            format!(
-                                "must exceed inner_radius + 2 radius_max = {}, got {outer_radius}",
-                                inner_radius + 2.0 * radius_max
-                            ),
-                        ));
-                    }
-                    in_range(p, f("packing_fraction"), *packing_fraction, 0.0, 0.9);
-                    if !(velocity_dispersion.is_finite() && *velocity_dispersion >= 0.0) {
-                        p.push(Error::scene(
-                            f("velocity_dispersion"),
-                            format!("must be ≥ 0, got {velocity_dispersion}"),
-                        ));
-                    }
-                    if self.simulation.dimensions != 2 {
-                        p.push(Error::scene(
-                            f("type"),
-                            "\"annulus\" packs discs and needs simulation.dimensions = 2",
-                        ));
-                    }
-                }
-                ParticleSource::CylinderLayer {
-                    center,
-                    axis,
-                    radius,
-                    length,
-                    sphere_radius,
-                    ..
-                } => {
-                    finite(p, f("center"), *center);
-                    if !(axis.is_finite() && axis.length_squared() > 0.0) {
-                        p.push(Error::scene(
-                            f("axis"),
-                            format!("must be a finite non-zero vector, got {axis:?}"),
-                        ));
-                    }
-                    positive(p, f("sphere_radius"), *sphere_radius);
-                    positive(p, f("length"), *length);
-                    if !(radius.is_finite() && *radius > 2.0 * sphere_radius) {
-                        p.push(Error::scene(
-                            f("radius"),
-                            format!(
-                                "must exceed twice sphere_radius ({sphere_radius}), got {radius}"
-                            ),
-                        ));
-                    }
-                }
-                ParticleSource::Lattice {
-                    min,
-                    max,
-                    radius,
-                    spread,
-                    velocity,
-                    velocity_dispersion,
-                    ..
-                }
-                | ParticleSource::Random {
-                    min,
-                    max,
-                    radius,
-                    spread,
-                    velocity,
-                    velocity_dispersion,
-                    ..
-                } => {
-                    if !(velocity_dispersion.is_finite() && *velocity_dispersion >= 0.0) {
-                        p.push(Error::scene(
-                            f("velocity_dispersion"),
-                            format!("must be ≥ 0, got {velocity_dispersion}"),
-                        ));
-                    }
-                    box_corners(p, &format!("particles[{k}]"), *min, *max);
-                    positive(p, f("radius"), *radius);
-                    if !(*spread >= 0.0 && *spread < 1.0) {
-                        p.push(Error::scene(
-                            f("spread"),
-                            format!("must be in [0, 1), got {spread}"),
-                        ));
-                    }
-                    finite(p, f("velocity"), *velocity);
-                    if let ParticleSource::Random { count: 0, .. } = src {
-                        p.push(Error::scene(f("count"), "must be at least 1"));
-                    }
-                    if let ParticleSource::Lattice {
-                        spacing: Some(d), ..
-                    } = src
-                    {
-                        let least = 2.0 * radius * (1.0 + spread);
-                        if !(d.is_finite() && *d >= least) {
-                            p.push(Error::scene(
-                                f("spacing"),
-                                format!("must be ≥ 2 × the largest radius = {least}, got {d}"),
-                            ));
-                        }
-                    }
-                    // A lattice makes about V / (2 r_max)³ spheres: refuse a typo that asks for billions.
-                    let estimate =
-                        (*max - *min).element_product() / (2.0 * radius * (1.0 + spread)).powi(3);
-                    if matches!(src, ParticleSource::Lattice { .. }) && estimate > MAX_LATTICE_SITES
-                    {
-                        p.push(Error::scene(
-                            f("radius"),
-                            format!("{radius} m in this box would make about {estimate:.1e} spheres (limit {MAX_LATTICE_SITES:.0e}); check the units"),
-                        ));
-                    }
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1029,6 +667,18 @@ spheres = [{ pos = [0, 0, 1e-3], radius = 5e-4 }]
             .expect_err("refused")
             .to_string();
         assert!(e.contains("poisson_ration"), "{e}");
+    }
+
+    #[test]
+    fn misspelt_key_of_a_particle_source_is_refused_with_its_name() {
+        let text = MINIMAL.replace("type = \"list\"", "type = \"list\"\ncolour = \"red\"");
+        let e = Scene::from_toml(&text, "test")
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("particles[0]") && e.contains("unknown field `colour`"),
+            "{e}"
+        );
     }
 
     #[test]

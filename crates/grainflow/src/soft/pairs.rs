@@ -12,17 +12,24 @@
 //! changes no operation of the law or of any sum, nor their order.
 
 use glam::DVec3;
-use rayon::prelude::*;
 
-use super::{body, ContactStats, CHUNK};
+use super::{body, ContactStats};
 use crate::boundary::MinimumImage;
-use crate::contact::lanes::{Contacts, Lanes, Reaction, Touches, V3};
+use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
 use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
+use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
+pub(super) use packing::{pack, pack_chunk, Facts};
+pub use packing::{Packed, Run};
+use runs::{add, quads, run, subtract, vec, Fold, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
+
+mod batch;
+mod packing;
+mod runs;
 
 #[cfg(all(
     target_arch = "x86_64",
@@ -32,70 +39,6 @@ use crate::simd::{prefetch, Quad, F, LANES};
     )
 ))]
 mod registers;
-
-/// The grains' centres and radii as the pair loop reads them, as runs of four numbers (one
-/// aligned load each, for every listed pair), and two facts of the particles it needs.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Packed {
-    /// Centre (m) and radius (m).
-    pub pos: Vec<Run>,
-    /// The material of every grain, when they all have the same.
-    pub material: Option<u16>,
-    /// Whether some grain is immovable (inverse mass 0).
-    pub fixed: bool,
-    /// Whether the runs hold the grains as they are now: set by the pass that packs them
-    /// with the drift, cleared by the pair loop that reads them and by anything that moves
-    /// grains in between.
-    pub fresh: bool,
-}
-
-impl Packed {
-    /// Room for `n` grains.
-    pub(super) fn resize(&mut self, n: usize) {
-        self.pos.resize(n, Run::default());
-    }
-
-    /// Notes what `facts` tells of every grain (None: there are none), and that the runs
-    /// hold the grains as they are now.
-    pub(super) fn note(&mut self, facts: Option<Facts>) {
-        self.material = facts.and_then(|f| f.material);
-        self.fixed = facts.is_some_and(|f| f.fixed);
-        self.fresh = true;
-    }
-}
-
-/// What [`Packed`] notes of a run of grains, found chunk by chunk with the packing.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Facts {
-    /// The material of every grain of the run, when they all have the same.
-    material: Option<u16>,
-    /// Whether some grain of the run is immovable (inverse mass 0).
-    fixed: bool,
-}
-
-impl Facts {
-    /// The facts of the grains with materials `material` and inverse masses `inv_mass`, at
-    /// least one. Folded without stopping early, so that the compiler can take the grains
-    /// eight or more at a time.
-    pub(super) fn of(material: &[u16], inv_mass: &[f64]) -> Facts {
-        let first = material.first().copied();
-        Facts {
-            material: first.filter(|&m| material.iter().fold(true, |all, &k| all & (k == m))),
-            fixed: inv_mass.iter().fold(false, |any, &w| any | (w == 0.0)),
-        }
-    }
-
-    /// The facts of two runs together (None: a run of no grains).
-    pub(super) fn both(a: Option<Facts>, b: Option<Facts>) -> Option<Facts> {
-        match (a, b) {
-            (Some(a), Some(b)) => Some(Facts {
-                material: a.material.filter(|&m| b.material == Some(m)),
-                fixed: a.fixed | b.fixed,
-            }),
-            (a, b) => a.or(b),
-        }
-    }
-}
 
 /// What the pair loop reads (`particles` but their forces and torques, `packed`) and writes
 /// of the world, borrowed apart from what the wall pass uses, so that the two run side by side.
@@ -111,250 +54,6 @@ pub(super) struct PairParts<'a> {
     pub reaction: &'a mut [(DVec3, DVec3)],
     /// The reactions of pairs crossing into a later block, for the gather.
     pub cross: &'a mut [(DVec3, DVec3)],
-}
-
-/// Packs every grain's centre and radius for the pair loop, unless the drift just did.
-#[inline(never)]
-pub(super) fn pack(q: &mut Packed, p: &Particles) {
-    if q.fresh && q.pos.len() == p.len() {
-        return;
-    }
-    q.resize(p.len());
-    let facts = q
-        .pos
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .map(|(c, pos)| {
-            let (a, b) = (c * CHUNK, c * CHUNK + pos.len());
-            pack_chunk(pos, &p.pos[a..b], &p.radius[a..b]);
-            Some(Facts::of(&p.material[a..b], &p.inv_mass[a..b]))
-        })
-        .reduce(|| None, Facts::both);
-    q.note(facts);
-}
-
-/// Packs one chunk of grains' centres `x` and radii `r` into runs.
-#[inline(always)]
-pub(super) fn pack_chunk(pos: &mut [Run], x: &[DVec3], r: &[f64]) {
-    for ((q, x), &r) in pos.iter_mut().zip(x).zip(r) {
-        *q = Run([x.x, x.y, x.z, r]);
-    }
-}
-
-/// Slots ahead of the loop whose contact history is asked for early ([`prefetch`]). The
-/// contact history is streamed slot by slot ([`History`]); a hint this far ahead hides part of
-/// the wait for it (about 6 % of the S1 step in interleaved runs).
-const AHEAD: usize = 12;
-
-/// The histories of a run of slots as the overlap test reads them: the slips, with the
-/// touching flags, and the rest, which it asks for ahead too when the lanes read the
-/// constants (`constants`: none [`shared_stiffness`]).
-#[derive(Clone, Copy)]
-struct History<'a> {
-    slip: &'a [Slip],
-    formed: &'a [Formed],
-    extra: &'a [Option<Box<Extra>>],
-    constants: bool,
-}
-
-impl History<'_> {
-    /// Asks for the histories of the slot [`AHEAD`] after slot `k`.
-    #[inline(always)]
-    fn ask_ahead(&self, k: usize) {
-        prefetch(self.slip.as_ptr().wrapping_add(k + AHEAD));
-        if self.constants {
-            prefetch(self.formed.as_ptr().wrapping_add(k + AHEAD));
-        }
-    }
-
-    /// Asks for the rest of the histories (constants and extras) of the slots `k + a` for the
-    /// bits a of `forming`, contacts forming this step, which the scalar law will write.
-    #[inline(always)]
-    fn ask_forming(&self, k: usize, mut forming: u32) {
-        while forming != 0 {
-            let a = forming.trailing_zeros() as usize;
-            prefetch(self.formed.as_ptr().wrapping_add(k + a));
-            prefetch(self.extra.as_ptr().wrapping_add(k + a));
-            forming &= forming - 1;
-        }
-    }
-}
-
-/// Pairs the overlap test gathers before they are evaluated, [`LANES`] at a time.
-const BATCH: usize = 32 * LANES;
-
-/// The pairs of one block the overlap test found touching, and those it found separated
-/// since the last evaluation (their slots, numbered from the block's first), up to [`BATCH`]
-/// each, with [`LANES`] places to spare for a test that writes a lane set at a time. A
-/// touching pair comes with what the test worked out, a number per list, so that a group's
-/// lanes load as they lie: the minimum image d of the separation, |d|², the two radii, and
-/// whether the scalar law takes it.
-struct Found {
-    len: usize,
-    slot: [u32; ROOM],
-    i: [u32; ROOM],
-    j: [u32; ROOM],
-    /// d (m), |d|² (m²), r_i and r_j (m).
-    dx: [f64; ROOM],
-    dy: [f64; ROOM],
-    dz: [f64; ROOM],
-    d2: [f64; ROOM],
-    r_i: [f64; ROOM],
-    r_j: [f64; ROOM],
-    /// 1 for a contact forming this step, a pair of two immovable bodies, or a model the
-    /// lanes do not cover.
-    scalar: [u8; ROOM],
-    separated: usize,
-    apart: [u32; ROOM],
-}
-
-/// Places in each list of [`Found`].
-const ROOM: usize = BATCH + LANES;
-
-/// A thread's working memory for the pair loop: the pairs found, their evaluation, and the
-/// forces and torques of the block's grains while they are summed.
-struct Batch {
-    found: Found,
-    work: Work,
-    sums: [Sums; BLOCK],
-}
-
-/// A grain's force and torque as runs of four numbers, in one cache line: a pair's sum into
-/// each of its grains touches one line, not two.
-#[derive(Clone, Copy, Default)]
-#[repr(C, align(64))]
-struct Sums {
-    force: Run,
-    torque: Run,
-}
-
-thread_local! {
-    /// Each thread's [`Batch`], made at its first block: none is made or zeroed per step.
-    static BATCH_OF_THREAD: std::cell::RefCell<Option<Box<Batch>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Each group's inputs to the contact law, where they touch, and what they do.
-struct Work {
-    inputs: [Contacts; GROUPS],
-    touches: [Touches; GROUPS],
-    reactions: [Reaction; GROUPS],
-}
-
-impl Batch {
-    /// A batch with no pairs. Each block leaves it empty.
-    fn empty() -> Batch {
-        Batch {
-            sums: [Sums::default(); BLOCK],
-            found: Found::empty(),
-            work: Work {
-                inputs: [Contacts::default(); GROUPS],
-                touches: [Touches::default(); GROUPS],
-                reactions: [Reaction::default(); GROUPS],
-            },
-        }
-    }
-}
-
-/// Groups of [`LANES`] pairs in a full batch.
-const GROUPS: usize = BATCH / LANES;
-
-impl Found {
-    /// No pairs.
-    fn empty() -> Found {
-        Found {
-            len: 0,
-            slot: [0; ROOM],
-            i: [0; ROOM],
-            j: [0; ROOM],
-            dx: [0.0; ROOM],
-            dy: [0.0; ROOM],
-            dz: [0.0; ROOM],
-            d2: [0.0; ROOM],
-            r_i: [0.0; ROOM],
-            r_j: [0.0; ROOM],
-            scalar: [0; ROOM],
-            separated: 0,
-            apart: [0; ROOM],
-        }
-    }
-
-    /// Copies the last touching pair into the places after it up to the end of its group of
-    /// [`LANES`], so that every lane of every group names a touching pair.
-    fn pad(&mut self) {
-        let Some(last) = self.len.checked_sub(1) else {
-            return;
-        };
-        for k in self.len..self.len.next_multiple_of(LANES) {
-            self.slot[k] = self.slot[last];
-            self.i[k] = self.i[last];
-            self.j[k] = self.j[last];
-            self.dx[k] = self.dx[last];
-            self.dy[k] = self.dy[last];
-            self.dz[k] = self.dz[last];
-            self.d2[k] = self.d2[last];
-            self.r_i[k] = self.r_i[last];
-            self.r_j[k] = self.r_j[last];
-            self.scalar[k] = self.scalar[last];
-        }
-    }
-}
-
-/// One block's share of the pair loop: its first row, slot and crossing pair, and the parts
-/// of the per-slot and per-particle buffers it owns.
-struct Block<'a> {
-    first: usize,
-    first_slot: usize,
-    first_cross: usize,
-    /// Per slot (empty unless the reactions are kept).
-    reaction: &'a mut [(DVec3, DVec3)],
-    /// The block's pairs crossing into a later block, places `first_cross` on.
-    cross: &'a mut [(DVec3, DVec3)],
-    slip: &'a mut [Slip],
-    formed: &'a mut [Formed],
-    extra: &'a mut [Option<Box<Extra>>],
-    force: &'a mut [DVec3],
-    torque: &'a mut [DVec3],
-}
-
-impl<'a> Block<'a> {
-    /// The rows before `row` and the rest, each with its part of the buffers; `row` starts a
-    /// block, whose first crossing pair is `first_cross`.
-    fn split_at(self, row: usize, slot: usize, first_cross: usize) -> (Block<'a>, Block<'a>) {
-        let (a, b) = (row - self.first, slot - self.first_slot);
-        let c = first_cross - self.first_cross;
-        let kept = if self.reaction.is_empty() { 0 } else { b };
-        let (reaction, reaction_rest) = self.reaction.split_at_mut(kept);
-        let (cross, cross_rest) = self.cross.split_at_mut(c);
-        let (slip, slip_rest) = self.slip.split_at_mut(b);
-        let (formed, formed_rest) = self.formed.split_at_mut(b);
-        let (extra, extra_rest) = self.extra.split_at_mut(b);
-        let (force, force_rest) = self.force.split_at_mut(a);
-        let (torque, torque_rest) = self.torque.split_at_mut(a);
-        let rest = Block {
-            first: row,
-            first_slot: slot,
-            first_cross,
-            reaction: reaction_rest,
-            cross: cross_rest,
-            slip: slip_rest,
-            formed: formed_rest,
-            extra: extra_rest,
-            force: force_rest,
-            torque: torque_rest,
-        };
-        let front = Block {
-            reaction,
-            cross,
-            slip,
-            formed,
-            extra,
-            force,
-            torque,
-            ..self
-        };
-        (front, rest)
-    }
 }
 
 /// The constants of the material pairs the lanes read: the same for every pair when one
@@ -673,22 +372,7 @@ impl Rows<'_> {
             let (c, touches) = (&inputs[g], &touches[g]);
             out.put(&reactions[g]);
             let scalar = scalar[g];
-            // The largest overlap for its radius, lane by lane in order where some lane
-            // exceeds the largest so far.
-            let r_min = c.r_i.min(c.r_j);
-            if touches
-                .overlap
-                .gt(F::splat(stats.max_overlap_ratio) * r_min)
-                .any()
-            {
-                for l in 0..count {
-                    let (overlap, r_min) = (touches.overlap.lane(l), r_min.lane(l));
-                    if overlap > stats.max_overlap_ratio * r_min {
-                        stats.max_overlap_ratio = overlap / r_min;
-                        stats.worst = found.i[g * LANES + l] as usize;
-                    }
-                }
-            }
+            note_overlaps(stats, c, touches, &found.i[g * LANES..][..count]);
             // Each pair into its owner's sums and, in the block, its partner's, in slot order:
             // every grain gets its terms in the order of the slots naming it. Compiled twice,
             // so that a group with no lane for the scalar law (most) runs without its branch.
@@ -917,108 +601,23 @@ impl Rows<'_> {
     }
 }
 
-/// The minimum image of separations, as [`MinimumImage::fold`] axis by axis: d − L above
-/// L/2, d + L below −L/2.
-struct Fold {
-    /// L, L/2 and −L/2 per axis, then 0, +∞ and −∞ (a run's radius is never folded).
-    l: Run,
-    half: Run,
-    neg_half: Run,
-}
-
-impl Fold {
-    fn new(image: &MinimumImage) -> Fold {
-        let (l, half) = image.lengths();
-        let run = |v: [f64; 3], w: f64| Run([v[0], v[1], v[2], w]);
-        Fold {
-            l: run(l, 0.0),
-            half: run(half, f64::INFINITY),
-            neg_half: run(half.map(|h| -h), f64::NEG_INFINITY),
+/// The largest overlap for its radius in `stats`, of a group's pairs of radii in `c` touching
+/// at `touches`, whose owners are `owners`: lane by lane in order where some lane exceeds the
+/// largest so far.
+#[inline(always)]
+fn note_overlaps(stats: &mut ContactStats, c: &Contacts, touches: &Touches, owners: &[u32]) {
+    let r_min = c.r_i.min(c.r_j);
+    if touches
+        .overlap
+        .gt(F::splat(stats.max_overlap_ratio) * r_min)
+        .any()
+    {
+        for (l, &owner) in owners.iter().enumerate() {
+            let (overlap, r_min) = (touches.overlap.lane(l), r_min.lane(l));
+            if overlap > stats.max_overlap_ratio * r_min {
+                stats.max_overlap_ratio = overlap / r_min;
+                stats.worst = owner as usize;
+            }
         }
-    }
-
-    /// The minimum image d of b − a for runs of centre and radius `a` and `b` (the fourth
-    /// number b's radius less a's).
-    #[inline(always)]
-    fn separation(&self, a: &Run, b: &Run) -> Quad {
-        let (l, half, neg_half) = (
-            Quad::new(self.l.0),
-            Quad::new(self.half.0),
-            Quad::new(self.neg_half.0),
-        );
-        let (a, b) = (Quad::new(a.0), Quad::new(b.0));
-        let d = b - a;
-        // As MinimumImage::fold: d − L above L/2, d + L below −L/2.
-        d.select_gt(half, d - l, neg_half.select_gt(d, d + l, d))
-    }
-}
-
-/// Four numbers that travel together, aligned for one load: a grain's centre and radius,
-/// its velocity, or its angular velocity and inverse inertia.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C, align(32))]
-pub struct Run(pub [f64; 4]);
-
-/// Four lane sets from each lane's four numbers `f(l)`.
-#[inline(always)]
-fn quads(f: impl Fn(usize) -> Quad) -> [F; 4] {
-    F::from_quads(std::array::from_fn(f))
-}
-
-/// sum += term, number by number.
-#[inline(always)]
-fn add(sum: &mut Run, term: Quad) {
-    *sum = Run((Quad::new(sum.0) + term).to_array());
-}
-
-/// sum −= term, number by number.
-#[inline(always)]
-fn subtract(sum: &mut Run, term: Quad) {
-    *sum = Run((Quad::new(sum.0) - term).to_array());
-}
-
-/// A vector as four numbers (the fourth 0).
-#[inline(always)]
-fn run(v: DVec3) -> Quad {
-    Quad::new([v.x, v.y, v.z, 0.0])
-}
-
-/// The first three numbers as a vector.
-#[inline(always)]
-fn vec(q: Quad) -> DVec3 {
-    let a = q.to_array();
-    DVec3::new(a[0], a[1], a[2])
-}
-
-/// Rows of [`Runs`]: the force on i, the torques on i and j, the slip followed by 1 (a
-/// [`Slip`] of a touching pair).
-const FORCE: usize = 0;
-const TORQUE_I: usize = 1;
-const TORQUE_J: usize = 2;
-const SLIP: usize = 3;
-
-/// The reaction of a group's contacts as four numbers per contact and quantity (rows
-/// [`FORCE`], [`TORQUE_I`], [`TORQUE_J`], [`SLIP`]), as the sums and the history take them.
-#[derive(Default)]
-struct Runs([[Quad; LANES]; 4]);
-
-impl Runs {
-    /// Puts the lanes' reaction `r`.
-    #[inline(always)]
-    fn put(&mut self, r: &Reaction) {
-        let (zero, one) = (F::default(), F::splat(1.0));
-        let back = |v: &V3, w: F| F::to_quads([v.x, v.y, v.z, w]);
-        self.0 = [
-            back(&r.force_i, zero),
-            back(&r.torque_i, zero),
-            back(&r.torque_j, zero),
-            back(&r.slip, one),
-        ];
-    }
-
-    /// Contact `l`'s numbers of `row`.
-    #[inline(always)]
-    fn lane(&self, row: usize, l: usize) -> Quad {
-        self.0[row][l]
     }
 }

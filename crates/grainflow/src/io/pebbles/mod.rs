@@ -16,6 +16,7 @@ pub mod output;
 pub mod physics;
 pub mod save;
 pub mod translate;
+mod vessel;
 
 use std::path::Path;
 
@@ -257,27 +258,7 @@ impl Deck {
                 section
             }
             "block" | "cylinder" | "plane" if section == Section::Union => {
-                let solid = match name {
-                    "block" => {
-                        let (min, max) =
-                            (DVec3::new(n[0], n[1], n[2]), DVec3::new(n[3], n[4], n[5]));
-                        if !min.cmplt(max).all() {
-                            return Err(format!("block: the minimum values must be less than the maximum values in each dimension, got ({}, {}, {}) and ({}, {}, {})", n[0], n[1], n[2], n[3], n[4], n[5]));
-                        }
-                        Solid::Block { min, max }
-                    }
-                    "cylinder" => {
-                        if !(n[0] > 0.0 && n[3] < n[4]) {
-                            return Err(format!("cylinder: radius must be > 0 and zmin < zmax, got radius {}, z {} to {}", n[0], n[3], n[4]));
-                        }
-                        Solid::Cylinder {
-                            radius: n[0],
-                            center: [n[1], n[2]],
-                            z: [n[3], n[4]],
-                        }
-                    }
-                    _ => Solid::Plane(plane(&n)?),
-                };
+                let solid = union_solid(name, &n)?;
                 if let Some((_, u)) = g.unions.last_mut() {
                     u.push(solid);
                 }
@@ -299,47 +280,8 @@ impl Deck {
             }
             "start_pattern" => Section::Pattern,
             "end_pattern" | "end_row" => Section::Indentation,
-            "min_max" => {
-                let i = g
-                    .indentations
-                    .last_mut()
-                    .ok_or("min_max outside an indentation")?;
-                if !i.rows.is_empty() {
-                    return Err("min_max must come before any rows (001 §4.7.2)".into());
-                }
-                if n[0] >= n[1] {
-                    return Err(format!(
-                        "min_max: minimum must be below maximum, got {} and {}",
-                        n[0], n[1]
-                    ));
-                }
-                i.min_max = Some([n[0], n[1]]);
-                section
-            }
-            "start_row" => {
-                let i = g
-                    .indentations
-                    .last_mut()
-                    .ok_or("start_row outside an indentation")?;
-                if i.min_max.is_none() {
-                    return Err("an indentation needs min_max before its rows (001 §4.7.2)".into());
-                }
-                i.rows.push(Row::default());
-                Section::Row
-            }
-            "row_min" | "angle" | "angles" => {
-                let row = g
-                    .indentations
-                    .last_mut()
-                    .and_then(|i| i.rows.last_mut())
-                    .ok_or("outside a row")?;
-                match (name, &args[..]) {
-                    ("row_min", _) => row.min = n[0],
-                    ("angle", _) => row.angles.push(n[0]),
-                    (_, [Arg::List(l)]) => row.angles.extend(l),
-                    _ => {}
-                }
-                section
+            "min_max" | "start_row" | "row_min" | "angle" | "angles" => {
+                g.place_in_indentation(name, &n, &args, section)?
             }
             _ => {
                 self.directives.push(Directive { name, line, args });
@@ -418,6 +360,91 @@ impl Deck {
 }
 
 /// A plane's coefficients, refused when (a, b, c) is zero.
+impl Geometry {
+    /// Files a directive of an indentation block (min_max, a row and its angles); returns the
+    /// section after it.
+    fn place_in_indentation(
+        &mut self,
+        name: &str,
+        n: &[f64],
+        args: &[Arg],
+        section: Section,
+    ) -> std::result::Result<Section, String> {
+        Ok(match name {
+            "min_max" => {
+                let i = self
+                    .indentations
+                    .last_mut()
+                    .ok_or("min_max outside an indentation")?;
+                if !i.rows.is_empty() {
+                    return Err("min_max must come before any rows (001 §4.7.2)".into());
+                }
+                if n[0] >= n[1] {
+                    return Err(format!(
+                        "min_max: minimum must be below maximum, got {} and {}",
+                        n[0], n[1]
+                    ));
+                }
+                i.min_max = Some([n[0], n[1]]);
+                section
+            }
+            "start_row" => {
+                let i = self
+                    .indentations
+                    .last_mut()
+                    .ok_or("start_row outside an indentation")?;
+                if i.min_max.is_none() {
+                    return Err("an indentation needs min_max before its rows (001 §4.7.2)".into());
+                }
+                i.rows.push(Row::default());
+                Section::Row
+            }
+            "row_min" | "angle" | "angles" => {
+                let row = self
+                    .indentations
+                    .last_mut()
+                    .and_then(|i| i.rows.last_mut())
+                    .ok_or("outside a row")?;
+                match (name, args) {
+                    ("row_min", _) => row.min = n[0],
+                    ("angle", _) => row.angles.push(n[0]),
+                    (_, [Arg::List(l)]) => row.angles.extend(l),
+                    _ => {}
+                }
+                section
+            }
+            _ => section,
+        })
+    }
+}
+
+/// A solid of a union: `block`, `cylinder` or `plane` with its numbers `n`.
+fn union_solid(name: &str, n: &[f64]) -> std::result::Result<Solid, String> {
+    Ok(match name {
+        "block" => {
+            let (min, max) = (DVec3::new(n[0], n[1], n[2]), DVec3::new(n[3], n[4], n[5]));
+            if !min.cmplt(max).all() {
+                return Err(format!("block: the minimum values must be less than the maximum values in each dimension, got ({}, {}, {}) and ({}, {}, {})", n[0], n[1], n[2], n[3], n[4], n[5]));
+            }
+            Solid::Block { min, max }
+        }
+        "cylinder" => {
+            if !(n[0] > 0.0 && n[3] < n[4]) {
+                return Err(format!(
+                    "cylinder: radius must be > 0 and zmin < zmax, got radius {}, z {} to {}",
+                    n[0], n[3], n[4]
+                ));
+            }
+            Solid::Cylinder {
+                radius: n[0],
+                center: [n[1], n[2]],
+                z: [n[3], n[4]],
+            }
+        }
+        _ => Solid::Plane(plane(n)?),
+    })
+}
+
 fn plane(n: &[f64]) -> std::result::Result<[f64; 4], String> {
     if n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0 {
         return Err("plane: (a, b, c) must not be zero".into());

@@ -7,9 +7,9 @@
 use super::{Arg, Deck};
 use crate::contact::pebbles::{PebblesFriction, StaticFriction};
 use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use crate::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 use crate::particles::Core;
 use crate::scene::Integrator;
+use crate::scene::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 use crate::Result;
 
 /// The later of the directives `names` that the deck has.
@@ -21,11 +21,10 @@ fn latest<'a>(deck: &'a Deck, names: &[&'a str]) -> Option<&'a str> {
         .map(|d| d.name)
 }
 
-/// The PEBBLES contact law with the deck's values, and μ_s pebble–pebble and pebble–surface
-/// (μ_k without static friction) for the materials' required `sliding_friction`.
-pub fn contact_law(deck: &Deck) -> Result<(ContactModel, f64, f64)> {
-    let mu_k = deck.num("kinetic_friction");
-    let static_friction = match latest(
+/// `static_friction_new`, `_new2` or `_new3` with the directives that tune it (001 §4.2);
+/// those directives without one of them are refused.
+fn static_friction(deck: &Deck) -> Result<Option<StaticFriction>> {
+    match latest(
         deck,
         &[
             "static_friction_new",
@@ -72,7 +71,7 @@ pub fn contact_law(deck: &Deck) -> Result<(ContactModel, f64, f64)> {
             if zero_long_slips.is_some_and(|m| m <= 0.0) {
                 return Err(deck.error("zero_long_slips_mult", "mult must be > 0"));
             }
-            Some(StaticFriction {
+            Ok(Some(StaticFriction {
                 friction: mu,
                 hooke: hs,
                 surface_friction: Some(mu_w),
@@ -81,7 +80,7 @@ pub fn contact_law(deck: &Deck) -> Result<(ContactModel, f64, f64)> {
                 linear_cutoff,
                 zero_long_slips,
                 decrease_long_slips,
-            })
+            }))
         }
         None => {
             for name in [
@@ -97,9 +96,16 @@ pub fn contact_law(deck: &Deck) -> Result<(ContactModel, f64, f64)> {
                     ));
                 }
             }
-            None
+            Ok(None)
         }
-    };
+    }
+}
+
+/// The PEBBLES contact law with the deck's values, and μ_s pebble–pebble and pebble–surface
+/// (μ_k without static friction) for the materials' required `sliding_friction`.
+pub fn contact_law(deck: &Deck) -> Result<(ContactModel, f64, f64)> {
+    let mu_k = deck.num("kinetic_friction");
+    let static_friction = static_friction(deck)?;
     let dash = latest(deck, &["dash_pot", "dash_pot2"]).unwrap_or("dash_pot");
     let c = deck.nums(dash).unwrap_or_default();
     let (c_n, c_t) = (c[0], *c.get(1).unwrap_or(&c[0]));

@@ -32,7 +32,7 @@ use glam::DVec3;
 
 use crate::contact::{normal, ContactState};
 use crate::material::{effective_mass, effective_radius};
-use crate::scene::{ParticleSource, SphereSpec};
+use crate::scene::{ListSource, ParticleSource, SphereSpec};
 use crate::sim::Simulation;
 use crate::walls::history::WallMember;
 use crate::{Error, Result};
@@ -263,7 +263,7 @@ impl Save {
 
     /// The pebbles as an explicit particle list of `material`; the k-th pebble gets id k.
     pub fn source(&self, material: &str) -> ParticleSource {
-        ParticleSource::List {
+        ParticleSource::List(ListSource {
             material: material.into(),
             spheres: self
                 .pebbles
@@ -276,7 +276,7 @@ impl Save {
                     mobility: Default::default(),
                 })
                 .collect(),
-        }
+        })
     }
 
     /// Puts back pass counts, slips and surface slips into `sim`, built from [`Save::source`],

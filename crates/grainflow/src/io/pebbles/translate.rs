@@ -1,33 +1,23 @@
 //! A parsed PEBBLES deck as a grainflow [`Scene`] (001 chapters 4–7). What a Scene cannot
 //! hold (files to load and dump, display cadences) goes into [`DeckRun`]; the physics
 //! directives go through [`super::physics`]; directives read but not acted on are listed in
-//! [`DeckRun::notes`], never dropped silently. docs/pebbles-decks.md gives the whole table.
-//!
-//! Geometry (001 §3.4, §4.7–4.8): the vessel is a cylinder of `vessel_radius` (with an inner
-//! column for an annulus) or a `rectangular_vat`, a floor plane at `floor_location`, and
-//! optionally an outlet cone `radius = m z + b` with radius R at `location`, cut where it
-//! reaches the exit chute's hole (radius `hole_size` × pebble radius), a chute tube
-//! `hole_depth` long below it, and a flat door closing the chute. Cone and tube are a
-//! one-hole [`crate::walls::hopper`] (its floor outside the cylinder, or the vat's base around
-//! the cone), so the lip between them is one edge. Indentations are pockets cut into the
-//! vessel_radius wall ([`crate::walls::indent`]). Unions of the geometry section are solids
-//! the pebbles stay outside of.
+//! [`DeckRun::notes`], never dropped silently. docs/pebbles-decks.md gives the whole table. The vessel's walls are built in [`super::vessel`].
 
 use std::path::{Path, PathBuf};
 
 use glam::DVec3;
 
-use super::{physics, save, Deck, Solid};
-use crate::drive::{Chute, Inlet, Recirculation};
-use crate::fill::prime::Packing;
+use super::vessel::{vessel, wall, Vessel};
+use super::{physics, save, Deck};
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::particles::{core_shell_mass_inertia, Core};
 use crate::scene::{
-    Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SoftOptions, SphereSpec, TimeStep,
+    Chute, Inlet, ListSource, Method, OutputSpec, PackSource, Packing, ParticleSource,
+    Recirculation, Scene, SimulationSpec, SoftOptions, SphereSpec, TimeStep,
 };
 use crate::timestep::DtLimit;
-use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
+use crate::walls::{Motion, ShapeSpec, Side};
 use crate::{Error, Result};
 
 /// Standard gravity (m/s²), pointing down −z (PEBBLES' vessels stand along z).
@@ -61,324 +51,6 @@ pub struct DeckRun {
     pub notes: Vec<String>,
     /// The deck's file stem: the run writes `<stem>.out` and `<stem>_save`.
     pub stem: String,
-}
-
-/// What [`vessel`] builds.
-struct Vessel {
-    walls: Vec<WallSpec>,
-    /// Radius profile [z, R] of the vessel about the z axis (empty for a vat).
-    profile: Vec<[f64; 2]>,
-    inner: f64,
-    half_xy: [f64; 2],
-    bottom: f64,
-    chutes: Vec<Chute>,
-    /// Centres (x, y) of the outlet holes in the base: one at the axis unless number_of_cones > 1.
-    holes: Vec<[f64; 2]>,
-}
-
-fn wall(shape: ShapeSpec) -> WallSpec {
-    WallSpec {
-        material: "vessel".into(),
-        shape,
-        surface: Default::default(),
-        motion: Motion::Fixed,
-    }
-}
-
-fn plane(point: DVec3, normal: DVec3) -> ShapeSpec {
-    ShapeSpec::Plane {
-        point: Some(point),
-        normal: Some(normal),
-        equation: None,
-        both: false,
-    }
-}
-
-/// The hole of the exit chute: (hole_size, hole_depth) and the directive that gave it.
-fn exit_hole(deck: &Deck) -> Option<(f64, f64, &'static str)> {
-    let chute = deck.last("exit_chute").map(|d| (d.line, "exit_chute"));
-    let recirc = deck.last("recirculate").map(|d| (d.line, "recirculate"));
-    let (_, name) = chute.into_iter().chain(recirc).max_by_key(|x| x.0)?;
-    let v = deck.nums(name)?;
-    Some(match name {
-        "exit_chute" => (v[0], v[1], name),
-        _ => (v[3], v[4], name),
-    })
-}
-
-/// Vessel walls, fill region and exit chutes (001 §4.8).
-fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
-    let rv = deck.nums("vessel_radius").unwrap_or_default();
-    let (ri, ro) = (rv[0], rv[1]);
-    if !(ro > 0.0 && ri >= 0.0 && ri < ro) {
-        return Err(deck.error(
-            "vessel_radius",
-            format!("needs 0 ≤ inside_radius < outside_radius, got {ri} and {ro}"),
-        ));
-    }
-    let floor = deck.num("floor_location");
-    let mut walls = vec![wall(plane(DVec3::new(0.0, 0.0, floor), DVec3::Z))];
-    let mut profile = Vec::new();
-    // Checked before the vat's branch, which refuses them.
-    let indented = indentations(deck, ro)?;
-    let half_xy = if let Some(v) = deck
-        .nums("rectangular_vat")
-        .filter(|_| deck.has("rectangular_vat"))
-    {
-        let (xw, yw) = (v[0], v[1]);
-        if !(xw > r_peb && yw > r_peb) {
-            return Err(deck.error(
-                "rectangular_vat",
-                format!(
-                    "x_wall and y_wall must exceed the pebble radius {r_peb} m, got {xw} and {yw}"
-                ),
-            ));
-        }
-        for (p, n) in [
-            (DVec3::new(-xw, 0.0, 0.0), DVec3::X),
-            (DVec3::new(xw, 0.0, 0.0), DVec3::NEG_X),
-            (DVec3::new(0.0, -yw, 0.0), DVec3::Y),
-            (DVec3::new(0.0, yw, 0.0), DVec3::NEG_Y),
-        ] {
-            walls.push(wall(plane(p, n)));
-        }
-        [xw, yw]
-    } else {
-        walls.push(wall(match indented {
-            Some(indentations) => ShapeSpec::IndentedCylinder {
-                radius: ro,
-                indentations,
-            },
-            None => ShapeSpec::Cylinder {
-                origin: DVec3::ZERO,
-                axis: DVec3::Z,
-                radius: ro,
-                side: Side::Inside,
-                length: None,
-            },
-        }));
-        if ri > 0.0 {
-            walls.push(wall(ShapeSpec::Cylinder {
-                origin: DVec3::ZERO,
-                axis: DVec3::Z,
-                radius: ri,
-                side: Side::Outside,
-                length: None,
-            }));
-        }
-        profile.push([floor, ro]);
-        [ro, ro]
-    };
-    let n_cones = deck.nums("number_of_cones").map_or(1, |v| v[0] as usize);
-    if n_cones == 0 {
-        return Err(deck.error("number_of_cones", "must be at least 1"));
-    }
-    let mut bottom = floor;
-    let mut chutes = Vec::new();
-    let mut holes = vec![[0.0, 0.0]];
-    let hole = exit_hole(deck);
-    match deck.nums("cone").filter(|_| deck.has("cone")) {
-        Some(c) => {
-            let (loc, m) = (c[0], c[1]);
-            // One cone has the vessel's radius at `location`. Several sit on the circle midway
-            // across the vessel (or the annulus), as wide as keeps them from overlapping each
-            // other and the walls, under a floor at `location` (001 §4.8 leaves the layout
-            // open; docs/pebbles-decks.md).
-            let r_top = if n_cones == 1 {
-                half_xy[0]
-            } else {
-                if deck.has("rectangular_vat") {
-                    return Err(deck.error(
-                        "number_of_cones",
-                        "more than one cone needs the cylindrical vessel (vessel_radius), not a rectangular_vat",
-                    ));
-                }
-                let ring = 0.5 * (ri + ro);
-                holes = (0..n_cones)
-                    .map(|k| {
-                        let a = std::f64::consts::TAU * k as f64 / n_cones as f64;
-                        [ring * a.cos(), ring * a.sin()]
-                    })
-                    .collect();
-                (0.5 * (ro - ri)).min(ring * (std::f64::consts::PI / n_cones as f64).sin())
-            };
-            if m <= 0.0 {
-                return Err(deck.error(
-                    "cone",
-                    format!("slope must be > 0 for an outlet cone (0 is a straight wall), got {m}"),
-                ));
-            }
-            let b = r_top - m * loc;
-            let (z_end, r_end) = match hole {
-                Some((size, _, name)) => {
-                    let r_h = size * r_peb;
-                    if !(r_h > r_peb && r_h < r_top) {
-                        return Err(deck.error(
-                            name,
-                            format!("the hole radius hole_size × pebble radius = {r_h} m must lie between the pebble radius and the vessel radius"),
-                        ));
-                    }
-                    ((r_h - b) / m, r_h)
-                }
-                None => (-b / m, 0.0),
-            };
-            // The cones and their chute tubes are one hopper wall, so that each lip is counted
-            // once. One cone is a hopper with one hole of the vessel's radius: in the cylinder
-            // its floor lies outside the vessel, in a vat it is the flat base around the cone.
-            walls.push(wall(ShapeSpec::Hopper {
-                height: loc,
-                centers: holes.clone(),
-                radius: r_top,
-                slope: m,
-                bottom: z_end,
-                tube: hole.map_or(0.0, |h| h.1.max(0.0)),
-            }));
-            if n_cones == 1 {
-                profile = vec![[z_end, r_end], [loc, r_top]];
-                bottom = z_end;
-            } else {
-                // The fill stays above the floor; the cones fill as the pebbles settle.
-                profile = vec![[loc, ro]];
-                bottom = loc;
-            }
-            if let Some((_, depth, name)) = hole {
-                if depth < 0.0 {
-                    return Err(deck.error(name, format!("hole_depth must be ≥ 0, got {depth}")));
-                }
-                let door = z_end - depth;
-                for &[x, y] in &holes {
-                    walls.push(wall(ShapeSpec::Disk {
-                        center: DVec3::new(x, y, door),
-                        normal: DVec3::Z,
-                        radius: r_end + r_peb,
-                    }));
-                    chutes.push(Chute {
-                        center: [x, y],
-                        radius: r_end,
-                        door,
-                    });
-                }
-                if n_cones == 1 {
-                    if depth > 0.0 {
-                        profile.insert(0, [door, r_end]);
-                    }
-                    bottom = door;
-                }
-            }
-        }
-        None => {
-            if n_cones > 1 {
-                return Err(deck.error(
-                    "number_of_cones",
-                    "needs a cone: its location and slope make each outlet cone (001 §4.8)",
-                ));
-            }
-            if let Some((_, _, name)) = hole {
-                return Err(deck.error(
-                    name,
-                    "needs a cone: the exit chute's door is at the bottom of the cone (001 §4.8)",
-                ));
-            }
-        }
-    }
-    walls.extend(unions(deck));
-    Ok(Vessel {
-        walls,
-        profile,
-        inner: ri,
-        half_xy,
-        bottom: bottom.max(floor),
-        chutes,
-        holes,
-    })
-}
-
-/// The indentation blocks of the geometry section, checked as the wall they cut into the
-/// vessel_radius cylinder of radius `ro` (001 §4.7.2); `None` when there are none.
-fn indentations(deck: &Deck, ro: f64) -> Result<Option<Vec<Indentation>>> {
-    let Some(first) = deck.geometry.indentations.first() else {
-        return Ok(None);
-    };
-    let at = |line: usize, message: String| Error::Parse {
-        path: format!("{}:{line}", deck.origin),
-        message: format!("start_indentation: {message}"),
-    };
-    if deck.has("rectangular_vat") {
-        return Err(at(
-            first.line,
-            "indentations are cut into the vessel_radius wall only (001 §4.7.2), not a rectangular_vat".into(),
-        ));
-    }
-    let mut blocks = Vec::new();
-    for i in &deck.geometry.indentations {
-        let min_max = i
-            .min_max
-            .ok_or_else(|| at(i.line, "needs min_max and at least one row".into()))?;
-        let block = Indentation {
-            pattern: i.pattern.clone(),
-            min_max,
-            rows: i.rows.clone(),
-        };
-        let mut problems = Vec::new();
-        ShapeSpec::IndentedCylinder {
-            radius: ro,
-            indentations: vec![block.clone()],
-        }
-        .problems("", &mut problems);
-        if let Some(Error::Scene { field, reason }) = problems.first() {
-            let field = field.strip_prefix(".indentations[0].").unwrap_or(field);
-            return Err(at(i.line, format!("{field}: {reason}")));
-        }
-        blocks.push(block);
-    }
-    Ok(Some(blocks))
-}
-
-/// The unions of the geometry section as walls; pebbles stay outside each solid.
-fn unions(deck: &Deck) -> Vec<WallSpec> {
-    deck.geometry
-        .unions
-        .iter()
-        .filter(|(_, u)| !u.is_empty())
-        .map(|(_, u)| {
-            let members = u
-                .iter()
-                .flat_map(|s| match *s {
-                    Solid::Block { min, max } => vec![ShapeSpec::Block {
-                        min,
-                        max,
-                        side: None,
-                    }],
-                    // A solid finite cylinder: its mantle and two end disks.
-                    Solid::Cylinder { radius, center, z } => {
-                        let disk = |zz: f64| ShapeSpec::Disk {
-                            center: DVec3::new(center[0], center[1], zz),
-                            normal: DVec3::Z,
-                            radius,
-                        };
-                        vec![
-                            ShapeSpec::Cylinder {
-                                origin: DVec3::new(center[0], center[1], 0.5 * (z[0] + z[1])),
-                                axis: DVec3::Z,
-                                radius,
-                                side: Side::Both,
-                                length: Some(z[1] - z[0]),
-                            },
-                            disk(z[0]),
-                            disk(z[1]),
-                        ]
-                    }
-                    Solid::Plane(e) => vec![ShapeSpec::Plane {
-                        point: None,
-                        normal: None,
-                        equation: Some(e),
-                        both: false,
-                    }],
-                })
-                .collect();
-            wall(ShapeSpec::Union { members })
-        })
-        .collect()
 }
 
 /// Earthquake motion of the vessel (001 §4.6, chapter 7), or `Fixed`.
@@ -458,6 +130,43 @@ fn earthquake(deck: &Deck, base: &Path) -> Result<Motion> {
     })
 }
 
+/// The pebble's material and the vessel's, with the pebble–vessel friction as a pair value.
+fn materials(pebble: &Pebble, mu_pp: f64, mu_ps: f64) -> (Vec<Material>, Vec<PairOverride>) {
+    let core = physics::core(pebble.r_c, pebble.r_o, pebble.rho[0]);
+    let ball = 4.0 / 3.0 * std::f64::consts::PI * pebble.r_o.powi(3);
+    let pebble_material = Material {
+        name: "pebble".into(),
+        // The shell's density beside a core; a pebble all core (or all shell) is uniform.
+        density: Some(if core.is_some() {
+            pebble.rho[1]
+        } else {
+            pebble.mass / ball
+        }),
+        // E, ν and e do not enter the PEBBLES law (its h and C⊥ are given).
+        youngs_modulus: 1.0e9,
+        poisson_ratio: 0.25,
+        restitution: 0.5,
+        sliding_friction: mu_pp,
+        rolling_friction: 0.0,
+        twisting_friction: 0.0,
+        tangential_restitution: 1.0,
+        cohesion: 0.0,
+        core,
+    };
+    let vessel_material = Material {
+        name: "vessel".into(),
+        density: None,
+        sliding_friction: mu_ps,
+        ..pebble_material.clone()
+    };
+    let pairs = vec![PairOverride {
+        materials: ["pebble".into(), "vessel".into()],
+        sliding_friction: Some(mu_ps),
+        ..PairOverride::default()
+    }];
+    (vec![pebble_material, vessel_material], pairs)
+}
+
 /// Finds `file` in the deck's folder, then in the `search` folders.
 fn find(file: &str, base: &Path, search: &[PathBuf]) -> PathBuf {
     std::iter::once(base.to_path_buf())
@@ -467,11 +176,128 @@ fn find(file: &str, base: &Path, search: &[PathBuf]) -> PathBuf {
         .unwrap_or_else(|| base.join(file))
 }
 
+/// The pebble of a deck: radii (m), the core's and shell's densities (kg/m³), and the mass
+/// (kg) and moment of inertia (kg m²) of eq 3.5–3.6.
+struct Pebble {
+    r_c: f64,
+    r_o: f64,
+    rho: [f64; 2],
+    mass: f64,
+    inertia: f64,
+}
+
+/// Where the pebbles come from: a list read from a file or a fill packed in the vessel.
+struct Fill {
+    source: ParticleSource,
+    /// The save whose slips and pass counts are put back.
+    restore: Option<save::Save>,
+}
+
 impl Deck {
     /// The deck as a runnable scene; files named in the deck are read from `base` (the deck's
     /// folder), then from the `search` folders (where an earlier run wrote its save).
     pub fn translate(&self, base: &Path, search: &[PathBuf]) -> Result<DeckRun> {
         let mut notes = Vec::new();
+        let pebble = self.pebble()?;
+        let alpha = self.num("alpha");
+        let runs = self.num("runs");
+        let count = self.num("number_of_pebbles") as usize;
+        if count == 0 {
+            return Err(self.error("number_of_pebbles", "must be at least 1"));
+        }
+        for (name, k) in [
+            ("pebble_pebble_hooke", self.num("pebble_pebble_hooke")),
+            ("alpha", alpha),
+        ] {
+            if k <= 0.0 {
+                return Err(self.error(name, format!("must be > 0, got {k}")));
+            }
+        }
+        let v = vessel(self, pebble.r_o)?;
+        let (model, mu_pp, mu_ps) = physics::contact_law(self)?;
+        let method = self.method(&model, alpha, &pebble, &mut notes)?;
+        let tallies = physics::tallies(self, alpha)?;
+        let (materials, pairs) = materials(&pebble, mu_pp, mu_ps);
+        let motion = earthquake(self, base)?;
+        let packing = self.packing()?;
+        let inlets: Vec<Inlet> = self
+            .geometry
+            .inlets
+            .iter()
+            .map(|i| Inlet {
+                pos: i.pos,
+                vel: i.vel,
+            })
+            .collect();
+        let spots = self.drop_spots(&v);
+        // Packing cones stand under the inlets, or else over the drop spots.
+        let cone_spots: Vec<[f64; 2]> = if inlets.is_empty() {
+            spots.clone()
+        } else {
+            inlets.iter().map(|i| [i.pos.x, i.pos.y]).collect()
+        };
+        let mut walls = v.walls.clone();
+        let fill = match self.load_directive() {
+            Some(name) => self.loaded(name, base, search, pebble.r_o)?,
+            None => self.packed(&v, &cone_spots, (count, pebble.r_o), packing, &mut walls)?,
+        };
+        for w in walls.iter_mut() {
+            w.motion = motion.clone();
+        }
+        let recirculation = self.recirculation(&v.chutes, inlets, &spots)?;
+        if self.has("ppf_filename") {
+            notes.push(format!(
+                "{}: ppf_filename: ignored, as by the single-processor pebbles9 (001 §4.2)",
+                self.at("ppf_filename")
+            ));
+        }
+        let freq = |n: &str| (self.num(n) as u64).max(1);
+        let scene = Scene {
+            simulation: SimulationSpec {
+                method,
+                seed: self.num("seed") as u64,
+                start_time: self.num("initial_time"),
+                // alpha = 1e-4 s is about t_c/6 for the samples' h = 1e6 N/m (001 §8).
+                dt_limit: DtLimit::ContactTime,
+                ..SimulationSpec::new(runs * alpha, TimeStep::Fixed(alpha))
+            },
+            contact: model,
+            materials,
+            pairs,
+            gravity: Gravity {
+                uniform: Some(DVec3::new(0.0, 0.0, -STANDARD_GRAVITY)),
+                ..Gravity::default()
+            },
+            boundary: Default::default(),
+            frame: None,
+            walls,
+            particles: vec![fill.source],
+            output: OutputSpec {
+                tallies: Some(tallies),
+                ..OutputSpec::default()
+            },
+            recirculation,
+        };
+        let stem = Path::new(&self.origin)
+            .file_stem()
+            .map_or("deck".into(), |s| s.to_string_lossy().into_owned());
+        Ok(DeckRun {
+            scene,
+            restore: fill.restore,
+            dump_positions: self.dump_positions(),
+            cadence: Cadence {
+                display: freq("display_frequency"),
+                positions: freq("position_display_frequency"),
+                energy: freq("energy_display_frequency"),
+                dump: freq("dump_frequency"),
+            },
+            notes,
+            stem,
+        })
+    }
+
+    /// `pebble_radius` and `pebble_density`, with the mass and inertia they give.
+    fn pebble(&self) -> Result<Pebble> {
         let rp = self.nums("pebble_radius").unwrap_or_default();
         let (r_c, r_o) = (rp[0], rp[1]);
         if !(r_o > 0.0 && r_c >= 0.0 && r_c <= r_o) {
@@ -499,25 +325,27 @@ impl Deck {
                 ),
             ));
         }
-        let alpha = self.num("alpha");
-        let runs = self.num("runs");
-        let count = self.num("number_of_pebbles") as usize;
-        if count == 0 {
-            return Err(self.error("number_of_pebbles", "must be at least 1"));
-        }
-        for (name, k) in [
-            ("pebble_pebble_hooke", self.num("pebble_pebble_hooke")),
-            ("alpha", alpha),
-        ] {
-            if k <= 0.0 {
-                return Err(self.error(name, format!("must be > 0, got {k}")));
-            }
-        }
-        let v = vessel(self, r_o)?;
-        let (model, mu_pp, mu_ps) = physics::contact_law(self)?;
+        Ok(Pebble {
+            r_c,
+            r_o,
+            rho: [rho[0], rho[1]],
+            mass,
+            inertia,
+        })
+    }
+
+    /// The soft method with the deck's integrator, in as many Euler sub-steps per alpha as keep
+    /// an isolated contact stable (noted when more than one).
+    fn method(
+        &self,
+        model: &crate::contact::ContactModel,
+        alpha: f64,
+        pebble: &Pebble,
+        notes: &mut Vec<String>,
+    ) -> Result<Method> {
         let integrator = physics::integrator(self)?;
         let substeps = if integrator == crate::scene::Integrator::Euler {
-            physics::euler_substeps(&model, alpha, mass, inertia, r_o)
+            physics::euler_substeps(model, alpha, pebble.mass, pebble.inertia, pebble.r_o)
         } else {
             1
         };
@@ -527,68 +355,19 @@ impl Deck {
                 self.at("alpha")
             ));
         }
-        let tallies = physics::tallies(self, alpha)?;
-        let core = physics::core(r_c, r_o, rho[0]);
-        let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
-        let pebble = Material {
-            name: "pebble".into(),
-            // The shell's density beside a core; a pebble all core (or all shell) is uniform.
-            density: Some(if core.is_some() { rho[1] } else { mass / ball }),
-            // E, ν and e do not enter the PEBBLES law (its h and C⊥ are given).
-            youngs_modulus: 1.0e9,
-            poisson_ratio: 0.25,
-            restitution: 0.5,
-            sliding_friction: mu_pp,
-            rolling_friction: 0.0,
-            twisting_friction: 0.0,
-            tangential_restitution: 1.0,
-            cohesion: 0.0,
-            core,
-        };
-        let vessel_material = Material {
-            name: "vessel".into(),
-            density: None,
-            sliding_friction: mu_ps,
-            ..pebble.clone()
-        };
-        let pairs = vec![PairOverride {
-            materials: ["pebble".into(), "vessel".into()],
-            sliding_friction: Some(mu_ps),
-            ..PairOverride::default()
-        }];
-        let motion = earthquake(self, base)?;
-        let mut walls = v.walls;
-        let mut restore = None;
-        let mut fill_bottom = v.bottom;
-        let mut packing = if self.has("random_packing_method") {
-            Packing::Prime {
-                extra_candidates: self.num("random_packing_method") as usize,
-            }
-        } else {
-            let f = self.num("initial_packing");
-            if !(f > 0.0 && f <= 0.3) {
-                return Err(self.error(
-                    "initial_packing",
-                    format!("must be in (0, 0.3] (001 §4.4: not above 0.15), got {f}"),
-                ));
-            }
-            Packing::Loose { fraction: f }
-        };
-        let inlets: Vec<Inlet> = self
-            .geometry
-            .inlets
-            .iter()
-            .map(|i| Inlet {
-                pos: i.pos,
-                vel: i.vel,
-            })
-            .collect();
-        // Drop points without inlets, and packing cones: over each outlet hole, or
-        // (offset_inlet_holes) beside it: half the vessel radius off a single central hole,
-        // half-way round to the next of several.
+        Ok(Method::Soft(SoftOptions {
+            integrator,
+            substeps,
+        }))
+    }
+
+    /// Drop points without inlets, and packing cones: over each outlet hole, or
+    /// (offset_inlet_holes) beside it: half the vessel radius off a single central hole,
+    /// half-way round to the next of several.
+    fn drop_spots(&self, v: &Vessel) -> Vec<[f64; 2]> {
         let offset = self.has("offset_inlet_holes");
         let turn = std::f64::consts::PI / v.holes.len() as f64;
-        let spots: Vec<[f64; 2]> = match (v.holes.len(), offset) {
+        match (v.holes.len(), offset) {
             (1, true) => vec![[0.5 * v.half_xy[0], 0.0]],
             (_, true) => v
                 .holes
@@ -599,12 +378,12 @@ impl Deck {
                 })
                 .collect(),
             _ => v.holes.clone(),
-        };
-        let cone_packing = ["cone_packing", "cone_packing_chute"]
-            .iter()
-            .filter_map(|n| self.last(n))
-            .max_by_key(|d| d.line);
-        let load = [
+        }
+    }
+
+    /// The last of the directives that load the pebbles from a file, if any.
+    fn load_directive(&self) -> Option<&'static str> {
+        [
             "load_pebble_save",
             "load_pebble_info",
             "load_positions",
@@ -612,192 +391,185 @@ impl Deck {
         ]
         .iter()
         .filter_map(|n| self.last(n))
-        .max_by_key(|d| d.line);
-        let particles = if let Some(d) = load {
-            let file = find(self.word(d.name).unwrap_or_default(), base, search);
-            match d.name {
-                "load_positions" | "load_positions_divide" => {
-                    let divide = if d.name == "load_positions" {
-                        1.0
-                    } else {
-                        self.nums(d.name).unwrap_or_default()[0]
-                    };
-                    if divide <= 0.0 {
-                        return Err(self.error(d.name, "divide must be > 0"));
-                    }
-                    let mut positions = save::read_vectors(&file)?;
-                    if self.has("sort_pebbles") {
-                        // 001 §4.2: once loaded, pebbles are sorted by height (ids follow).
-                        positions.sort_by(|a, b| a.z.total_cmp(&b.z));
-                    }
-                    let spheres = positions
-                        .into_iter()
-                        .map(|p| SphereSpec {
-                            pos: p / divide,
-                            radius: r_o,
-                            vel: DVec3::ZERO,
-                            omega: DVec3::ZERO,
-                            mobility: Default::default(),
-                        })
-                        .collect();
-                    ParticleSource::List {
-                        material: "pebble".into(),
-                        spheres,
-                    }
-                }
-                _ => {
-                    let mut s = save::Save::read(&file)?;
-                    if d.name == "load_pebble_info" {
-                        if !self.has("load_pebble_slips") {
-                            s.slips.clear();
-                        }
-                        if !self.has("load_pebble_surface_slips") {
-                            s.surface_slips.clear();
-                        }
-                    }
-                    let source = s.source("pebble");
-                    restore = Some(s);
-                    source
-                }
+        .max_by_key(|d| d.line)
+        .map(|d| d.name)
+    }
+
+    /// Pebbles loaded by directive `name`: positions (sorted by height with `sort_pebbles`),
+    /// or a save with the slips and pass counts it restores.
+    fn loaded(&self, name: &str, base: &Path, search: &[PathBuf], r_o: f64) -> Result<Fill> {
+        let file = find(self.word(name).unwrap_or_default(), base, search);
+        if let "load_positions" | "load_positions_divide" = name {
+            let divide = if name == "load_positions" {
+                1.0
+            } else {
+                self.nums(name).unwrap_or_default()[0]
+            };
+            if divide <= 0.0 {
+                return Err(self.error(name, "divide must be > 0"));
             }
-        } else {
-            if let Some(d) = cone_packing {
-                let n = self.nums(d.name).unwrap_or_default();
-                let (open, h) = (n[0], n[1]);
-                if open <= r_o {
-                    return Err(self.error(
-                        d.name,
-                        format!("opening_size must exceed the pebble radius, got {open}"),
-                    ));
-                }
-                let spots: Vec<[f64; 2]> = if inlets.is_empty() {
-                    spots.clone()
-                } else {
-                    inlets.iter().map(|i| [i.pos.x, i.pos.y]).collect()
-                };
-                // Each 45° cone widens until it meets its neighbour's, or the vessel wall.
-                let mut reach = v.half_xy[0];
-                for (a, p) in spots.iter().enumerate() {
-                    for q in &spots[a + 1..] {
-                        reach = reach.min(0.5 * ((p[0] - q[0]).hypot(p[1] - q[1])));
-                    }
-                }
-                for p in &spots {
-                    walls.push(wall(ShapeSpec::Cone {
-                        origin: DVec3::new(p[0], p[1], 0.0),
-                        axis: DVec3::Z,
-                        slope: 1.0,
-                        radius0: open - h,
-                        range: Some([h, h + (reach - open).max(r_o)]),
-                    }));
-                    if d.name == "cone_packing_chute" {
-                        let c = n[2];
-                        if c <= 0.0 {
-                            return Err(self.error(d.name, "chute_height must be > 0"));
-                        }
-                        walls.push(wall(ShapeSpec::Cylinder {
-                            origin: DVec3::new(p[0], p[1], h - 0.5 * c),
-                            axis: DVec3::Z,
-                            radius: open,
-                            side: Side::Both,
-                            length: Some(c),
-                        }));
-                    }
-                }
-                fill_bottom = h;
-                if !self.has("random_packing_method") {
-                    packing = Packing::Loose {
-                        fraction: self.num("initial_packing"),
-                    };
-                }
+            let mut positions = save::read_vectors(&file)?;
+            if self.has("sort_pebbles") {
+                // 001 §4.2: once loaded, pebbles are sorted by height (ids follow).
+                positions.sort_by(|a, b| a.z.total_cmp(&b.z));
             }
-            let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
-            let area = 4.0 * v.half_xy[0] * v.half_xy[1];
-            // Room for the whole fill at 1 % volume fraction: far more than any method needs;
-            // at least two pebbles tall, so that a deck of a few pebbles still fits.
-            let top = fill_bottom + (count as f64 * ball / (0.01 * area)).max(4.0 * r_o);
-            ParticleSource::Pack {
+            let spheres = positions
+                .into_iter()
+                .map(|p| SphereSpec {
+                    pos: p / divide,
+                    radius: r_o,
+                    vel: DVec3::ZERO,
+                    omega: DVec3::ZERO,
+                    mobility: Default::default(),
+                })
+                .collect();
+            let source = ParticleSource::List(ListSource {
                 material: "pebble".into(),
-                count,
-                radius: r_o,
-                packing,
-                min: DVec3::new(-v.half_xy[0], -v.half_xy[1], fill_bottom),
-                max: DVec3::new(v.half_xy[0], v.half_xy[1], top),
-                profile: v.profile.clone(),
-                inner_radius: v.inner,
-            }
-        };
-        for w in walls.iter_mut() {
-            w.motion = motion.clone();
+                spheres,
+            });
+            return Ok(Fill {
+                source,
+                restore: None,
+            });
         }
-        let recirculation = self.recirculation(&v.chutes, inlets, &spots)?;
-        if self.has("ppf_filename") {
-            notes.push(format!(
-                "{}: ppf_filename: ignored, as by the single-processor pebbles9 (001 §4.2)",
-                self.at("ppf_filename")
+        let mut s = save::Save::read(&file)?;
+        if name == "load_pebble_info" {
+            if !self.has("load_pebble_slips") {
+                s.slips.clear();
+            }
+            if !self.has("load_pebble_surface_slips") {
+                s.surface_slips.clear();
+            }
+        }
+        Ok(Fill {
+            source: s.source("pebble"),
+            restore: Some(s),
+        })
+    }
+
+    /// `random_packing_method` (PRIME) or `initial_packing` (a loose fill, 001 §4.4).
+    fn packing(&self) -> Result<Packing> {
+        if self.has("random_packing_method") {
+            return Ok(Packing::Prime {
+                extra_candidates: self.num("random_packing_method") as usize,
+            });
+        }
+        let f = self.num("initial_packing");
+        if !(f > 0.0 && f <= 0.3) {
+            return Err(self.error(
+                "initial_packing",
+                format!("must be in (0, 0.3] (001 §4.4: not above 0.15), got {f}"),
             ));
         }
-        let dump_positions = match ["dump_positions", "dump_positions_mult"]
+        Ok(Packing::Loose { fraction: f })
+    }
+
+    /// `count` pebbles of radius `r_o` packed in the vessel from its bottom, or over packing
+    /// cones at `cone_spots` (which join `walls`) with `cone_packing` / `cone_packing_chute`.
+    fn packed(
+        &self,
+        v: &Vessel,
+        cone_spots: &[[f64; 2]],
+        (count, r_o): (usize, f64),
+        mut packing: Packing,
+        walls: &mut Vec<crate::walls::WallSpec>,
+    ) -> Result<Fill> {
+        let mut fill_bottom = v.bottom;
+        let cone_packing = ["cone_packing", "cone_packing_chute"]
             .iter()
             .filter_map(|n| self.last(n))
-            .max_by_key(|d| d.line)
-        {
-            Some(d) => {
-                let mult = if d.name == "dump_positions" {
-                    1.0
-                } else {
-                    self.nums(d.name).unwrap_or_default()[0]
+            .max_by_key(|d| d.line);
+        if let Some(d) = cone_packing {
+            fill_bottom = self.packing_cones(d.name, cone_spots, v.half_xy[0], r_o, walls)?;
+            if !self.has("random_packing_method") {
+                packing = Packing::Loose {
+                    fraction: self.num("initial_packing"),
                 };
-                Some((PathBuf::from(self.word(d.name).unwrap_or_default()), mult))
             }
-            None => None,
-        };
-        let freq = |n: &str| (self.num(n) as u64).max(1);
-        let scene = Scene {
-            simulation: SimulationSpec {
-                seed: self.num("seed") as u64,
-                start_time: self.num("initial_time"),
-                // alpha = 1e-4 s is about t_c/6 for the samples' h = 1e6 N/m (001 §8).
-                dt_limit: DtLimit::ContactTime,
-                method: Method::Soft(SoftOptions {
-                    integrator,
-                    substeps,
-                }),
-                ..SimulationSpec::new(runs * alpha, TimeStep::Fixed(alpha))
-            },
-            contact: model,
-            materials: vec![pebble, vessel_material],
-            pairs,
-            gravity: Gravity {
-                uniform: Some(DVec3::new(0.0, 0.0, -STANDARD_GRAVITY)),
-                ..Gravity::default()
-            },
-            boundary: Default::default(),
-            frame: None,
-            walls,
-            particles: vec![particles],
-            output: OutputSpec {
-                tallies: Some(tallies),
-                ..OutputSpec::default()
-            },
-            recirculation,
-        };
-        let stem = Path::new(&self.origin)
-            .file_stem()
-            .map_or("deck".into(), |s| s.to_string_lossy().into_owned());
-        Ok(DeckRun {
-            scene,
-            restore,
-            dump_positions,
-            cadence: Cadence {
-                display: freq("display_frequency"),
-                positions: freq("position_display_frequency"),
-                energy: freq("energy_display_frequency"),
-                dump: freq("dump_frequency"),
-            },
-            notes,
-            stem,
+        }
+        let ball = 4.0 / 3.0 * std::f64::consts::PI * r_o.powi(3);
+        let area = 4.0 * v.half_xy[0] * v.half_xy[1];
+        // Room for the whole fill at 1 % volume fraction: far more than any method needs;
+        // at least two pebbles tall, so that a deck of a few pebbles still fits.
+        let top = fill_bottom + (count as f64 * ball / (0.01 * area)).max(4.0 * r_o);
+        let source = ParticleSource::Pack(PackSource {
+            material: "pebble".into(),
+            count,
+            radius: r_o,
+            packing,
+            min: DVec3::new(-v.half_xy[0], -v.half_xy[1], fill_bottom),
+            max: DVec3::new(v.half_xy[0], v.half_xy[1], top),
+            profile: v.profile.clone(),
+            inner_radius: v.inner,
+        });
+        Ok(Fill {
+            source,
+            restore: None,
         })
+    }
+
+    /// The 45° cones of directive `name` over each of `spots`, each widening until it meets
+    /// its neighbour's or the vessel wall at `reach` (m), with a chute below for
+    /// `cone_packing_chute`; returns the height the fill starts from.
+    fn packing_cones(
+        &self,
+        name: &str,
+        spots: &[[f64; 2]],
+        reach: f64,
+        r_o: f64,
+        walls: &mut Vec<crate::walls::WallSpec>,
+    ) -> Result<f64> {
+        let n = self.nums(name).unwrap_or_default();
+        let (open, h) = (n[0], n[1]);
+        if open <= r_o {
+            return Err(self.error(
+                name,
+                format!("opening_size must exceed the pebble radius, got {open}"),
+            ));
+        }
+        let mut reach = reach;
+        for (a, p) in spots.iter().enumerate() {
+            for q in &spots[a + 1..] {
+                reach = reach.min(0.5 * ((p[0] - q[0]).hypot(p[1] - q[1])));
+            }
+        }
+        for p in spots {
+            walls.push(wall(ShapeSpec::Cone {
+                origin: DVec3::new(p[0], p[1], 0.0),
+                axis: DVec3::Z,
+                slope: 1.0,
+                radius0: open - h,
+                range: Some([h, h + (reach - open).max(r_o)]),
+            }));
+            if name == "cone_packing_chute" {
+                let c = n[2];
+                if c <= 0.0 {
+                    return Err(self.error(name, "chute_height must be > 0"));
+                }
+                walls.push(wall(ShapeSpec::Cylinder {
+                    origin: DVec3::new(p[0], p[1], h - 0.5 * c),
+                    axis: DVec3::Z,
+                    radius: open,
+                    side: Side::Both,
+                    length: Some(c),
+                }));
+            }
+        }
+        Ok(h)
+    }
+
+    /// `dump_positions` / `dump_positions_mult`: the file and the factor, the later wins.
+    fn dump_positions(&self) -> Option<(PathBuf, f64)> {
+        let d = ["dump_positions", "dump_positions_mult"]
+            .iter()
+            .filter_map(|n| self.last(n))
+            .max_by_key(|d| d.line)?;
+        let mult = if d.name == "dump_positions" {
+            1.0
+        } else {
+            self.nums(d.name).unwrap_or_default()[0]
+        };
+        Some((PathBuf::from(self.word(d.name).unwrap_or_default()), mult))
     }
 
     /// `recirculate_params` / `recirculate` as a recirculation table (001 §4.2, chapter 6).

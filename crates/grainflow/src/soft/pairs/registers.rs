@@ -246,6 +246,26 @@ mod avx2 {
         t
     }
 
+    /// Stores the lanes `touching` of the two registers `v` at `dst`, in order.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writing eight f64s.
+    #[inline(always)]
+    unsafe fn put_touching(dst: *mut f64, v: [std::arch::x86_64::__m256d; 2], touching: u32) {
+        use std::arch::x86_64::*;
+        let low = (touching & 0xf).count_ones() as usize;
+        for (h, at) in [(0, 0), (1, low)] {
+            let m = (touching >> (4 * h) & 0xf) as usize;
+            // SAFETY: the build enables AVX2 (cfg above); the table has 16 rows of eight
+            // 32-bit lanes, and the caller's promise covers dst + at for four f64s.
+            unsafe {
+                let order = _mm256_loadu_si256(FRONT64[m].as_ptr().cast());
+                let v = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v[h]), order);
+                _mm256_storeu_pd(dst.add(at), _mm256_castsi256_pd(v));
+            }
+        }
+    }
+
     impl Rows<'_> {
         /// [`Rows::test`] without `GENERAL`, eight slots at a time in AVX2 registers (two of four
         /// lanes): as [`Rows::test_avx512`], with each list's new entries put in front of their
@@ -322,7 +342,6 @@ mod avx2 {
                     put(ints(oi), found.i.as_mut_ptr().add(len), touching);
                     put(ints(oj), found.j.as_mut_ptr().add(len), touching);
                     put(slot, found.apart.as_mut_ptr().add(separated), gone);
-                    let low = (touching & 0xf).count_ones() as usize;
                     let dsts = [
                         &mut found.dx,
                         &mut found.dy,
@@ -332,24 +351,15 @@ mod avx2 {
                         &mut found.r_j,
                     ];
                     for (dst, v) in dsts.into_iter().zip(lists) {
-                        for (h, at) in [(0, len), (1, len + low)] {
-                            let m = (touching >> (4 * h) & 0xf) as usize;
-                            let order = _mm256_loadu_si256(FRONT64[m].as_ptr().cast());
-                            let v = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v[h]), order);
-                            _mm256_storeu_pd(dst.as_mut_ptr().add(at), _mm256_castsi256_pd(v));
-                        }
+                        put_touching(dst.as_mut_ptr().add(len), v, touching);
                     }
                     // One byte per touching lane: 1 where the contact forms or both grains are
                     // immovable (scalar law).
                     let scalar = !before | self.immovable(oi, oj, touching & before);
                     let forming = _pext_u32(scalar & valid, touching);
                     let bytes = _pdep_u64(u64::from(forming), 0x0101_0101_0101_0101);
-                    found
-                        .scalar
-                        .as_mut_ptr()
-                        .add(len)
-                        .cast::<u64>()
-                        .write_unaligned(bytes);
+                    let flags = found.scalar.as_mut_ptr().add(len).cast::<u64>();
+                    flags.write_unaligned(bytes);
                     len += touching.count_ones() as usize;
                     separated += gone.count_ones() as usize;
                     k += count;
