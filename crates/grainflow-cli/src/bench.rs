@@ -303,7 +303,7 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
         "kinetic_rotational_j": e.rotational,
         "neighbor_builds": sim.world.neighbors.builds,
         "listed_pairs": sim.world.neighbors.len(),
-        "stage_s": sim.world.timers,
+        "stage_s": sim.stepper.timers(),
     });
     if sim.world.collisions > 0 {
         report["hard_spheres"] = json!({
@@ -314,7 +314,7 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
             "relative_energy_change": (e.translational + e.rotational) / (e0.translational + e0.rotational) - 1.0,
         });
     }
-    Ok((report, sim.world.timers))
+    Ok((report, sim.stepper.timers()))
 }
 
 /// A run's report, with its time per stage, as text.

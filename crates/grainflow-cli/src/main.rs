@@ -478,7 +478,7 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     bar.finish();
     let t = StageTimes {
         output: output_s + clock.elapsed().as_secs_f64(),
-        ..sim.world.timers
+        ..sim.stepper.timers()
     };
     eprintln!("grainflow: stages: {t}");
     let e = sim.energies();

@@ -101,7 +101,7 @@ fn approx_hard_resumes_from_a_checkpoint_bit_for_bit() {
     let path = dir.join("half.gfck");
     first.checkpoint().write(&path).expect("writes");
     let ckpt = Checkpoint::read(&path).expect("reads");
-    assert_eq!(ckpt.tally, first.world.approx.tally);
+    assert_eq!(ckpt.tally, first.world.tally);
     assert_eq!(ckpt.collisions, first.world.collisions);
     let (reread, ckpt_collisions) = (ckpt.clone(), ckpt.collisions);
     let mut resumed = Simulation::resume(
@@ -123,8 +123,8 @@ fn approx_hard_resumes_from_a_checkpoint_bit_for_bit() {
     assert!(bits(&p.vel) == bits(&q.vel), "velocities differ");
     assert!(bits(&p.omega) == bits(&q.omega), "spins differ");
     assert_eq!(straight.world.time.to_bits(), resumed.world.time.to_bits());
-    assert!(straight.world.approx.tally == resumed.world.approx.tally);
-    assert!(straight.world.approx.tally.collisions > 0);
+    assert!(straight.world.tally == resumed.world.tally);
+    assert!(straight.world.tally.collisions > 0);
     // A format-4 file (the same bytes without the trailing collision count) reads the same
     // state with no collisions so far.
     let mut bytes = std::fs::read(&path).expect("bytes");

@@ -358,9 +358,8 @@ fn a_grain_sped_past_the_list_is_listed_anew_in_the_drift() {
     sim.step().expect("steps");
     let builds = sim.world.neighbors.builds;
     let meeting = sim
-        .world
-        .drift
-        .log
+        .stepper
+        .collision_log()
         .iter()
         .find(|c| {
             let ids = (c.particle, c.partner);

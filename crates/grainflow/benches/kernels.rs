@@ -156,9 +156,12 @@ fn integrator(c: &mut Criterion) {
     group.bench_function("half kick of v and ω", |b| {
         b.iter(|| pool.install(|| grainflow::soft::half_kick(&mut sim.world, black_box(dt))))
     });
+    let mut packed = grainflow::soft::Packed::default();
     group.bench_function("half kick, drift, periodic wrap and packing", |b| {
         b.iter(|| {
-            pool.install(|| grainflow::soft::kick_drift_pack(&mut sim.world, &sim.physics, dt))
+            pool.install(|| {
+                grainflow::soft::kick_drift_pack(&mut sim.world, &mut packed, &sim.physics, dt)
+            })
         })
     });
     group.finish();

@@ -79,7 +79,7 @@ impl Frame {
         let origin = self.origin;
         acc.par_iter_mut()
             .zip(pos.par_iter().zip(vel.par_iter()))
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .for_each(|(a, (&x, &v))| *a += Frame::acceleration(w, origin, x, v));
     }
 

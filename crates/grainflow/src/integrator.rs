@@ -3,7 +3,7 @@
 //! PEBBLES writes the whole state — positions, velocities, angular velocities and the slips of
 //! the contacts — as one vector y with y′ = f(t, y) (eq 3.15–3.16) and solves it with Euler's
 //! method (eq 3.17), Runge–Kutta or Adams methods. Here f is one force evaluation
-//! ([`soft::compute_forces`] with dt = 0, which leaves slips to the integrator): ẋ = v,
+//! ([`SoftStepper::compute_forces`] with dt = 0, which leaves slips to the integrator): ẋ = v,
 //! v̇ = F/m, ω̇ = T/I, and for contacts in rate form (PEBBLES friction) ṡ = the rate the
 //! contact law stored.
 //!
@@ -29,9 +29,11 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::contact::ContactState;
+use crate::particles::MIN_LEN;
+use crate::physics::Physics;
 use crate::scene::Integrator;
-use crate::sim::{Physics, World};
-use crate::soft::{self, ContactStats, MIN_LEN};
+use crate::soft::{self, ContactStats, SoftStepper};
+use crate::world::World;
 use crate::Result;
 
 /// The particles' share of the integrator state: the state at the start of the step and the
@@ -125,20 +127,27 @@ fn set_state(world: &mut World, physics: &Physics, base: &[[DVec3; 3]], dy: &[[D
 
 /// Advances the world by one step of `physics.dt` with `physics.integrator`, taken as
 /// `physics.substeps` steps of dt / substeps; stops at the first sub-step that goes unstable.
-pub fn step(world: &mut World, physics: &Physics) -> Result<ContactStats> {
+pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper) -> Result<ContactStats> {
     let h = physics.dt / f64::from(physics.substeps);
     let mut stats = ContactStats::default();
     for _ in 0..physics.substeps {
         stats = match physics.integrator {
-            Integrator::VelocityVerlet => soft::step(world, physics, h),
-            Integrator::Euler => euler(world, physics, h),
+            Integrator::VelocityVerlet => soft::step(world, physics, s, h),
+            Integrator::Euler => euler(world, physics, s, h),
             Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton => {
-                let mut work = std::mem::take(&mut world.integrator_work);
+                let mut work = std::mem::take(&mut s.integrator);
                 let stats = match physics.integrator {
-                    Integrator::RungeKutta => runge_kutta(world, physics, &mut work, h),
-                    m => adams(world, physics, &mut work, m == Integrator::AdamsMoulton, h),
+                    Integrator::RungeKutta => runge_kutta(world, physics, s, &mut work, h),
+                    m => adams(
+                        world,
+                        physics,
+                        s,
+                        &mut work,
+                        m == Integrator::AdamsMoulton,
+                        h,
+                    ),
                 };
-                world.integrator_work = work;
+                s.integrator = work;
                 stats
             }
         };
@@ -167,7 +176,7 @@ pub fn euler_substeps(dt: f64, gamma: f64, omega2: f64) -> u32 {
 }
 
 /// Euler's method (001 eq 3.17): every variable advanced with its derivative at t_n.
-fn euler(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
+fn euler(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) -> ContactStats {
     let periodic = &physics.periodic;
     let p = &mut world.particles;
     // x first, with the old v: the same arithmetic as y_n + dt f(y_n) of the other methods.
@@ -187,7 +196,7 @@ fn euler(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
         .for_each(|(w, (t, ii))| *w += *t * *ii * dt);
     world.time += dt;
     // The contact law advances each slip by dt · ṡ after its force (eq 3.17 for s).
-    soft::compute_forces(world, physics, dt)
+    s.compute_forces(world, physics, dt)
 }
 
 /// Classical Runge–Kutta: stages at c = 0, ½, ½, 1 with weights 1/6, 1/3, 1/3, 1/6. The
@@ -196,6 +205,7 @@ fn euler(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
 fn runge_kutta(
     world: &mut World,
     physics: &Physics,
+    stepper: &mut SoftStepper,
     work: &mut IntegratorWork,
     h: f64,
 ) -> ContactStats {
@@ -221,7 +231,7 @@ fn runge_kutta(
     for stage in 0..4 {
         if stage > 0 {
             world.time = t0 + C[stage] * h;
-            soft::compute_forces(world, physics, 0.0);
+            stepper.compute_forces(world, physics, 0.0);
         }
         // k_i: accumulate b_i k_i, and form the next stage's increment c_{i+1} h k_i.
         let next = if stage < 3 { C[stage + 1] * h } else { 0.0 };
@@ -257,7 +267,7 @@ fn runge_kutta(
         s.slip = x[0] + h * x[4];
     });
     world.time = t0 + h;
-    soft::compute_forces(world, physics, 0.0)
+    stepper.compute_forces(world, physics, 0.0)
 }
 
 /// Adams–Bashforth (`moulton` false) or Adams–Bashforth–Moulton PECE (`moulton` true). The
@@ -266,6 +276,7 @@ fn runge_kutta(
 fn adams(
     world: &mut World,
     physics: &Physics,
+    stepper: &mut SoftStepper,
     work: &mut IntegratorWork,
     moulton: bool,
     h: f64,
@@ -312,7 +323,7 @@ fn adams(
         }
     });
     let stats = if !predict {
-        runge_kutta(world, physics, work, h)
+        runge_kutta(world, physics, stepper, work, h)
     } else {
         let p = &world.particles;
         work.base.clear();
@@ -322,7 +333,7 @@ fn adams(
         world.time += h;
         if moulton {
             // Evaluate at the prediction, then correct: y_n + h (β* f* + Σ β_j f_{n−j}).
-            soft::compute_forces(world, physics, 0.0);
+            stepper.compute_forces(world, physics, 0.0);
             let am = AM[steps - 1];
             for (k, (dy, past)) in dy.iter_mut().zip(&work.past).enumerate() {
                 let f_star = derivative(world, k);
@@ -346,7 +357,7 @@ fn adams(
                 s.slip = e.scratch[0] + h * d;
             });
         }
-        soft::compute_forces(world, physics, 0.0)
+        stepper.compute_forces(world, physics, 0.0)
     };
     work.dy = dy;
     for_each_contact(world, |s| {

@@ -20,13 +20,16 @@ pub mod io;
 pub mod material;
 pub mod neighbor;
 pub mod particles;
+pub mod physics;
 pub mod planar;
 pub mod scene;
 pub mod sim;
 pub mod simd;
 pub mod soft;
+pub mod stats;
 pub mod timestep;
 pub mod walls;
+pub mod world;
 
 pub use error::{Error, Result};
 pub use glam::DVec3;

@@ -7,6 +7,15 @@
 
 use glam::DVec3;
 
+/// Fewest items a parallel loop hands to one task: small systems run on one thread
+/// without waking the others.
+pub(crate) const MIN_LEN: usize = 512;
+
+/// Items one parallel task handles in the loops over particles (pairs, gather, drift): large
+/// enough that the loop body, not the task bookkeeping, dominates; small systems run on one
+/// thread.
+pub(crate) const CHUNK: usize = 1024;
+
 /// Solid-sphere moment of inertia, I = 2/5 m r² (kg m²).
 pub fn sphere_inertia(mass: f64, radius: f64) -> f64 {
     0.4 * mass * radius * radius

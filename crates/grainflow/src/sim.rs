@@ -1,220 +1,28 @@
 //! Simulation: built from a [`Scene`], stepped, observed.
 //!
-//! [`World`] is the state (particles, walls, contact history, clock) and can be checkpointed
-//! and resumed bit for bit; [`Physics`] is what does not change during a run (method, contact
-//! law, pair table, fields, dt, limits).
+//! [`World`] is the physical state (particles, walls, contact history, clock) and can be
+//! checkpointed and resumed bit for bit; [`Physics`] is what does not change during a run
+//! (method, contact law, pair table, fields, dt, limits); [`Stepper`] is the method with its
+//! scratch. A step is one `match` on the stepper; observers read the simulation after it.
 
 use std::path::Path;
 
 use glam::DVec3;
 
-use crate::boundary::Periodic;
-use crate::contact::{ContactForce, ContactModel, ContactState};
-use crate::frame::Frame;
-use crate::gravity::{Gravity, GravityWork};
-use crate::hard;
-use crate::io::checkpoint::Checkpoint;
-use crate::material::{PairOverride, PairTable};
+use crate::approx_hard::ApproxStepper;
+use crate::contact::{ContactForce, ContactState};
+use crate::hard::{CollisionRecord, HardStepper};
 use crate::neighbor::{AutoSkin, NeighborList};
-use crate::particles::{curve_order, Particles};
-use crate::scene::{make_particles, HardOptions, Method, Scene, Skin, TimeStep};
-use crate::soft::{self, ContactStats, StageTimes};
-use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
-use crate::walls::history::{WallHistory, WallMember};
-use crate::walls::interact::{Attachment, WallRuntime};
+use crate::particles::Particles;
+use crate::physics::Physics;
+use crate::scene::{make_particles, Method, Scene, Skin};
+use crate::soft::SoftStepper;
+use crate::stats::{ContactStats, StageTimes};
+use crate::walls::history::WallHistory;
+use crate::walls::interact::WallRuntime;
 use crate::walls::Wall;
+use crate::world::World;
 use crate::{Error, Result};
-
-/// The state of a run.
-#[derive(Clone, Debug)]
-pub struct World {
-    /// The grains.
-    pub particles: Particles,
-    /// The walls.
-    pub walls: Vec<Wall>,
-    /// Neighbour list with the particle–particle contact history.
-    pub neighbors: NeighborList,
-    /// Particle–wall contact history, and the near lists of the last neighbour rebuild.
-    pub wall_history: WallHistory,
-    /// Per slot, the force and torque of the last evaluation on the partner j (zero for
-    /// slots not touching), for stress analysis; empty unless `keep_reactions`.
-    pub reaction: Vec<(DVec3, DVec3)>,
-    /// Whether the pair loop keeps `reaction` (stress output asks for it). Writing it costs
-    /// the pair loop about a tenth of its time on a dense bed, so runs without it skip it.
-    pub keep_reactions: bool,
-    /// The same for the pairs crossing into a later block, in the order of
-    /// [`crate::neighbor::Links::cross_slot`]: what the gather adds to their partners.
-    pub cross: Vec<(DVec3, DVec3)>,
-    /// The walls' force and torque at the last evaluation, as (particle, force, torque) in
-    /// ascending particle, for every particle a wall may act on: what the gather adds; empty
-    /// when there are no walls.
-    pub wall_force: Vec<(u32, DVec3, DVec3)>,
-    /// Every grain's state as the pair loop reads it, packed at each force evaluation
-    /// ([`crate::soft::Packed`]).
-    pub packed: crate::soft::Packed,
-    /// Wall poses, grains held by walls, grains absorbed.
-    pub wall_runtime: WallRuntime,
-    /// Simulated time (s).
-    pub time: f64,
-    /// Steps taken.
-    pub step: u64,
-    /// Wall-clock time per stage (not part of the physical state).
-    pub timers: StageTimes,
-    /// Hard-sphere drift scratch, reused every step.
-    pub drift: crate::hard::DriftState,
-    /// Hard-sphere collisions so far.
-    pub collisions: u64,
-    /// Body-force acceleration of every particle at the last evaluation (m/s²): gravity
-    /// fields and rotating-frame terms.
-    pub body_acc: Vec<DVec3>,
-    /// Buffers of the self-gravity methods.
-    pub gravity_work: GravityWork,
-    /// State of the Runge–Kutta and Adams integrators.
-    pub integrator_work: crate::integrator::IntegratorWork,
-    /// Door state of the recirculation (001 chapter 6).
-    pub doors: crate::drive::DoorState,
-    /// Scratch and impulse tallies of the approximate hard-sphere method.
-    pub approx: crate::approx_hard::ApproxState,
-}
-
-impl World {
-    /// The contact history of every touching pair, keyed by the particles' ids (owner, partner).
-    pub(crate) fn pair_history_by_id(&self) -> Vec<(u64, u64, ContactState)> {
-        let (p, nl) = (&self.particles, &self.neighbors);
-        (0..nl.len())
-            .filter(|&s| nl.slip[s].touching())
-            .map(|s| {
-                (
-                    p.id[nl.owner(s)],
-                    p.id[nl.partner[s] as usize],
-                    nl.history(s),
-                )
-            })
-            .collect()
-    }
-
-    /// Puts back, after a rebuild, the history of the pairs `pairs` keyed by ids (owner,
-    /// partner); pairs with a particle gone, or no longer listed, are dropped. A pair whose
-    /// partner now comes first has its roles exchanged ([`ContactState::swapped`]).
-    pub(crate) fn set_pair_history_by_id(&mut self, pairs: &[(u64, u64, ContactState)]) {
-        let index = self.particles.index_map();
-        let entries: Vec<_> = pairs
-            .iter()
-            .filter_map(|(a, b, s)| {
-                let (i, j) = (*index.get(a)?, *index.get(b)?);
-                Some(if i < j {
-                    (i, j, s.clone())
-                } else {
-                    (j, i, s.swapped())
-                })
-            })
-            .collect();
-        self.neighbors.set_history(&entries);
-    }
-
-    /// Puts the soft-sphere particles in `order` (the particle at new index k is the one at
-    /// `order[k]`) with all their state, and rebuilds the neighbour list keeping every
-    /// contact's history. The per-grain state of the hard-sphere methods (drift, impulse
-    /// tallies) is not carried: `simulation.sort_every` is refused for them.
-    pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
-        use crate::particles::permute;
-        debug_assert!(
-            order.len() == self.particles.len() && {
-                let mut seen = vec![false; order.len()];
-                order
-                    .iter()
-                    .all(|&k| !std::mem::replace(&mut seen[k], true))
-            },
-            "not a permutation of the particles"
-        );
-        let pairs = self.pair_history_by_id();
-        self.particles.permute(order);
-        self.wall_history.permute(order);
-        permute(&mut self.wall_runtime.attached, order);
-        permute(&mut self.body_acc, order);
-        self.integrator_work.permute(order);
-        self.neighbors = self.neighbors.emptied();
-        self.rebuild_neighbors(periodic);
-        self.set_pair_history_by_id(&pairs);
-    }
-
-    /// Sorts the particles along the Morton curve they are made in (`curve_order`), so that
-    /// grains near in space are near in memory again after they have mixed; nothing when they
-    /// already are (`simulation.sort_every`).
-    pub fn sort_along_curve(&mut self, periodic: &Periodic) {
-        let order = curve_order(&self.particles.pos, 2.0 * self.particles.max_radius());
-        if order.iter().enumerate().any(|(k, &o)| k != o) {
-            self.reorder(&order, periodic);
-        }
-    }
-
-    /// Rebuilds the neighbour list (keeping the history of listed pairs) and its buffers.
-    pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
-        let nl = &mut self.neighbors;
-        if let Some(auto) = nl.auto {
-            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
-            let walls = self
-                .walls
-                .iter()
-                .filter(|w| crate::walls::near::listable(w));
-            let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
-            let fastest = crate::particles::fastest(&self.particles.vel);
-            nl.skin = auto.size(wall.fold(fastest, f64::max));
-        }
-        nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        let near = crate::walls::near::near_walls(
-            &self.walls,
-            &self.particles.pos,
-            &self.particles.radius,
-            nl.skin,
-            periodic,
-            self.time,
-        );
-        self.wall_history.relist(near, &self.walls);
-        self.reaction.clear();
-        if self.keep_reactions {
-            self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
-        }
-        self.cross.clear();
-        self.cross
-            .resize(nl.links.cross_of.len(), (DVec3::ZERO, DVec3::ZERO));
-    }
-}
-
-/// What stays fixed during a run.
-#[derive(Clone, Debug)]
-pub struct Physics {
-    /// The contact law.
-    pub model: ContactModel,
-    /// Resolved constants of every material pair.
-    pub table: PairTable,
-    /// Gravity fields.
-    pub gravity: Gravity,
-    /// Rotating reference frame.
-    pub frame: Option<Frame>,
-    /// Time step (s).
-    pub dt: f64,
-    /// Shortest contact time of the scene (s), 002 eq 27.
-    pub contact_time: f64,
-    /// Largest overlap / radius before the run stops.
-    pub max_overlap: f64,
-    /// Box the grains must stay in (periodic axes excepted).
-    pub domain: Option<(DVec3, DVec3)>,
-    /// Periodic boundaries.
-    pub periodic: Periodic,
-    /// How grains move.
-    pub method: Method,
-    /// How the soft-sphere state is advanced.
-    pub integrator: crate::scene::Integrator,
-    /// 2-D mode: discs in the xy plane ([`crate::planar`]).
-    pub planar: bool,
-    /// Record every hard-sphere collision (`[output] collision_log`).
-    pub log_collisions: bool,
-    /// Approach speed (m/s) below which hard-sphere collisions are elastic.
-    pub slide_limit: f64,
-    /// Integrator steps per time step (`simulation.substeps`).
-    pub substeps: u32,
-}
 
 /// A runnable simulation.
 #[derive(Clone, Debug)]
@@ -223,10 +31,72 @@ pub struct Simulation {
     pub world: World,
     /// Fixed physics.
     pub physics: Physics,
+    /// The method with its scratch.
+    pub stepper: Stepper,
     /// The scene it was built from.
     pub scene: Scene,
     /// Statistics of the last force evaluation.
     pub stats: ContactStats,
+}
+
+/// Each method with the scratch it keeps from step to step.
+#[derive(Clone, Debug)]
+pub enum Stepper {
+    /// Soft spheres, with the scene's integrator.
+    Soft(SoftStepper),
+    /// Event-driven hard spheres.
+    Hard(HardStepper),
+    /// Approximate hard spheres (004).
+    ApproxHard(ApproxStepper),
+}
+
+impl Stepper {
+    /// The stepper of `method`; the soft-sphere one keeps the per-pair reactions when
+    /// `keep_reactions` (stress output).
+    fn new(method: &Method, keep_reactions: bool) -> Stepper {
+        match method {
+            Method::Soft(_) => Stepper::Soft(SoftStepper::new(keep_reactions)),
+            Method::Hard(_) => Stepper::Hard(HardStepper::default()),
+            Method::ApproxHard(_) => Stepper::ApproxHard(ApproxStepper::default()),
+        }
+    }
+
+    /// Readies the built world for the first step: the soft-sphere forces at the initial
+    /// state, or the initial overlaps of the approximate hard spheres corrected (004 §I).
+    fn start(&mut self, world: &mut World, physics: &Physics) -> ContactStats {
+        match self {
+            Stepper::Soft(s) => return s.compute_forces(world, physics, 0.0),
+            Stepper::Hard(_) => {}
+            Stepper::ApproxHard(s) => s.start(world, physics),
+        }
+        ContactStats::default()
+    }
+
+    /// Wall-clock time per stage so far (none for event-driven hard spheres).
+    pub fn timers(&self) -> StageTimes {
+        match self {
+            Stepper::Soft(s) => s.timers,
+            Stepper::Hard(_) => StageTimes::default(),
+            Stepper::ApproxHard(s) => s.timers,
+        }
+    }
+
+    /// Body-force acceleration of every particle at the last evaluation (m/s²).
+    pub fn body_acc(&self) -> &[DVec3] {
+        match self {
+            Stepper::Soft(s) => &s.body.acc,
+            Stepper::Hard(s) => &s.body.acc,
+            Stepper::ApproxHard(s) => &s.body.acc,
+        }
+    }
+
+    /// The hard-sphere collisions of the last step, when the scene logs them.
+    pub fn collision_log(&self) -> &[CollisionRecord] {
+        match self {
+            Stepper::Hard(s) => &s.drift.log,
+            _ => &[],
+        }
+    }
 }
 
 /// Energies of the current state (J).
@@ -247,211 +117,97 @@ impl Simulation {
             return Err(first);
         }
         let walls = make_walls(&scene);
-        let particles = make_particles(&scene, base, &walls)?;
-        let overrides: Vec<(usize, usize, PairOverride)> = scene
-            .pairs
-            .iter()
-            .filter_map(|o| {
-                let a = scene.material_index(&o.materials[0])?;
-                let b = scene.material_index(&o.materials[1])?;
-                Some((a, b, o.clone()))
-            })
-            .collect();
-        let table = PairTable::new(&scene.materials, &overrides);
-        let contact_time = shortest_contact_time(&scene, &table, &particles, &walls);
-        if !contact_time.is_finite() {
-            return Err(Error::scene(
-                "particles",
-                "the scene makes no particles; at least one is needed",
-            ));
-        }
-        let (soft, hard) = match scene.simulation.method {
-            Method::Soft(o) => (Some(o), HardOptions::default()),
-            Method::Hard(o) => (None, o),
-            Method::ApproxHard(_) => (None, HardOptions::default()),
-        };
-        // The integrator's step is dt / substeps: the limits and "auto" apply to it.
-        let n = f64::from(soft.map_or(1, |o| o.substeps.max(1)));
-        let dt = match scene.simulation.dt {
-            TimeStep::Auto(_) => n * contact_time * AUTO_FRACTION,
-            TimeStep::Fixed(dt) => {
-                // Hard spheres have no contact time: any dt resolves collisions exactly.
-                let fraction = scene.simulation.dt_limit.fraction();
-                if soft.is_some() && dt / n > contact_time * fraction {
-                    let per = if n > 1.0 {
-                        format!(" in {n} sub-steps of {:.3e} s", dt / n)
-                    } else {
-                        String::new()
-                    };
-                    return Err(Error::scene(
-                        "simulation.dt",
-                        format!(
-                            "{dt:.3e} s{per} is above {} = {:.3e} s (shortest contact time t_c = {contact_time:.3e} s, 002 eq 27; simulation.dt_limit = \"{}\"); use dt ≤ {:.3e} or \"auto\" ({:.3e})",
-                            scene.simulation.dt_limit.label(),
-                            contact_time * fraction,
-                            scene.simulation.dt_limit.name(),
-                            n * contact_time * fraction,
-                            n * contact_time * AUTO_FRACTION
-                        ),
-                    ));
-                }
-                dt
-            }
-        };
-        // The default skin is also the largest an automatic one takes.
-        let default_skin = 0.2 * particles.max_radius();
-        let (skin, auto) = match scene.simulation.skin {
-            Some(Skin::Fixed(skin)) => (skin, None),
-            None if soft.is_none() => (default_skin, None),
-            // Soft spheres size it from the fastest grain unless given one: the skin decides
-            // which pairs are visited, not the order of the sums, so any skin gives the same
-            // bits, and a dense, slow bed lists fewer pairs that do not touch.
-            None | Some(Skin::Auto(_)) => {
-                let auto = AutoSkin {
-                    dt,
-                    range: [0.01 * particles.min_radius(), default_skin],
-                };
-                (auto.range[1], Some(auto))
-            }
-        };
-        // One image per pair: every periodic length must hold three neighbour cells.
-        let cell = 2.0 * particles.max_radius() + skin;
-        let lengths = scene.boundary.periodic.lengths().to_array();
-        for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
-            if l > 0.0 && l < 3.0 * cell {
-                return Err(Error::scene(
-                    format!("boundary.periodic.{name}"),
-                    format!(
-                        "length {l:e} m is below 3 × (2 r_max + skin) = {:e} m; enlarge the box",
-                        3.0 * cell
-                    ),
-                ));
-            }
-        }
-        let mut particles = particles;
-        if scene.simulation.dimensions == 2 {
+        let mut particles = make_particles(&scene, base, &walls)?;
+        let physics = Physics::new(&scene, &particles, &walls)?;
+        let neighbors = neighbor_list(&scene, &particles, physics.dt)?;
+        if physics.planar {
             crate::planar::check_plane(&particles)?;
             crate::planar::make_discs(&mut particles);
         }
         for p in particles.pos.iter_mut() {
-            *p = scene.boundary.periodic.wrap(*p);
+            *p = physics.periodic.wrap(*p);
         }
         let n = particles.len();
-        let physics = Physics {
-            model: scene.contact,
-            table,
-            gravity: scene.gravity,
-            frame: scene.frame,
-            dt,
-            contact_time,
-            max_overlap: scene.simulation.max_overlap,
-            domain: scene.simulation.domain.map(|[a, b]| (a, b)),
-            periodic: scene.boundary.periodic,
-            method: scene.simulation.method,
-            integrator: soft.unwrap_or_default().integrator,
-            planar: scene.simulation.dimensions == 2,
-            log_collisions: hard.collision_log,
-            slide_limit: hard.slide_limit,
-            substeps: soft.unwrap_or_default().substeps,
-        };
-        let mut neighbors = NeighborList::new(skin);
-        neighbors.auto = auto;
-        let world = World {
+        let mut world = World {
             particles,
             walls,
             neighbors,
             wall_history: WallHistory::new(n),
-            reaction: Vec::new(),
-            keep_reactions: scene.output.stress.is_some(),
-            cross: Vec::new(),
-            wall_force: Vec::new(),
-            packed: Default::default(),
             wall_runtime: WallRuntime::default(),
             time: scene.simulation.start_time,
             step: 0,
-            timers: StageTimes::default(),
-            drift: Default::default(),
-            collisions: 0,
-            body_acc: Vec::new(),
-            gravity_work: GravityWork::default(),
-            integrator_work: Default::default(),
-            doors: scene
+            doors: physics
                 .recirculation
                 .as_ref()
                 .map(|r| r.start())
                 .unwrap_or_default(),
-            approx: Default::default(),
+            collisions: 0,
+            tally: Default::default(),
         };
-        let mut sim = Simulation {
+        let mut stepper = Stepper::new(&physics.method, scene.output.stress.is_some());
+        let stats = stepper.start(&mut world, &physics);
+        Ok(Simulation {
             world,
             physics,
+            stepper,
             scene,
-            stats: ContactStats::default(),
-        };
-        if let Method::Soft(_) = sim.physics.method {
-            sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+            stats,
+        })
+    }
+
+    /// Evaluates the soft-sphere forces at the current state without advancing any contact
+    /// history (dt = 0); nothing for the hard-sphere methods.
+    pub fn evaluate_forces(&mut self) {
+        if let Stepper::Soft(s) = &mut self.stepper {
+            self.stats = s.compute_forces(&mut self.world, &self.physics, 0.0);
         }
-        if let Method::ApproxHard(spec) = sim.physics.method {
-            // Overlaps of the initial state are corrected before the first step (004 §I).
-            sim.world.rebuild_neighbors(&sim.physics.periodic);
-            crate::walls::interact::prepare(&mut sim.world, &sim.physics.periodic);
-            let w = &mut sim.world;
-            crate::approx_hard::overlap::remove_overlaps(
-                &mut w.particles.pos,
-                &w.particles.radius,
-                &w.particles.inv_mass,
-                &w.neighbors,
-                &sim.physics.periodic,
-                &w.walls,
-                &w.wall_runtime.pose,
-                spec.overlap_tolerance,
-                spec.max_sweeps,
-                1.0,
-            );
-        }
-        Ok(sim)
     }
 
     /// Keeps, from the next force evaluation on, the per-pair forces that stress analysis
-    /// reads (`world.reaction`); scenes with stress output keep them from the start.
+    /// reads ([`Simulation::reactions`]); scenes with stress output keep them from the start.
     pub fn keep_reactions(&mut self) {
-        let w = &mut self.world;
-        w.keep_reactions = true;
-        w.reaction
-            .resize(w.neighbors.len(), (DVec3::ZERO, DVec3::ZERO));
+        if let Stepper::Soft(s) = &mut self.stepper {
+            s.keep_reactions(&self.world);
+        }
     }
 
-    /// Advances one step with the scene's method.
+    /// Per neighbour slot, the force and torque of the last evaluation on the partner j (zero
+    /// for slots not touching), when the soft-sphere stepper keeps them.
+    pub fn reactions(&self) -> Option<&[(DVec3, DVec3)]> {
+        match &self.stepper {
+            Stepper::Soft(s) if s.keep_reactions => Some(&s.reaction),
+            _ => None,
+        }
+    }
+
+    /// Sorts the soft-sphere grains along the Morton curve now, as `simulation.sort_every`
+    /// does ([`SoftStepper::sort`]); nothing for the hard-sphere methods.
+    pub fn sort_along_curve(&mut self) {
+        if let Stepper::Soft(s) = &mut self.stepper {
+            s.sort(&mut self.world, &self.physics);
+        }
+    }
+
+    /// Advances one step with the scene's method, then the drives.
     pub fn step(&mut self) -> Result<()> {
-        // Sorted before the step, so that the step's own evaluation fills what is kept per
-        // slot (the reactions stress output reads) for the new order.
-        if let Some(every) = self.scene.simulation.sort_every {
-            if self.world.step > 0 && self.world.step.is_multiple_of(every) {
-                self.world.sort_along_curve(&self.physics.periodic);
+        let (w, physics) = (&mut self.world, &self.physics);
+        match &mut self.stepper {
+            Stepper::Soft(s) => self.stats = s.step(w, physics)?,
+            Stepper::Hard(s) => {
+                self.stats.max_overlap_ratio = s.step(w, physics)?.max_overlap_ratio
+            }
+            Stepper::ApproxHard(s) => {
+                self.stats.max_overlap_ratio = s.step(w, physics)?.max_overlap_ratio
             }
         }
-        match self.physics.method {
-            Method::Soft(_) => {
-                self.stats = crate::integrator::step(&mut self.world, &self.physics)?
-            }
-            Method::Hard(_) => {
-                let c = hard::step(&mut self.world, &self.physics)?;
-                self.world.collisions += c.collisions;
-                self.stats.max_overlap_ratio = c.max_overlap_ratio;
-            }
-            Method::ApproxHard(spec) => {
-                let c = crate::approx_hard::step(&mut self.world, &self.physics, &spec)?;
-                self.world.collisions += c.collisions;
-                self.stats.max_overlap_ratio = c.max_overlap_ratio;
-            }
-        }
-        if let Some(r) = &self.scene.recirculation {
-            r.apply(&mut self.world);
+        if let Some(r) = &physics.recirculation {
+            r.apply(w, self.stepper.body_acc());
         }
         Ok(())
     }
 
     /// Steps until the simulated time reaches `until` (s), calling `observe` after every step.
+    /// (A checkpoint is written and resumed in [`crate::io::checkpoint`].)
     pub fn run_until(
         &mut self,
         until: f64,
@@ -462,97 +218,6 @@ impl Simulation {
             observe(self)?;
         }
         Ok(())
-    }
-
-    /// The whole state, for a checkpoint.
-    pub fn checkpoint(&self) -> Checkpoint {
-        let w = &self.world;
-        let p = &w.particles;
-        let pairs = w.pair_history_by_id();
-        let walls = w
-            .wall_history
-            .iter()
-            .map(|(k, member, s)| (p.id[k], member.to_bits(), s.clone()))
-            .collect();
-        Checkpoint {
-            scene: self.scene.to_toml().unwrap_or_default(),
-            time: w.time,
-            step: w.step,
-            dt: self.physics.dt,
-            particles: p.clone(),
-            pairs,
-            walls,
-            attached: w
-                .wall_runtime
-                .attached
-                .iter()
-                .enumerate()
-                .filter_map(|(k, a)| a.map(|a| (p.id[k], a.wall, a.local)))
-                .collect(),
-            absorbed: w.wall_runtime.absorbed.clone(),
-            doors: w.doors,
-            tally: w.approx.tally.clone(),
-            collisions: w.collisions,
-        }
-    }
-
-    /// Resumes a run from a checkpoint: the physics comes from `scene` (which must be the
-    /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
-    pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
-        let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
-        let comparable = |s: &Scene| {
-            let mut s = s.clone();
-            s.simulation.duration = 0.0;
-            s.output = Default::default();
-            if let Method::Hard(o) = &mut s.simulation.method {
-                o.collision_log = false;
-            }
-            s
-        };
-        if comparable(&saved) != comparable(&scene) {
-            return Err(Error::scene(
-                "scene",
-                "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
-            ));
-        }
-        let mut sim = Simulation::new(scene, base)?;
-        if sim.physics.dt.to_bits() != ckpt.dt.to_bits() {
-            return Err(Error::scene(
-                "simulation.dt",
-                format!(
-                    "is {:e} s but the checkpoint used {:e} s",
-                    sim.physics.dt, ckpt.dt
-                ),
-            ));
-        }
-        let index = ckpt.particles.index_map();
-        let n = ckpt.particles.len();
-        let w = &mut sim.world;
-        w.particles = ckpt.particles;
-        w.time = ckpt.time;
-        w.step = ckpt.step;
-        let walls = ckpt.walls.into_iter().filter_map(|(id, member, s)| {
-            Some((*index.get(&id)?, WallMember::from_bits(member), s))
-        });
-        w.wall_history.restore(n, walls, &w.walls);
-        w.wall_runtime.attached = vec![None; n];
-        for (id, wall, local) in ckpt.attached {
-            if let Some(&k) = index.get(&id) {
-                w.wall_runtime.attached[k] = Some(Attachment { wall, local });
-            }
-        }
-        w.wall_runtime.absorbed = ckpt.absorbed;
-        w.doors = ckpt.doors;
-        w.approx.tally = ckpt.tally;
-        w.collisions = ckpt.collisions;
-        w.rebuild_neighbors(&sim.physics.periodic);
-        w.set_pair_history_by_id(&ckpt.pairs);
-        if sim.physics.integrator.needs_rate_form() {
-            // Slip rates are not stored: the evaluation at the saved state gives them again,
-            // bit for bit (the slips are unchanged by an evaluation with dt = 0).
-            sim.stats = soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
-        }
-        Ok(sim)
     }
 
     /// Energies of the current state.
@@ -597,37 +262,42 @@ impl Simulation {
     }
 }
 
-/// Body-force accelerations of every particle into `world.body_acc`: gravity fields
-/// (uniform, central body, self-gravity) and the rotating frame's Coriolis and centrifugal terms.
-pub(crate) fn body_accelerations(world: &mut World, physics: &Physics) {
-    let p = &world.particles;
-    if let Some(a) = uniform_acceleration(physics) {
-        // The same for every particle: written again only when the count changed.
-        if world.body_acc.len() != p.len() || world.body_acc.first() != Some(&a) {
-            world.body_acc.clear();
-            world.body_acc.resize(p.len(), a);
+/// The neighbour list of a run of `scene`: its skin given, or sized from the fastest grain for
+/// soft spheres; refused when a periodic length cannot hold three neighbour cells.
+fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<NeighborList> {
+    // The default skin is also the largest an automatic one takes.
+    let default_skin = 0.2 * particles.max_radius();
+    let (skin, auto) = match scene.simulation.skin {
+        Some(Skin::Fixed(skin)) => (skin, None),
+        None if !matches!(scene.simulation.method, Method::Soft(_)) => (default_skin, None),
+        // Soft spheres size it from the fastest grain unless given one: the skin decides
+        // which pairs are visited, not the order of the sums, so any skin gives the same
+        // bits, and a dense, slow bed lists fewer pairs that do not touch.
+        None | Some(Skin::Auto(_)) => {
+            let auto = AutoSkin {
+                dt,
+                range: [0.01 * particles.min_radius(), default_skin],
+            };
+            (auto.range[1], Some(auto))
         }
-        return;
+    };
+    // One image per pair: every periodic length must hold three neighbour cells.
+    let cell = 2.0 * particles.max_radius() + skin;
+    let lengths = scene.boundary.periodic.lengths().to_array();
+    for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
+        if l > 0.0 && l < 3.0 * cell {
+            return Err(Error::scene(
+                format!("boundary.periodic.{name}"),
+                format!(
+                    "length {l:e} m is below 3 × (2 r_max + skin) = {:e} m; enlarge the box",
+                    3.0 * cell
+                ),
+            ));
+        }
     }
-    physics.gravity.accelerations(
-        &p.pos,
-        &p.mass,
-        &mut world.gravity_work,
-        &mut world.body_acc,
-    );
-    if let Some(frame) = &physics.frame {
-        frame.add_accelerations(world.time, &p.pos, &p.vel, &mut world.body_acc);
-    }
-}
-
-/// The body-force acceleration (m/s²) shared by every particle, when the body force is a
-/// uniform field alone (no central body, self-gravity or rotating frame): what
-/// [`body_accelerations`] writes for each of them, so loops may use it without reading them.
-pub(crate) fn uniform_acceleration(physics: &Physics) -> Option<DVec3> {
-    let g = &physics.gravity;
-    // 0 + g, as that sum starts from zero there (a −0 component reads +0 in both).
-    (g.central.is_none() && g.self_gravity.is_none() && physics.frame.is_none())
-        .then(|| DVec3::ZERO + g.uniform.unwrap_or(DVec3::ZERO))
+    let mut neighbors = NeighborList::new(skin);
+    neighbors.auto = auto;
+    Ok(neighbors)
 }
 
 /// The walls of a scene with unit directions (already checked by [`Scene::problems`]).
@@ -637,56 +307,4 @@ fn make_walls(scene: &Scene) -> Vec<Wall> {
         .iter()
         .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
         .collect()
-}
-
-/// The shortest contact time over every kind of contact the scene can make: for each pair of
-/// materials present, the smallest spheres (lightest and, for Hooke, stiffest per unit mass),
-/// and each particle material against each wall material.
-fn shortest_contact_time(scene: &Scene, table: &PairTable, p: &Particles, walls: &[Wall]) -> f64 {
-    let n_mat = scene.materials.len();
-    let mut smallest: Vec<Option<(f64, f64)>> = vec![None; n_mat];
-    for k in 0..p.len() {
-        let m = p.material[k] as usize;
-        if smallest[m].is_none_or(|(r, _)| p.radius[k] < r) {
-            smallest[m] = Some((p.radius[k], p.mass[k]));
-        }
-    }
-    let v_c = scene.contact.characteristic_velocity;
-    let mut t = f64::INFINITY;
-    for a in 0..n_mat {
-        let Some((r_a, m_a)) = smallest[a] else {
-            continue;
-        };
-        for (b, sb) in smallest.iter().enumerate() {
-            if let Some((r_b, m_b)) = *sb {
-                let kind = ContactKind {
-                    r_i: r_a,
-                    m_i: m_a,
-                    r_j: Some(r_b),
-                    m_j: Some(m_b),
-                };
-                t = t.min(contact_time_of(
-                    &scene.contact.normal,
-                    table.get(a, b),
-                    &kind,
-                    v_c,
-                ));
-            }
-        }
-        for w in walls {
-            let kind = ContactKind {
-                r_i: r_a,
-                m_i: m_a,
-                r_j: None,
-                m_j: None,
-            };
-            t = t.min(contact_time_of(
-                &scene.contact.normal,
-                table.get(a, w.material),
-                &kind,
-                v_c,
-            ));
-        }
-    }
-    t
 }

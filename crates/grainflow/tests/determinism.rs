@@ -237,11 +237,11 @@ fn sorting_keeps_every_grain_and_contact_and_the_run_goes_on_alike() {
         "shuffling changed a grain or a contact"
     );
     let mut c = b.clone();
-    c.world.sort_along_curve(&periodic);
+    c.sort_along_curve();
     assert!(by_id(&c) == before, "sorting changed a grain or a contact");
     assert_eq!(out_of_curve(&c), 0, "sorted, not along the curve");
     assert!(out_of_curve(&b) > n / 3, "shuffled, yet along the curve");
-    b.scene.simulation.sort_every = Some(10);
+    b.physics.sort_every = Some(10);
     b.keep_reactions();
     steps(&mut a, 100);
     steps(&mut b, 100);
@@ -255,7 +255,7 @@ fn sorting_keeps_every_grain_and_contact_and_the_run_goes_on_alike() {
     assert!(
         touching
             .iter()
-            .all(|&s| b.world.reaction[s].0 != glam::DVec3::ZERO),
+            .all(|&s| b.reactions().expect("kept")[s].0 != glam::DVec3::ZERO),
         "a touching pair without its reaction"
     );
     let pos =

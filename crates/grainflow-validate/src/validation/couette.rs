@@ -206,11 +206,11 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
     let per_block = (measure_steps / 5).max(1);
     for k in 0..settle_steps + measure_steps {
         if k == settle_steps {
-            sim.world.approx.tally.reset(sim.world.time);
+            sim.world.tally.reset(sim.world.time);
             start = sim.world.particles.pos.clone();
         }
         sim.step()?;
-        let tally = &sim.world.approx.tally;
+        let tally = &sim.world.tally;
         if k >= settle_steps && (k + 1 - settle_steps).is_multiple_of(per_block) {
             if let Some(&j) = tally.wall_normal.get(outer_wall) {
                 block_impulse.push(j);
@@ -243,7 +243,7 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         v.iter_mut().for_each(|x| *x /= omega);
     }
     // Impulse tallies exist for approx_hard only.
-    let tally = &w.approx.tally;
+    let tally = &w.tally;
     let (outer_stress, stress) = if tally.wall_normal.len() > outer_wall {
         (
             tally.wall_force(outer_wall, now) / (std::f64::consts::TAU * outer),

@@ -248,7 +248,7 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
             if g < 10.0 {
                 let touching = sim.world.neighbors.slip.iter().position(|s| s.touching());
                 // The force on j is (F_n − F_c) n̂ with n̂ from i to j (downwards): F_n = F_c − f_z.
-                let f_n = touching.map_or(0.0, |s| 10.0 - sim.world.reaction[s].0.z);
+                let f_n = touching.map_or(0.0, |s| 10.0 - sim.reactions().expect("kept")[s].0.z);
                 out.push(Metric::new(
                     "cohesion",
                     name,

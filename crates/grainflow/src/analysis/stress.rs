@@ -138,9 +138,8 @@ impl StressOutput {
 /// Panics unless the simulation keeps the per-pair forces ([`Simulation::keep_reactions`]),
 /// a mistake of the calling program, not of a scene.
 fn contacts(sim: &Simulation) -> impl Iterator<Item = (usize, DVec3, DVec3)> + '_ {
-    assert!(
-        sim.world.keep_reactions,
-        "stress analysis needs the per-pair forces: call Simulation::keep_reactions and step once"
+    let reaction = sim.reactions().expect(
+        "stress analysis needs the per-pair forces: call Simulation::keep_reactions and step once",
     );
     let nl = &sim.world.neighbors;
     let pos = &sim.world.particles.pos;
@@ -153,7 +152,7 @@ fn contacts(sim: &Simulation) -> impl Iterator<Item = (usize, DVec3, DVec3)> + '
                 let j = nl.partner[s] as usize;
                 let l = Periodic::minimum_image(pos[j] - pos[i], period);
                 // The reaction buffer holds the force on j; i receives the opposite.
-                (i, l, -sim.world.reaction[s].0)
+                (i, l, -reaction[s].0)
             })
     })
 }

@@ -34,8 +34,10 @@ use crate::hard::predict::pair_collision_time;
 use crate::hard::resolve::{apply_impulse, collision_impulse, wall_grain, Coupling, Grain, Motion};
 use crate::material::PairParams;
 use crate::particles::Particles;
+use crate::physics::{BodyForce, Physics};
 use crate::scene::{ApproxHardOptions, Friction};
-use crate::sim::{Physics, World};
+use crate::stats::StageTimes;
+use crate::world::World;
 use crate::{Error, Result};
 pub use tally::ImpulseTally;
 
@@ -84,13 +86,16 @@ impl Pending {
     }
 }
 
-/// Scratch and tallies of the method, kept in the world.
+/// The method's scratch, kept from step to step; its impulse tallies are part of the world
+/// ([`World::tally`]).
 #[derive(Clone, Debug, Default)]
-pub struct ApproxState {
+pub struct ApproxStepper {
     /// Collisions gathered in the current pass.
     pending: Vec<Pending>,
-    /// Impulses since the last reset, for the proxy stress.
-    pub tally: ImpulseTally,
+    /// Body-force accelerations at the start of the step.
+    pub body: BodyForce,
+    /// Wall-clock time per stage.
+    pub timers: StageTimes,
 }
 
 /// What one step did.
@@ -121,30 +126,60 @@ fn grain(p: &Particles, k: usize) -> Grain {
     }
 }
 
+impl ApproxStepper {
+    /// Corrects the overlaps of the initial state before the first step (004 §I).
+    pub fn start(&mut self, world: &mut World, physics: &Physics) {
+        world.rebuild_neighbors(&physics.periodic);
+        crate::walls::interact::prepare(world, &physics.periodic);
+        let spec = &physics.approx_hard;
+        overlap::remove_overlaps(
+            &mut world.particles.pos,
+            &world.particles.radius,
+            &world.particles.inv_mass,
+            &world.neighbors,
+            &physics.periodic,
+            &world.walls,
+            &world.wall_runtime.pose,
+            spec.overlap_tolerance,
+            spec.max_sweeps,
+            1.0,
+        );
+    }
+
+    /// Advances the world by one step of `physics.dt` (see the module documentation),
+    /// counting the collisions in [`World::collisions`].
+    pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<StepStats> {
+        let stats = step(world, physics, self)?;
+        world.collisions += stats.collisions;
+        Ok(stats)
+    }
+}
+
 /// Advances the world by one step of `physics.dt` (see the module documentation).
-pub fn step(world: &mut World, physics: &Physics, spec: &ApproxHardOptions) -> Result<StepStats> {
+fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<StepStats> {
     let dt = physics.dt;
+    let spec = &physics.approx_hard;
     let mut clock = std::time::Instant::now();
     crate::walls::interact::prepare(world, &physics.periodic);
-    crate::sim::body_accelerations(world, physics);
+    s.body.update(physics, &world.particles, world.time);
     {
         let p = &mut world.particles;
         for k in 0..p.len() {
             if p.inv_mass[k] > 0.0 {
-                p.vel[k] += dt * world.body_acc[k];
+                p.vel[k] += dt * s.body.acc[k];
             }
         }
     }
     if physics.planar {
         crate::planar::project_motion(&mut world.particles);
     }
-    world.timers.integrate += lap(&mut clock);
+    s.timers.integrate += lap(&mut clock);
     ensure_list(world, physics, dt);
-    world.timers.neighbor += lap(&mut clock);
+    s.timers.neighbor += lap(&mut clock);
     let n = world.particles.len();
-    world.approx.tally.resize(n, world.walls.len(), world.time);
+    world.tally.resize(n, world.walls.len(), world.time);
     let mut stats = StepStats::default();
-    let mut pending = std::mem::take(&mut world.approx.pending);
+    let mut pending = std::mem::take(&mut s.pending);
     for _ in 0..spec.passes {
         gather(world, physics, dt, &mut pending);
         if pending.is_empty() {
@@ -162,14 +197,14 @@ pub fn step(world: &mut World, physics: &Physics, spec: &ApproxHardOptions) -> R
             }
         }
     }
-    world.approx.pending = pending;
-    world.timers.pairs += lap(&mut clock);
+    s.pending = pending;
+    s.timers.pairs += lap(&mut clock);
     let periodic = physics.periodic;
     let p = &mut world.particles;
     p.pos
         .par_iter_mut()
         .zip(p.vel.par_iter())
-        .with_min_len(crate::soft::MIN_LEN)
+        .with_min_len(crate::particles::MIN_LEN)
         .for_each(|(x, v)| *x = periodic.wrap(*x + *v * dt));
     world.time += dt;
     world.step += 1;
@@ -177,7 +212,7 @@ pub fn step(world: &mut World, physics: &Physics, spec: &ApproxHardOptions) -> R
     let rt = &mut world.wall_runtime;
     rt.pose.clear();
     rt.pose.extend(world.walls.iter().map(|w| w.motion.pose(t)));
-    world.timers.integrate += lap(&mut clock);
+    s.timers.integrate += lap(&mut clock);
     if world
         .neighbors
         .needs_rebuild(&world.particles.pos, periodic.lengths())
@@ -199,7 +234,7 @@ pub fn step(world: &mut World, physics: &Physics, spec: &ApproxHardOptions) -> R
     stats.sweeps = c.sweeps;
     stats.corrected = c.largest;
     stats.max_overlap_ratio = c.remaining;
-    world.timers.gather += lap(&mut clock);
+    s.timers.gather += lap(&mut clock);
     if c.remaining > spec.overlap_tolerance {
         let k = c.worst;
         return Err(Error::Unstable {
@@ -226,7 +261,7 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 
 /// Keeps the neighbour list holding every pair that can meet within the step: its skin must
 /// exceed the relative travel of a step (4 v_max dt, with a margin for collisions speeding
-/// grains up, as in [`crate::hard::step`]).
+/// grains up, as in [`crate::hard::HardStepper::step`]).
 fn ensure_list(world: &mut World, physics: &Physics, dt: f64) {
     let v_max = crate::particles::fastest(&world.particles.vel);
     let travel = 4.0 * v_max * dt;
@@ -280,7 +315,7 @@ fn gather(world: &World, physics: &Physics, dt: f64, out: &mut Vec<Pending>) {
     out.par_extend(
         (0..p.len())
             .into_par_iter()
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .flat_map_iter(|i| {
                 let pairs = nl.partner[nl.start[i]..nl.start[i + 1]]
                     .iter()
@@ -346,7 +381,7 @@ fn resolve(
             let (ri, rj) = (p.radius[i], p.radius[j]);
             let p = &mut world.particles;
             (p.vel[i], p.omega[i], p.vel[j], p.omega[j]) = (ma.vel, ma.omega, mb.vel, mb.omega);
-            let tally = &mut world.approx.tally;
+            let tally = &mut world.tally;
             tally.add_grain(i, -impulse, ri * n, n);
             tally.add_grain(j, impulse, -rj * n, n);
             tally.collisions += 1;
@@ -367,7 +402,7 @@ fn resolve(
             let r = p.radius[i];
             let p = &mut world.particles;
             (p.vel[i], p.omega[i]) = (mg.vel, mg.omega);
-            let tally = &mut world.approx.tally;
+            let tally = &mut world.tally;
             tally.add_grain(i, impulse, -r * n, n);
             tally.add_wall(w, -impulse, n);
             tally.collisions += 1;

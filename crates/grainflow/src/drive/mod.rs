@@ -2,6 +2,7 @@
 //! chutes (001 chapter 6). Earthquakes move the walls through [`crate::walls::Motion`]
 //! (001 chapter 7, eq 7.1–7.4).
 
+pub mod doors;
 pub mod recirculation;
 
-pub use recirculation::DoorState;
+pub use doors::DoorState;

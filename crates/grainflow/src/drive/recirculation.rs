@@ -14,25 +14,9 @@
 
 use glam::DVec3;
 
+use super::doors::DoorState;
 use crate::scene::Recirculation;
-use crate::sim::World;
-
-/// State of the doors, kept in the world and in checkpoints.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct DoorState {
-    /// Time the door opens next (s).
-    pub next_open: f64,
-    /// Chute the next pebble leaves by.
-    pub next_chute: u64,
-    /// Inlet the next pebble enters by.
-    pub next_inlet: u64,
-    /// Pebbles recirculated so far.
-    pub discharged: u64,
-    /// Time of the first discharge (s), NaN before it.
-    pub first_discharge: f64,
-    /// Time of the latest discharge (s), NaN before it.
-    pub last_discharge: f64,
-}
+use crate::world::World;
 
 impl Recirculation {
     /// The door state at the start of a run.
@@ -46,8 +30,9 @@ impl Recirculation {
     }
 
     /// Opens the door if it is due: moves the lowest pebble on the current chute's door to its
-    /// drop point. Returns the index of the pebble moved, if any.
-    pub fn apply(&self, world: &mut World) -> Option<usize> {
+    /// drop point, where it feels the body force `body_acc` of its index until the next
+    /// evaluation. Returns the index of the pebble moved, if any.
+    pub fn apply(&self, world: &mut World, body_acc: &[DVec3]) -> Option<usize> {
         let state = world.doors;
         if world.time < state.next_open || self.chutes.is_empty() {
             return None;
@@ -96,10 +81,7 @@ impl Recirculation {
         // Its old contacts are gone: the wall history now, the pair history when the pairs
         // are next evaluated apart. Until forces are evaluated at the new place, it feels only
         // the body forces.
-        p.force[k] = world
-            .body_acc
-            .get(k)
-            .map_or(DVec3::ZERO, |a| *a * p.mass[k]);
+        p.force[k] = body_acc.get(k).map_or(DVec3::ZERO, |a| *a * p.mass[k]);
         p.torque[k] = DVec3::ZERO;
         world.wall_history.forget(k);
         let s = &mut world.doors;
@@ -112,16 +94,5 @@ impl Recirculation {
         }
         s.last_discharge = world.time;
         Some(k)
-    }
-}
-
-impl DoorState {
-    /// Discharge rate (pebbles/s) between the first and the latest discharge; NaN with fewer
-    /// than two discharges.
-    pub fn discharge_rate(&self) -> f64 {
-        if self.discharged < 2 {
-            return f64::NAN;
-        }
-        (self.discharged - 1) as f64 / (self.last_discharge - self.first_discharge)
     }
 }

@@ -140,7 +140,7 @@ impl Gravity {
         if self.uniform.is_some() || self.central.is_some() {
             acc.par_iter_mut()
                 .zip(pos.par_iter())
-                .with_min_len(crate::soft::MIN_LEN)
+                .with_min_len(crate::particles::MIN_LEN)
                 .for_each(|(a, &x)| *a += self.acceleration(x));
         }
     }

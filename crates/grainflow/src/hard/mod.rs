@@ -22,6 +22,7 @@
 //! collide as infinite masses (000 §2.2). A grain that hits an **absorbing** wall leaves the
 //! drift at once and is removed at its end.
 
+mod collide;
 pub mod log;
 pub mod predict;
 pub mod quartic;
@@ -33,14 +34,14 @@ use std::collections::BinaryHeap;
 use glam::DVec3;
 
 use crate::boundary::Periodic;
-use crate::particles::Mobility;
-use crate::sim::{Physics, World};
-use crate::walls::interact::{prepare, remove_particles, Attachment};
-use crate::walls::{Pose, Surface};
+use crate::physics::{BodyForce, Physics};
+use crate::walls::interact::{prepare, remove_particles};
+use crate::walls::Pose;
+use crate::world::World;
 use crate::{Error, Result};
+use collide::collide;
 pub use log::{CollisionRecord, Partner};
 use predict::pair_collision_time;
-use resolve::{resolve_pair, resolve_wall, Motion};
 
 /// Collision statistics of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -133,6 +134,22 @@ pub struct DriftState {
     pub log: Vec<CollisionRecord>,
 }
 
+impl DriftState {
+    /// Ready for a drift of `n` grains: none advanced, none collided, no event, no log.
+    fn start(&mut self, n: usize) {
+        self.t_last.clear();
+        self.t_last.resize(n, 0.0);
+        self.count.clear();
+        self.count.resize(n, 0);
+        self.gone.clear();
+        self.gone.resize(n, false);
+        self.last.clear();
+        self.last.resize(n, None);
+        self.heap.clear();
+        self.log.clear();
+    }
+}
+
 /// What a hard-sphere scene cannot have, each with its field path: walls whose collision
 /// times are not predicted (cone, block), and rotations that move a wall's shape (straight-line
 /// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
@@ -163,13 +180,32 @@ pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     }
 }
 
+/// The hard-sphere method's scratch, kept from step to step.
+#[derive(Clone, Debug, Default)]
+pub struct HardStepper {
+    /// Scratch of the drift, with the collision log of the last step.
+    pub drift: DriftState,
+    /// Body-force accelerations after the last drift.
+    pub body: BodyForce,
+}
+
+impl HardStepper {
+    /// Advances the world by one step of `physics.dt` with hard-sphere collisions, counting
+    /// them in [`World::collisions`].
+    pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<CollisionStats> {
+        let stats = step(world, physics, self)?;
+        world.collisions += stats.collisions;
+        Ok(stats)
+    }
+}
+
 /// Advances the world by one step of `physics.dt` with hard-sphere collisions.
-pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
+fn step(world: &mut World, physics: &Physics, s: &mut HardStepper) -> Result<CollisionStats> {
     let dt = physics.dt;
     // Walls where they are now; grains touching sticky walls held, absorbing ones removed.
     prepare(world, &physics.periodic);
-    plan_walls(world, dt);
-    kick(world, physics, 0.5 * dt);
+    plan_walls(world, &mut s.drift, dt);
+    kick(world, physics, &mut s.body, 0.5 * dt);
     let v_max = crate::particles::fastest(&world.particles.vel);
     // The skin is a fixed number of the longest drifts of a step; within it the list holds every
     // pair that can meet while the grains move straight. A collision that speeds a grain past
@@ -187,11 +223,11 @@ pub fn step(world: &mut World, physics: &Physics) -> Result<CollisionStats> {
     ) {
         world.rebuild_neighbors(&physics.periodic);
     }
-    let stats = drift(world, physics, dt)?;
+    let stats = drift(world, physics, s, dt)?;
     world.time += dt;
     world.step += 1;
-    crate::sim::body_accelerations(world, physics);
-    kick(world, physics, 0.5 * dt);
+    s.body.update(physics, &world.particles, world.time);
+    kick(world, physics, &mut s.body, 0.5 * dt);
     Ok(stats)
 }
 
@@ -202,9 +238,8 @@ const SKIN_REACHES: f64 = 4.0;
 /// The walls' straight paths over the step, and the velocities of held grains: the secant
 /// from where they are to where their wall puts them at the end of the step. Grains fixed by
 /// the scene (not held by a wall) stay where they are, at zero velocity.
-fn plan_walls(world: &mut World, dt: f64) {
+fn plan_walls(world: &mut World, ds: &mut DriftState, dt: f64) {
     let t0 = world.time;
-    let ds = &mut world.drift;
     let rt = &world.wall_runtime;
     ds.end_pose.clear();
     ds.end_pose
@@ -238,14 +273,14 @@ fn plan_walls(world: &mut World, dt: f64) {
 
 /// v += h g for every mobile particle (the only forces between collisions are body forces:
 /// gravity fields, self-gravity included, and frame forces, evaluated after each drift).
-fn kick(world: &mut World, physics: &Physics, h: f64) {
-    if world.body_acc.len() != world.particles.len() {
-        crate::sim::body_accelerations(world, physics);
+fn kick(world: &mut World, physics: &Physics, body: &mut BodyForce, h: f64) {
+    if body.acc.len() != world.particles.len() {
+        body.update(physics, &world.particles, world.time);
     }
     let p = &mut world.particles;
     for k in 0..p.len() {
         if p.inv_mass[k] > 0.0 {
-            p.vel[k] += h * world.body_acc[k];
+            p.vel[k] += h * body.acc[k];
         }
     }
 }
@@ -414,19 +449,16 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
 }
 
 /// The drift of one step: collisions in time order, then every particle advanced to `dt`.
-fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats> {
+fn drift(
+    world: &mut World,
+    physics: &Physics,
+    s: &mut HardStepper,
+    dt: f64,
+) -> Result<CollisionStats> {
     let n = world.particles.len();
-    let mut ds = std::mem::take(&mut world.drift);
-    ds.t_last.clear();
-    ds.t_last.resize(n, 0.0);
-    ds.count.clear();
-    ds.count.resize(n, 0);
-    ds.gone.clear();
-    ds.gone.resize(n, false);
-    ds.last.clear();
-    ds.last.resize(n, None);
-    ds.heap.clear();
-    ds.log.clear();
+    let body_acc = &s.body.acc;
+    let mut ds = std::mem::take(&mut s.drift);
+    ds.start(n);
     first_events(world, physics, &mut ds, dt);
     let mut stats = CollisionStats::default();
     let periodic = physics.periodic;
@@ -452,30 +484,20 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
         if let Target::Particle(j) = e.target {
             advance(world, &mut ds, &periodic, j, e.t);
         }
-        let overlap = collide(world, physics, &mut ds, &e)?;
+        let overlap = collide(world, physics, &mut ds, body_acc, &e)?;
         stats.max_overlap_ratio = stats.max_overlap_ratio.max(overlap);
         if overlap > physics.max_overlap {
-            return Err(Error::Unstable {
-                time: world.time + e.t,
-                step: world.step,
-                id: world.particles.id[i],
-                reason: format!(
-                    "overlap of {overlap:.3} of a radius at a collision (simulation.max_overlap = {}); likely cause: grains placed overlapping each other or a wall",
-                    physics.max_overlap
-                ),
-            });
+            return Err(unstable(world, &e, format!(
+                "overlap of {overlap:.3} of a radius at a collision (simulation.max_overlap = {}); likely cause: grains placed overlapping each other or a wall",
+                physics.max_overlap
+            )));
         }
         ds.count[i] += 1;
         stats.collisions += 1;
         if stats.collisions > limit {
-            return Err(Error::Unstable {
-                time: world.time + e.t,
-                step: world.step,
-                id: world.particles.id[i],
-                reason: format!(
-                    "more than {limit} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt"
-                ),
-            });
+            return Err(unstable(world, &e, format!(
+                "more than {limit} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt"
+            )));
         }
         ds.last[i] = Some(e.target);
         let partner = match e.target {
@@ -503,25 +525,37 @@ fn drift(world: &mut World, physics: &Physics, dt: f64) -> Result<CollisionStats
             rebuild_in_drift(world, physics, &mut ds, e.t, dt);
         }
     }
-    for k in 0..n {
-        advance(world, &mut ds, &periodic, k, dt);
+    finish(world, &mut ds, &periodic, dt);
+    s.drift = ds;
+    Ok(stats)
+}
+
+/// The end of a drift: every grain advanced to `dt`, held grains exactly where their walls put
+/// them at the end of the step, absorbed grains removed.
+fn finish(world: &mut World, ds: &mut DriftState, periodic: &Periodic, dt: f64) {
+    for k in 0..world.particles.len() {
+        advance(world, ds, periodic, k, dt);
     }
-    // Held grains exactly where their walls put them at the end of the step.
     let rt = &world.wall_runtime;
     for (k, a) in rt.attached.iter().enumerate() {
         if let Some(a) = a {
             world.particles.pos[k] = ds.end_pose[a.wall as usize].to_world(a.local);
         }
     }
-    let keep = ds
-        .gone
-        .contains(&true)
-        .then(|| ds.gone.iter().map(|g| !g).collect::<Vec<bool>>());
-    world.drift = ds;
-    if let Some(keep) = keep {
-        remove_particles(world, &keep, &periodic);
+    if ds.gone.contains(&true) {
+        let keep: Vec<bool> = ds.gone.iter().map(|g| !g).collect();
+        remove_particles(world, &keep, periodic);
     }
-    Ok(stats)
+}
+
+/// The run stopped at event `e`, for `reason`.
+fn unstable(world: &World, e: &Event, reason: String) -> Error {
+    Error::Unstable {
+        time: world.time + e.t,
+        step: world.step,
+        id: world.particles.id[e.i],
+        reason,
+    }
 }
 
 /// Rebuilds the neighbour list at drift time `now` (every grain advanced to it, the skin
@@ -550,175 +584,3 @@ fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, n
 /// per grain a step of any sensible dt sees, so only a pack in lasting contact reaches it.
 const COLLAPSE_PER_GRAIN: u64 = 1000;
 const COLLAPSE_FLOOR: u64 = 1_000_000;
-
-/// ε_n of a collision approaching at `speed` (m/s): 1 below the slide limit, else `eps_n`.
-/// 000 §3.2 keeps its tumbler tractable with "certain minor run parameters"; a velocity
-/// threshold below which collisions are elastic is our reading of pkdgrav's slide limit.
-fn restitution(eps_n: f64, speed: f64, slide_limit: f64) -> f64 {
-    if speed < slide_limit {
-        1.0
-    } else {
-        eps_n
-    }
-}
-
-/// Resolves event `e` (its bodies already at the event time): a pair (eq 4), a wall (eq 6–8,
-/// the wall's surface velocity subtracted), or a sticky or absorbing wall. Returns the overlap
-/// found, as a fraction of the smaller radius (negative for a gap).
-///
-/// Each free grain enters the collision with its velocity at the contact instant, the drift
-/// velocity plus its body acceleration times (t − dt/2) (the half kicks of the step spread
-/// over it), and leaves it with that shift taken back. Between two grains of the same
-/// acceleration (uniform gravity) this changes nothing; against a wall it makes a bounce
-/// conserve energy to second order in dt instead of first (the chord of the drift meets the
-/// wall at a height off the true parabola by O(v dt), 000 §3.1's energy test). Where that
-/// would leave the drift velocities still approaching (slow contacts, a grain resting on a
-/// wall), the collision is resolved with the drift velocities as in pkdgrav, so the bodies
-/// separate along their straight paths and are not met again at once.
-fn collide(world: &mut World, physics: &Physics, ds: &mut DriftState, e: &Event) -> Result<f64> {
-    let i = e.i;
-    let p = &world.particles;
-    let lag = e.t - 0.5 * physics.dt;
-    let shift = |k: usize| {
-        if p.inv_mass[k] > 0.0 {
-            world.body_acc.get(k).copied().unwrap_or(DVec3::ZERO) * lag
-        } else {
-            DVec3::ZERO
-        }
-    };
-    let shift_i = shift(i);
-    let time = world.time + e.t;
-    match e.target {
-        Target::Particle(j) => {
-            let d = Periodic::minimum_image(p.pos[j] - p.pos[i], physics.periodic.lengths());
-            let dist = d.length();
-            let n = d / dist;
-            let reach = p.radius[i] + p.radius[j];
-            let overlap = (reach - dist) / p.radius[i].min(p.radius[j]);
-            let params = physics
-                .table
-                .get(p.material[i] as usize, p.material[j] as usize);
-            let resolve = |si: DVec3, sj: DVec3| {
-                let mi = Motion {
-                    vel: p.vel[i] + si,
-                    omega: p.omega[i],
-                };
-                let mj = Motion {
-                    vel: p.vel[j] + sj,
-                    omega: p.omega[j],
-                };
-                let u = mj.vel - mi.vel + mj.omega.cross(-p.radius[j] * n)
-                    - mi.omega.cross(p.radius[i] * n);
-                let (a, b) = resolve_pair(
-                    n,
-                    mi,
-                    mj,
-                    inertial_mass(p, i),
-                    inertial_mass(p, j),
-                    p.radius[i],
-                    p.radius[j],
-                    restitution(params.restitution, -u.dot(n), physics.slide_limit),
-                    params.tangential_restitution,
-                );
-                let a = Motion {
-                    vel: a.vel - si,
-                    ..a
-                };
-                let b = Motion {
-                    vel: b.vel - sj,
-                    ..b
-                };
-                (a, b, u)
-            };
-            let mut out = resolve(shift_i, shift(j));
-            if (out.1.vel - out.0.vel).dot(n) < 0.0 {
-                out = resolve(DVec3::ZERO, DVec3::ZERO);
-            }
-            let (a, b, u) = out;
-            if physics.log_collisions {
-                ds.log.push(CollisionRecord {
-                    time,
-                    particle: p.id[i],
-                    partner: Partner::Particle(p.id[j]),
-                    normal_speed: -u.dot(n),
-                    speed: u.length(),
-                });
-            }
-            let p = &mut world.particles;
-            (p.vel[i], p.omega[i]) = (a.vel, a.omega);
-            (p.vel[j], p.omega[j]) = (b.vel, b.omega);
-            Ok(overlap)
-        }
-        Target::Wall(w, m) => {
-            let wall = &world.walls[w];
-            let wd = ds.walls[w];
-            let offset = wd.offset + wd.vel * e.t;
-            let s = p.radius[i];
-            let (n, dist) = wall.shape.members()[m].away(p.pos[i] - offset);
-            let overlap = (s - dist) / s;
-            // Velocity of the wall's material at the contact point (subtracted in eq 8).
-            let at = |x: DVec3| wd.vel + wd.omega.cross(x - wd.center - offset);
-            let surface = at(p.pos[i] - s * n);
-            let contact_velocity = |si: DVec3| p.vel[i] + si + p.omega[i].cross(-s * n) - surface;
-            let u = contact_velocity(shift_i);
-            if physics.log_collisions {
-                ds.log.push(CollisionRecord {
-                    time,
-                    particle: p.id[i],
-                    partner: Partner::Wall(w),
-                    normal_speed: -u.dot(n),
-                    speed: u.length(),
-                });
-            }
-            match wall.surface {
-                Surface::Normal => {
-                    let params = physics.table.get(p.material[i] as usize, wall.material);
-                    let resolve = |si: DVec3| {
-                        let u = contact_velocity(si);
-                        let after = resolve_wall(
-                            n,
-                            Motion {
-                                vel: p.vel[i] + si,
-                                omega: p.omega[i],
-                            },
-                            s,
-                            surface,
-                            restitution(params.restitution, -u.dot(n), physics.slide_limit),
-                            params.tangential_restitution,
-                        );
-                        Motion {
-                            vel: after.vel - si,
-                            ..after
-                        }
-                    };
-                    let mut after = resolve(shift_i);
-                    if (after.vel - wd.vel).dot(n) < 0.0 {
-                        after = resolve(DVec3::ZERO);
-                    }
-                    let p = &mut world.particles;
-                    (p.vel[i], p.omega[i]) = (after.vel, after.omega);
-                }
-                Surface::Sticky => {
-                    // Held where it touched, moving with the wall's material (000 §2.2).
-                    let local = wall.motion.pose(time).to_local(p.pos[i]);
-                    let vel = at(p.pos[i]);
-                    world.wall_runtime.attached[i] = Some(Attachment {
-                        wall: w as u32,
-                        local,
-                    });
-                    world.wall_history.forget(i);
-                    let p = &mut world.particles;
-                    p.inv_mass[i] = 0.0;
-                    p.inv_inertia[i] = 0.0;
-                    p.mobility[i] = Mobility::Fixed;
-                    (p.vel[i], p.omega[i]) = (vel, wd.omega);
-                }
-                Surface::Absorbing => {
-                    ds.gone[i] = true;
-                    world.wall_runtime.absorbed[w] += 1;
-                }
-            }
-            Ok(overlap)
-        }
-    }
-}

@@ -215,7 +215,12 @@ impl Tallies {
             if p.inv_mass[k] == 0.0 {
                 continue;
             }
-            let acc = w.body_acc.get(k).copied().unwrap_or(DVec3::ZERO);
+            let acc = sim
+                .stepper
+                .body_acc()
+                .get(k)
+                .copied()
+                .unwrap_or(DVec3::ZERO);
             let contact = (p.force[k] - p.mass[k] * acc).length();
             let rho = p.pos[k].truncate().length();
             let cell = (

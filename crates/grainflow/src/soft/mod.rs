@@ -19,81 +19,123 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+mod gather;
 mod pairs;
+mod verlet;
 pub mod walls;
+use gather::gather_forces;
+use pairs::pair_forces;
 pub use pairs::Packed;
-use pairs::{pair_forces, Facts};
+pub use verlet::{half_kick, kick_drift_pack};
 
 use crate::contact::Body;
-use crate::particles::Particles;
-use crate::sim::{Physics, World};
-use crate::simd::Quad;
+use crate::integrator::IntegratorWork;
+use crate::particles::CHUNK;
+use crate::physics::{BodyForce, Physics};
+pub use crate::stats::{ContactStats, StageTimes};
 use crate::walls::interact::{apply_surfaces, place, Candidates};
+use crate::world::World;
 use crate::{Error, Result};
 use walls::wall_forces;
 
-/// Fewest items a parallel loop hands to one task: small systems run on one thread
-/// without waking the others.
-pub(crate) const MIN_LEN: usize = 512;
-
-/// Contact statistics of one force evaluation.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ContactStats {
-    /// Touching particle–particle and particle–wall pairs.
-    pub contacts: usize,
-    /// Largest overlap divided by the smaller radius of its pair (−).
-    pub max_overlap_ratio: f64,
-    /// Index of the particle with that overlap.
-    pub worst: usize,
-    /// Lowest index of a particle whose force or torque is not finite.
-    pub non_finite: Option<usize>,
+/// The soft-sphere method's scratch, kept from step to step; none of it is part of the
+/// physical state (a resume makes it again, [`SoftStepper::compute_forces`]).
+#[derive(Clone, Debug, Default)]
+pub struct SoftStepper {
+    /// Every grain's state as the pair loop reads it, packed at each force evaluation.
+    packed: Packed,
+    /// Per slot, the force and torque of the last evaluation on the partner j (zero for
+    /// slots not touching), for stress analysis; empty unless `keep_reactions`.
+    pub reaction: Vec<(DVec3, DVec3)>,
+    /// Whether the pair loop keeps `reaction` (stress output asks for it). Writing it costs
+    /// the pair loop about a tenth of its time on a dense bed, so runs without it skip it.
+    pub keep_reactions: bool,
+    /// The same for the pairs crossing into a later block, in the order of
+    /// [`crate::neighbor::Links::cross_slot`]: what the gather adds to their partners.
+    cross: Vec<(DVec3, DVec3)>,
+    /// The walls' force and torque at the last evaluation, as (particle, force, torque) in
+    /// ascending particle, for every particle a wall may act on: what the gather adds; empty
+    /// when there are no walls.
+    pub(crate) wall_force: Vec<(u32, DVec3, DVec3)>,
+    /// Body-force accelerations at the last evaluation.
+    pub body: BodyForce,
+    /// Stages and past rates of the Runge–Kutta and Adams integrators.
+    pub(crate) integrator: IntegratorWork,
+    /// Wall-clock time per stage.
+    pub timers: StageTimes,
+    /// The neighbour list's build count the slot buffers (`reaction`, `cross`) were sized
+    /// for ([`crate::neighbor::NeighborList::builds`]).
+    sized_for: Option<u64>,
 }
 
-impl ContactStats {
-    /// Contacts added; the larger overlap kept (ties to the lower index).
-    pub(crate) fn merge(a: Self, b: Self) -> Self {
-        // Ties go to the lower index, so the reported particle does not depend on the threads.
-        let b_wins = b.max_overlap_ratio > a.max_overlap_ratio
-            || (b.max_overlap_ratio == a.max_overlap_ratio && b.worst < a.worst);
-        let worst = if b_wins { b } else { a };
-        let non_finite = match (a.non_finite, b.non_finite) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        ContactStats {
-            contacts: a.contacts + b.contacts,
-            non_finite,
-            ..worst
+impl SoftStepper {
+    /// A stepper that keeps the per-pair reactions when `keep_reactions` (stress output).
+    pub fn new(keep_reactions: bool) -> Self {
+        SoftStepper {
+            keep_reactions,
+            ..Default::default()
         }
     }
-}
 
-/// Wall-clock time spent in each stage of the step, for `grainflow bench` and the end of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct StageTimes {
-    /// Kicks, drift and stability checks, and the neighbour-list check that rides on the
-    /// drift (s).
-    pub integrate: f64,
-    /// Neighbour-list rebuilds, and their checks where no drift made them (s).
-    pub neighbor: f64,
-    /// Particle–particle contact forces (s).
-    pub pairs: f64,
-    /// Particle–wall contact forces (s).
-    pub walls: f64,
-    /// The pass per particle after them: crossing reactions, body forces and the finite check;
-    /// for approximate hard spheres, the overlap correction (s).
-    pub gather: f64,
-    /// Writing outputs (s): timed by whoever writes them, as the engine writes none.
-    pub output: f64,
-}
+    /// Advances the world by one step of `physics.dt` with the scene's integrator, after
+    /// sorting the grains along the Morton curve when `simulation.sort_every` asks for it.
+    pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<ContactStats> {
+        // Sorted before the step, so that the step's own evaluation fills what is kept per
+        // slot (the reactions stress output reads) for the new order.
+        if let Some(every) = physics.sort_every {
+            if world.step > 0 && world.step.is_multiple_of(every) {
+                self.sort(world, physics);
+            }
+        }
+        crate::integrator::step(world, physics, self)
+    }
 
-impl std::fmt::Display for StageTimes {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(
-            f,
-            "integrate {:.2} s, neighbour {:.2} s, pairs {:.2} s, walls {:.2} s, gather {:.2} s, output {:.2} s",
-            self.integrate, self.neighbor, self.pairs, self.walls, self.gather, self.output
-        )
+    /// Sorts the grains along the Morton curve they are made in, so that grains near in space
+    /// are near in memory again after they have mixed; nothing when they already are. The
+    /// per-grain scratch of the integrators and body forces goes with them.
+    pub fn sort(&mut self, world: &mut World, physics: &Physics) {
+        if let Some(order) = world.curve_order() {
+            world.reorder(&order, &physics.periodic);
+            self.body.permute(&order);
+            self.integrator.permute(&order);
+            self.follow_list(world);
+        }
+    }
+
+    /// Forces and torques on every particle at the current state. `dt` advances the
+    /// tangential history; 0 evaluates without advancing it (the first evaluation of a run).
+    pub fn compute_forces(
+        &mut self,
+        world: &mut World,
+        physics: &Physics,
+        dt: f64,
+    ) -> ContactStats {
+        evaluate(world, physics, self, dt, None, None)
+    }
+
+    /// Keeps, from the next force evaluation on, the per-pair forces that stress analysis
+    /// reads ([`SoftStepper::reaction`]).
+    pub fn keep_reactions(&mut self, world: &World) {
+        self.keep_reactions = true;
+        self.reaction
+            .resize(world.neighbors.len(), (DVec3::ZERO, DVec3::ZERO));
+    }
+
+    /// Sizes the buffers per slot afresh (zeros) when the neighbour list was rebuilt since
+    /// they were last sized.
+    pub fn follow_list(&mut self, world: &World) {
+        let nl = &world.neighbors;
+        if self.sized_for == Some(nl.builds) {
+            return;
+        }
+        self.sized_for = Some(nl.builds);
+        self.reaction.clear();
+        if self.keep_reactions {
+            self.reaction.resize(nl.len(), (DVec3::ZERO, DVec3::ZERO));
+        }
+        self.cross.clear();
+        self.cross
+            .resize(nl.links.cross_of.len(), (DVec3::ZERO, DVec3::ZERO));
     }
 }
 
@@ -110,157 +152,20 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 /// loop are one pass over the grains, chunk by chunk; the second half kick rides on the gather
 /// of the forces. Each keeps its operations and order, so the results are those of separate
 /// passes.
-pub fn step(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
+pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
-    let left = kick_drift_pack(world, physics, dt);
+    let left = kick_drift_pack(world, &mut s.packed, physics, dt);
     world.time += dt;
-    world.timers.integrate += lap(&mut t);
-    evaluate(world, physics, dt, Some(0.5 * dt), Some(left))
+    s.timers.integrate += lap(&mut t);
+    evaluate(world, physics, s, dt, Some(0.5 * dt), Some(left))
 }
 
-/// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
-/// x += dt v with the wrap into the periodic box (003 §2.1, eq 3–6), chunk by chunk while the
-/// chunk is in cache, and the grains' centres packed for the pair loop; returns whether the
-/// neighbour list needs a rebuild ([`crate::neighbor::NeighborList::needs_rebuild`], asked
-/// of each chunk as it drifts). Public for the benchmarks.
-#[inline(never)]
-pub fn kick_drift_pack(world: &mut World, physics: &Physics, dt: f64) -> bool {
-    let periodic = &physics.periodic;
-    let [lo, hi] = periodic.bounds();
-    let h = 0.5 * dt;
-    let Particles {
-        pos,
-        vel,
-        omega,
-        force,
-        torque,
-        inv_mass,
-        inv_inertia,
-        radius,
-        material,
-        ..
-    } = &mut world.particles;
-    let packed = &mut world.packed;
-    packed.resize(pos.len());
-    let neighbors = &world.neighbors;
-    let stale = neighbors.stale_count(pos.len());
-    let period = periodic.lengths();
-    let (left, facts) = pos
-        .par_chunks_mut(CHUNK)
-        .zip(vel.par_chunks_mut(CHUNK))
-        .zip(omega.par_chunks_mut(CHUNK))
-        .zip(packed.pos.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(c, (((xs, vs), ws), qp))| {
-            let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
-            kick(vs, &force[a..b], &inv_mass[a..b], h);
-            kick(ws, &torque[a..b], &inv_inertia[a..b], h);
-            drift(xs, vs, dt);
-            // Whether every grain stayed in the box, folded without a branch per grain; only
-            // a chunk with a grain out is wrapped, grain by grain.
-            let inside = |x: &DVec3| (x.cmpge(lo) & x.cmplt(hi)).all();
-            if !xs.iter().fold(true, |all, x| all & inside(x)) {
-                for x in xs.iter_mut().filter(|x| !inside(x)) {
-                    *x = periodic.wrap(*x);
-                }
-            }
-            pairs::pack_chunk(qp, xs, &radius[a..b]);
-            let left = !stale && neighbors.left_half_skin(a, xs, period);
-            (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
-        })
-        .reduce(
-            || (false, None),
-            |(l, f), (m, g)| (l || m, Facts::both(f, g)),
-        );
-    packed.note(facts);
-    stale || left
-}
-
-/// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
-/// eq 3–6 and 9–10): one parallel pass, each chunk a `kick` for v and one for ω; public for the
-/// benchmarks.
-#[inline(never)]
-pub fn half_kick(world: &mut World, dt: f64) {
-    let Particles {
-        vel,
-        omega,
-        force,
-        torque,
-        inv_mass,
-        inv_inertia,
-        ..
-    } = &mut world.particles;
-    let h = 0.5 * dt;
-    vel.par_chunks_mut(CHUNK)
-        .zip(omega.par_chunks_mut(CHUNK))
-        .zip(force.par_chunks(CHUNK))
-        .zip(torque.par_chunks(CHUNK))
-        .zip(inv_mass.par_chunks(CHUNK))
-        .zip(inv_inertia.par_chunks(CHUNK))
-        .for_each(|(((((vs, ws), fs), ts), ims), iis)| {
-            kick(vs, fs, ims, h);
-            kick(ws, ts, iis, h);
-        });
-}
-
-/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
-/// vectors taken as one run of numbers, four grains (twelve numbers, three runs of four) at a
-/// time; each number gets the same two products and sum as grain by grain, so the same bits.
-#[inline(always)]
-fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
-    let v: &mut [f64] = bytemuck::cast_slice_mut(v);
-    let f: &[f64] = bytemuck::cast_slice(f);
-    let (mut vs, mut fs, mut ws) = (
-        v.chunks_exact_mut(12),
-        f.chunks_exact(12),
-        inverse.chunks_exact(4),
-    );
-    let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
-    let h4 = Quad::new([h; 4]);
-    for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
-        let hw = (h4 * quad(w)).triple();
-        for (r, hw) in hw.iter().enumerate() {
-            let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
-            v.copy_from_slice(&(quad(v) + quad(f) * *hw).to_array());
-        }
-    }
-    let (v, f) = (vs.into_remainder(), fs.remainder());
-    for ((v, f), w) in v
-        .chunks_exact_mut(3)
-        .zip(f.chunks_exact(3))
-        .zip(ws.remainder())
-    {
-        for c in 0..3 {
-            v[c] += f[c] * (h * w);
-        }
-    }
-}
-
-/// x += v dt for each grain's position x and velocity v, with the vectors taken as one run
-/// of numbers (each the same product and sum as grain by grain).
-#[inline(always)]
-fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
-    let x: &mut [f64] = bytemuck::cast_slice_mut(x);
-    for (x, v) in x.iter_mut().zip(bytemuck::cast_slice::<DVec3, f64>(v)) {
-        *x += v * dt;
-    }
-}
-
-/// Items one parallel task handles in the pair and gather loops: large enough that the loop
-/// body, not the task bookkeeping, dominates; small systems run on one thread.
-pub(crate) const CHUNK: usize = 1024;
-
-/// Forces and torques on every particle at the current state. `dt` advances the tangential
-/// history; 0 evaluates without advancing it (the first evaluation of a run).
-pub fn compute_forces(world: &mut World, physics: &Physics, dt: f64) -> ContactStats {
-    evaluate(world, physics, dt, None, None)
-}
-
-/// [`compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
+/// [`SoftStepper::compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
 /// `left` is whether a grain left half the skin, when the drift just asked.
 fn evaluate(
     world: &mut World,
     physics: &Physics,
+    s: &mut SoftStepper,
     dt: f64,
     kick: Option<f64>,
     left: Option<bool>,
@@ -279,24 +184,25 @@ fn evaluate(
         world.rebuild_neighbors(&physics.periodic);
     }
     if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
-        world.packed.fresh = false;
+        s.packed.fresh = false;
     }
-    world.timers.neighbor += lap(&mut t);
-    crate::sim::body_accelerations(world, physics);
-    pairs::pack(world);
-    world.packed.fresh = false;
-    let (pair_stats, wall_stats) = contact_forces(world, physics, dt, period, &mut t);
+    s.follow_list(world);
+    s.timers.neighbor += lap(&mut t);
+    s.body.update(physics, &world.particles, world.time);
+    pairs::pack(&mut s.packed, &world.particles);
+    s.packed.fresh = false;
+    let (pair_stats, wall_stats) = contact_forces(world, physics, s, dt, period, &mut t);
     let stats = if physics.planar {
-        let stats = gather_forces(world, physics, None);
+        let stats = gather_forces(world, physics, s, None);
         crate::planar::project_forces(&mut world.particles);
         if let Some(h) = kick {
             half_kick(world, 2.0 * h);
         }
         stats
     } else {
-        gather_forces(world, physics, kick)
+        gather_forces(world, physics, s, kick)
     };
-    world.timers.gather += lap(&mut t);
+    s.timers.gather += lap(&mut t);
     ContactStats::merge(ContactStats::merge(pair_stats, wall_stats), stats)
 }
 
@@ -322,31 +228,35 @@ fn body(
 
 /// The pair loop ([`pair_forces`]) and the wall pass ([`wall_forces`]) side by side
 /// ([`rayon::join`]): both read the grains and they write apart (the pairs into the forces and
-/// torques, taken out of the particles for the while; the walls into `world.wall_force`), so
+/// torques, taken out of the particles for the while; the walls into `s.wall_force`), so
 /// that the threads one leaves idle at its end take up the other. Each stage's timer gets the
 /// share of the wall time since `t` that its own run time is of both (on one thread they run
 /// one after the other, and the shares are their times).
 fn contact_forces(
     world: &mut World,
     physics: &Physics,
+    s: &mut SoftStepper,
     dt: f64,
     period: DVec3,
     t: &mut std::time::Instant,
 ) -> (ContactStats, ContactStats) {
     let World {
         particles,
-        packed,
         neighbors,
-        reaction,
-        keep_reactions,
-        cross,
         walls,
         wall_runtime,
         wall_history,
+        ..
+    } = world;
+    let SoftStepper {
+        packed,
+        reaction,
+        keep_reactions,
+        cross,
         wall_force,
         timers,
         ..
-    } = world;
+    } = s;
     let mut force = std::mem::take(&mut particles.force);
     let mut torque = std::mem::take(&mut particles.torque);
     let p = &*particles;
@@ -397,145 +307,6 @@ fn timed<R>(stage: impl FnOnce() -> R) -> (R, f64) {
     let start = std::time::Instant::now();
     let out = stage();
     (out, start.elapsed().as_secs_f64())
-}
-
-/// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
-/// reactions of the rows in earlier blocks naming it (ascending owner), its wall contacts
-/// ([`wall_forces`]) and its body force; then checks that every force and torque is finite,
-/// and when `kick` is h, gives v += h F/m and ω += h T/I ([`half_kick`]) while the chunk is
-/// in cache.
-/// Each is a pass of its own over a chunk of particles, so that the dense ones (body force,
-/// check) run without the others' branches, and the sparse ones visit only what they add.
-#[inline(never)]
-fn gather_forces(world: &mut World, physics: &Physics, kick: Option<f64>) -> ContactStats {
-    let Particles {
-        mass,
-        inv_mass,
-        inv_inertia,
-        force,
-        torque,
-        vel,
-        omega,
-        ..
-    } = &mut world.particles;
-    let (mass, inv_mass, inv_inertia) = (&*mass, &*inv_mass, &*inv_inertia);
-    let crate::neighbor::Links {
-        cross_to, cross_of, ..
-    } = &world.neighbors.links;
-    let cross = &world.cross;
-    let wall_force = &world.wall_force;
-    let body_acc = &world.body_acc;
-    let uniform = crate::sim::uniform_acceleration(physics);
-    force
-        .par_chunks_mut(CHUNK)
-        .zip(torque.par_chunks_mut(CHUNK))
-        .zip(vel.par_chunks_mut(CHUNK))
-        .zip(omega.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(c, (((fs, ts), vs), ws))| {
-            let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
-            // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
-            // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
-            let first = |k: usize| cross_to.partition_point(|&to| (to as usize) < k);
-            let (from, to) = (first(a), first(b));
-            for (&k, &c) in cross_to[from..to].iter().zip(&cross_of[from..to]) {
-                let (cf, ct) = cross[c as usize];
-                fs[k as usize - a] += cf;
-                ts[k as usize - a] += ct;
-            }
-            let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
-            for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
-                fs[k as usize - a] += fw;
-                ts[k as usize - a] += tw;
-            }
-            let (mass, inv_mass) = (&mass[a..b], &inv_mass[a..b]);
-            match uniform {
-                Some(g) => body_force(fs, vs, mass, inv_mass, kick, |_| g),
-                None => body_force(fs, vs, mass, inv_mass, kick, |o| body_acc[a + o]),
-            }
-            if let Some(h) = kick {
-                self::kick(ws, ts, &inv_inertia[a..b], h);
-            }
-            // A force that is not finite is the first sign of a run going bad; positions and
-            // velocities only become non-finite through it.
-            let finite = |v: &[DVec3]| {
-                bytemuck::cast_slice::<DVec3, f64>(v)
-                    .iter()
-                    .fold(true, |all, x| all & x.is_finite())
-            };
-            let non_finite = if finite(fs) && finite(ts) {
-                None
-            } else {
-                let bad = |v: &DVec3| !v.is_finite();
-                let first = fs.iter().zip(ts.iter()).position(|(f, t)| bad(f) || bad(t));
-                first.map(|o| a + o)
-            };
-            ContactStats {
-                non_finite,
-                ..ContactStats::default()
-            }
-        })
-        .reduce(ContactStats::default, ContactStats::merge)
-}
-
-/// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`
-/// the acceleration of the chunk's k-th particle; then, when `kick` is h, v += h F/m for
-/// every particle of the chunk (velocities `vs`; 003 §2.1, eq 3–6, as [`kick`]). With a kick
-/// the particles are taken four (twelve numbers, three runs of four) at a time, the body force
-/// picked number by number where the inverse mass is positive and the kick added while the
-/// forces are in registers: each number gets the operations of one pass per particle, so the
-/// same bits.
-#[inline(always)]
-fn body_force(
-    fs: &mut [DVec3],
-    vs: &mut [DVec3],
-    mass: &[f64],
-    inv_mass: &[f64],
-    kick: Option<f64>,
-    acc: impl Fn(usize) -> DVec3,
-) {
-    let runs = kick.map_or(0, |_| 4 * (fs.len() / 4));
-    if let Some(h) = kick {
-        let (f, v): (&mut [f64], &mut [f64]) = (
-            bytemuck::cast_slice_mut(&mut fs[..runs]),
-            bytemuck::cast_slice_mut(&mut vs[..runs]),
-        );
-        let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
-        let (zero, h) = (Quad::default(), Quad::new([h; 4]));
-        let runs = f
-            .chunks_exact_mut(12)
-            .zip(v.chunks_exact_mut(12))
-            .zip(mass.chunks_exact(4).zip(inv_mass.chunks_exact(4)));
-        for (q, ((f, v), (m, w))) in runs.enumerate() {
-            // The four particles' accelerations as three runs: x y z x | y z x y | z x y z.
-            let g = [0, 1, 2, 3].map(|o| acc(4 * q + o));
-            let g = [
-                [g[0].x, g[0].y, g[0].z, g[1].x],
-                [g[1].y, g[1].z, g[2].x, g[2].y],
-                [g[2].z, g[3].x, g[3].y, g[3].z],
-            ];
-            let (m, w) = (quad(m).triple(), quad(w));
-            let (hw, w) = ((h * w).triple(), w.triple());
-            for r in 0..3 {
-                let (f, v) = (&mut f[4 * r..4 * r + 4], &mut v[4 * r..4 * r + 4]);
-                let old = quad(f);
-                let new = w[r].select_gt(zero, old + m[r] * Quad::new(g[r]), old);
-                f.copy_from_slice(&new.to_array());
-                v.copy_from_slice(&(quad(v) + new * hw[r]).to_array());
-            }
-        }
-    }
-    for (o, (f, v)) in fs.iter_mut().zip(vs.iter_mut()).enumerate().skip(runs) {
-        let (m, w) = (mass[o], inv_mass[o]);
-        if w > 0.0 {
-            *f += m * acc(o);
-        }
-        if let Some(h) = kick {
-            for c in 0..3 {
-                v[c] += f[c] * (h * w);
-            }
-        }
-    }
 }
 
 /// Stops a run that went bad, naming the particle, the time and the likely cause.
@@ -613,6 +384,16 @@ mod tests {
         crate::sim::Simulation::new(scene, &base).expect("builds")
     }
 
+    /// The world, physics and soft-sphere stepper of `sim`.
+    pub(crate) fn parts(
+        sim: &mut crate::sim::Simulation,
+    ) -> (&mut World, &Physics, &mut SoftStepper) {
+        match &mut sim.stepper {
+            crate::sim::Stepper::Soft(s) => (&mut sim.world, &sim.physics, s),
+            _ => panic!("a soft-sphere scene"),
+        }
+    }
+
     #[test]
     fn every_particle_gets_each_pair_force_once_across_blocks() {
         // The peers' settled bed (20 000 grains, 40 blocks, 2 contacts per grain) without
@@ -633,7 +414,7 @@ mod tests {
         for i in 0..p.len() {
             for s in nl.start[i]..nl.start[i + 1] {
                 let j = nl.partner[s] as usize;
-                let f = sim.world.reaction[s].0;
+                let f = sim.reactions().expect("kept")[s].0;
                 sum[i] -= f;
                 sum[j] += f;
                 if f != DVec3::ZERO && i / BLOCK != j / BLOCK {
@@ -689,10 +470,10 @@ mod tests {
             .map(|k| history.contacts(k).map(|(m, s)| (m, s.clone())).collect())
             .collect();
         soft_forces(&mut sim);
-        let (w, ph) = (&sim.world, &sim.physics);
+        let (w, ph, s) = parts(&mut sim);
         let near = w.wall_history.near();
         let listed = near.listed(n).expect("built for n");
-        assert_eq!(w.wall_force.len(), listed.len());
+        assert_eq!(s.wall_force.len(), listed.len());
         assert!(
             listed.len() > 1000 && listed.len() < n / 4,
             "{}",
@@ -706,7 +487,7 @@ mod tests {
             let m = p.material[k] as usize;
             let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut state);
             match listed.binary_search(&(k as u32)) {
-                Ok(e) => assert_eq!(w.wall_force[e], (k as u32, f, t), "grain {k}"),
+                Ok(e) => assert_eq!(s.wall_force[e], (k as u32, f, t), "grain {k}"),
                 Err(_) => assert_eq!((f, t), (DVec3::ZERO, DVec3::ZERO), "grain {k}"),
             }
             touching += usize::from(f != DVec3::ZERO);
@@ -816,17 +597,17 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
         };
         let (mut lanes, mut formed, mut ended, mut crowded) = (0, 0, 0, 0);
         for _ in 0..2000 {
-            let (w, ph) = (&mut sim.world, &sim.physics);
-            kick_drift_pack(w, ph, dt);
+            let (w, ph, s) = parts(&mut sim);
+            kick_drift_pack(w, &mut s.packed, ph, dt);
             w.time += dt;
             let n = w.particles.len();
             let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
-            evaluate(w, ph, dt, None, None);
+            evaluate(w, ph, s, dt, None, None);
             let near = w.wall_history.near();
             let listed = near.listed(n).expect("every wall listed").to_vec();
             let walls = WallForces::new(&w.walls, &w.wall_runtime, near, &ph.model, &ph.table, dt);
             assert_eq!(
-                w.wall_force.len(),
+                s.wall_force.len(),
                 listed.len(),
                 "the pass took the listed grains"
             );
@@ -839,7 +620,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                 let (f, t, _) = walls.on(k, &body, p.pos[k], p.radius[k], m, &mut history);
                 history.retain(|(_, s)| s.touching);
                 history.sort_by_key(|(h, _)| *h);
-                let (g, fg, tg) = w.wall_force[e];
+                let (g, fg, tg) = s.wall_force[e];
                 assert_eq!(g as usize, k);
                 assert!(
                     bits(f) == bits(fg) && bits(t) == bits(tg),
@@ -889,7 +670,8 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
     /// One force evaluation of `sim` with its time step.
     fn soft_forces(sim: &mut crate::sim::Simulation) -> ContactStats {
         let dt = sim.physics.dt;
-        compute_forces(&mut sim.world, &sim.physics, dt)
+        let (w, ph, s) = parts(sim);
+        s.compute_forces(w, ph, dt)
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
 use crate::neighbor::{BLOCK, NOT_CROSSING};
 use crate::particles::Particles;
-use crate::sim::Physics;
+use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
 use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
 pub(super) use packing::{pack, pack_chunk, Facts};

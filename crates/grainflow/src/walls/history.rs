@@ -15,7 +15,7 @@ use super::near::{listable, NearWalls};
 use super::{Wall, MAX_UNION_MEMBERS};
 use crate::contact::ContactState;
 use crate::particles::permute;
-use crate::soft::MIN_LEN;
+use crate::particles::MIN_LEN;
 
 /// One member of one wall (a part of a union, hopper or indented cylinder; a plain wall has
 /// the one member 0): with the particle, what a wall contact's history is kept under.

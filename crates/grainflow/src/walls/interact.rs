@@ -18,7 +18,7 @@ use super::near::listable;
 use super::{Pose, Shape, Surface, Wall};
 use crate::boundary::Periodic;
 use crate::particles::{Mobility, Particles};
-use crate::sim::World;
+use crate::world::World;
 
 /// Where a grain held by a wall sits.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,12 +170,12 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
     let hits: Vec<(usize, usize)> = match listed {
         Some(listed) => listed
             .par_iter()
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .filter_map(|&k| first(k as usize))
             .collect(),
         None => (0..p.len())
             .into_par_iter()
-            .with_min_len(crate::soft::MIN_LEN)
+            .with_min_len(crate::particles::MIN_LEN)
             .filter_map(first)
             .collect(),
     };

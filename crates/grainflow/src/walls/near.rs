@@ -119,7 +119,7 @@ pub fn near_walls(
     let rows: Vec<Vec<WallMember>> = pos
         .par_iter()
         .zip(radius.par_iter())
-        .with_min_len(crate::soft::MIN_LEN)
+        .with_min_len(crate::particles::MIN_LEN)
         .map(|(&x, &r)| {
             // x and its images across the faces it is near: up to 8 at a corner.
             let mut images = [x; 8];

@@ -344,7 +344,7 @@ impl Save {
             }
         }
         w.rebuild_neighbors(&ph.periodic);
-        let put_back = |w: &mut crate::sim::World| {
+        let put_back = |w: &mut crate::world::World| {
             w.neighbors.set_history(&entries);
             // The save lists every touching wall contact: it replaces what the build found.
             let n = w.particles.len();
@@ -353,7 +353,7 @@ impl Save {
         put_back(w);
         // Forces with the saved slips; the evaluation may rescale a slip at the Coulomb cap,
         // so the saved slips are put back after it, exactly as written.
-        sim.stats = crate::soft::compute_forces(&mut sim.world, &sim.physics, 0.0);
+        sim.evaluate_forces();
         put_back(&mut sim.world);
         Ok(())
     }

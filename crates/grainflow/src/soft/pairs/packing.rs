@@ -5,7 +5,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::super::CHUNK;
-use crate::sim::World;
+use crate::particles::Particles;
 
 /// The grains' centres and radii as the pair loop reads them, as runs of four numbers (one
 /// aligned load each, for every listed pair), and two facts of the particles it needs.
@@ -73,12 +73,10 @@ impl Facts {
 
 /// Packs every grain's centre and radius for the pair loop, unless the drift just did.
 #[inline(never)]
-pub(in crate::soft) fn pack(world: &mut World) {
-    if world.packed.fresh && world.packed.pos.len() == world.particles.len() {
+pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles) {
+    if q.fresh && q.pos.len() == p.len() {
         return;
     }
-    let p = &world.particles;
-    let q = &mut world.packed;
     q.resize(p.len());
     let facts = q
         .pos

@@ -387,13 +387,13 @@ mod tests {
         let toml = include_str!("../../../../../scenes/bench/s1.toml");
         let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
-        let w = &mut sim.world;
+        let (w, physics, s) = crate::soft::tests::parts(&mut sim);
         for x in w.particles.pos.iter_mut().step_by(7) {
             x.z += 2e-4;
         }
-        w.packed.fresh = false;
-        pack(w);
-        let (w, physics) = (&sim.world, &sim.physics);
+        s.packed.fresh = false;
+        pack(&mut s.packed, &w.particles);
+        let (w, packed) = (&*w, &s.packed);
         let (p, nl) = (&w.particles, &w.neighbors);
         let period = physics.periodic.lengths();
         let immovable: Vec<f64> = (0..p.len())
@@ -407,7 +407,7 @@ mod tests {
                 owner: &nl.owner,
                 partner: &nl.partner,
                 cross_slot: &nl.links.cross_slot,
-                pos: &w.packed.pos,
+                pos: &packed.pos,
                 vel: &p.vel,
                 omega: &p.omega,
                 radius: &p.radius,

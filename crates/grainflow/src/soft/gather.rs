@@ -1,0 +1,156 @@
+//! The gather after the pair loop and the wall pass: each particle's crossing reactions, wall
+//! contacts and body force added in a fixed order, the finite check, and the second half kick
+//! while the chunk is in cache.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::{ContactStats, SoftStepper};
+use crate::particles::{Particles, CHUNK};
+use crate::physics::Physics;
+use crate::simd::Quad;
+use crate::world::World;
+
+/// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
+/// reactions of the rows in earlier blocks naming it (ascending owner), its wall contacts
+/// ([`wall_forces`]) and its body force; then checks that every force and torque is finite,
+/// and when `kick` is h, gives v += h F/m and ω += h T/I ([`half_kick`]) while the chunk is
+/// in cache.
+/// Each is a pass of its own over a chunk of particles, so that the dense ones (body force,
+/// check) run without the others' branches, and the sparse ones visit only what they add.
+#[inline(never)]
+pub(super) fn gather_forces(
+    world: &mut World,
+    physics: &Physics,
+    s: &SoftStepper,
+    kick: Option<f64>,
+) -> ContactStats {
+    let Particles {
+        mass,
+        inv_mass,
+        inv_inertia,
+        force,
+        torque,
+        vel,
+        omega,
+        ..
+    } = &mut world.particles;
+    let (mass, inv_mass, inv_inertia) = (&*mass, &*inv_mass, &*inv_inertia);
+    let crate::neighbor::Links {
+        cross_to, cross_of, ..
+    } = &world.neighbors.links;
+    let cross = &s.cross;
+    let wall_force = &s.wall_force;
+    let body_acc = &s.body.acc;
+    let uniform = physics.uniform_acceleration();
+    force
+        .par_chunks_mut(CHUNK)
+        .zip(torque.par_chunks_mut(CHUNK))
+        .zip(vel.par_chunks_mut(CHUNK))
+        .zip(omega.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (((fs, ts), vs), ws))| {
+            let (a, b) = (c * CHUNK, c * CHUNK + fs.len());
+            // Slots not touching hold exact zeros, and a sum that starts at +0 is never −0,
+            // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
+            let first = |k: usize| cross_to.partition_point(|&to| (to as usize) < k);
+            let (from, to) = (first(a), first(b));
+            for (&k, &c) in cross_to[from..to].iter().zip(&cross_of[from..to]) {
+                let (cf, ct) = cross[c as usize];
+                fs[k as usize - a] += cf;
+                ts[k as usize - a] += ct;
+            }
+            let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
+            for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
+                fs[k as usize - a] += fw;
+                ts[k as usize - a] += tw;
+            }
+            let (mass, inv_mass) = (&mass[a..b], &inv_mass[a..b]);
+            match uniform {
+                Some(g) => body_force(fs, vs, mass, inv_mass, kick, |_| g),
+                None => body_force(fs, vs, mass, inv_mass, kick, |o| body_acc[a + o]),
+            }
+            if let Some(h) = kick {
+                super::verlet::kick(ws, ts, &inv_inertia[a..b], h);
+            }
+            // A force that is not finite is the first sign of a run going bad; positions and
+            // velocities only become non-finite through it.
+            let finite = |v: &[DVec3]| {
+                bytemuck::cast_slice::<DVec3, f64>(v)
+                    .iter()
+                    .fold(true, |all, x| all & x.is_finite())
+            };
+            let non_finite = if finite(fs) && finite(ts) {
+                None
+            } else {
+                let bad = |v: &DVec3| !v.is_finite();
+                let first = fs.iter().zip(ts.iter()).position(|(f, t)| bad(f) || bad(t));
+                first.map(|o| a + o)
+            };
+            ContactStats {
+                non_finite,
+                ..ContactStats::default()
+            }
+        })
+        .reduce(ContactStats::default, ContactStats::merge)
+}
+
+/// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`
+/// the acceleration of the chunk's k-th particle; then, when `kick` is h, v += h F/m for
+/// every particle of the chunk (velocities `vs`; 003 §2.1, eq 3–6, as [`kick`]). With a kick
+/// the particles are taken four (twelve numbers, three runs of four) at a time, the body force
+/// picked number by number where the inverse mass is positive and the kick added while the
+/// forces are in registers: each number gets the operations of one pass per particle, so the
+/// same bits.
+#[inline(always)]
+fn body_force(
+    fs: &mut [DVec3],
+    vs: &mut [DVec3],
+    mass: &[f64],
+    inv_mass: &[f64],
+    kick: Option<f64>,
+    acc: impl Fn(usize) -> DVec3,
+) {
+    let runs = kick.map_or(0, |_| 4 * (fs.len() / 4));
+    if let Some(h) = kick {
+        let (f, v): (&mut [f64], &mut [f64]) = (
+            bytemuck::cast_slice_mut(&mut fs[..runs]),
+            bytemuck::cast_slice_mut(&mut vs[..runs]),
+        );
+        let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
+        let (zero, h) = (Quad::default(), Quad::new([h; 4]));
+        let runs = f
+            .chunks_exact_mut(12)
+            .zip(v.chunks_exact_mut(12))
+            .zip(mass.chunks_exact(4).zip(inv_mass.chunks_exact(4)));
+        for (q, ((f, v), (m, w))) in runs.enumerate() {
+            // The four particles' accelerations as three runs: x y z x | y z x y | z x y z.
+            let g = [0, 1, 2, 3].map(|o| acc(4 * q + o));
+            let g = [
+                [g[0].x, g[0].y, g[0].z, g[1].x],
+                [g[1].y, g[1].z, g[2].x, g[2].y],
+                [g[2].z, g[3].x, g[3].y, g[3].z],
+            ];
+            let (m, w) = (quad(m).triple(), quad(w));
+            let (hw, w) = ((h * w).triple(), w.triple());
+            for r in 0..3 {
+                let (f, v) = (&mut f[4 * r..4 * r + 4], &mut v[4 * r..4 * r + 4]);
+                let old = quad(f);
+                let new = w[r].select_gt(zero, old + m[r] * Quad::new(g[r]), old);
+                f.copy_from_slice(&new.to_array());
+                v.copy_from_slice(&(quad(v) + new * hw[r]).to_array());
+            }
+        }
+    }
+    for (o, (f, v)) in fs.iter_mut().zip(vs.iter_mut()).enumerate().skip(runs) {
+        let (m, w) = (mass[o], inv_mass[o]);
+        if w > 0.0 {
+            *f += m * acc(o);
+        }
+        if let Some(h) = kick {
+            for c in 0..3 {
+                v[c] += f[c] * (h * w);
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The kicks and the drift of velocity Verlet (003 §2.1, eq 3–10): v += ½dt F/m and
+//! ω += ½dt T/I, x += dt v with the wrap into the periodic box, taken as runs of numbers so
+//! that each number gets the operations of one pass per grain.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::pairs::{self, Facts, Packed};
+use crate::particles::{Particles, CHUNK};
+use crate::physics::Physics;
+use crate::simd::Quad;
+use crate::world::World;
+
+/// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
+/// x += dt v with the wrap into the periodic box (003 §2.1, eq 3–6), chunk by chunk while the
+/// chunk is in cache, and the grains' centres packed for the pair loop; returns whether the
+/// neighbour list needs a rebuild ([`crate::neighbor::NeighborList::needs_rebuild`], asked
+/// of each chunk as it drifts). Public for the benchmarks.
+#[inline(never)]
+pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics, dt: f64) -> bool {
+    let periodic = &physics.periodic;
+    let [lo, hi] = periodic.bounds();
+    let h = 0.5 * dt;
+    let Particles {
+        pos,
+        vel,
+        omega,
+        force,
+        torque,
+        inv_mass,
+        inv_inertia,
+        radius,
+        material,
+        ..
+    } = &mut world.particles;
+    packed.resize(pos.len());
+    let neighbors = &world.neighbors;
+    let stale = neighbors.stale_count(pos.len());
+    let period = periodic.lengths();
+    let (left, facts) = pos
+        .par_chunks_mut(CHUNK)
+        .zip(vel.par_chunks_mut(CHUNK))
+        .zip(omega.par_chunks_mut(CHUNK))
+        .zip(packed.pos.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (((xs, vs), ws), qp))| {
+            let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
+            kick(vs, &force[a..b], &inv_mass[a..b], h);
+            kick(ws, &torque[a..b], &inv_inertia[a..b], h);
+            drift(xs, vs, dt);
+            // Whether every grain stayed in the box, folded without a branch per grain; only
+            // a chunk with a grain out is wrapped, grain by grain.
+            let inside = |x: &DVec3| (x.cmpge(lo) & x.cmplt(hi)).all();
+            if !xs.iter().fold(true, |all, x| all & inside(x)) {
+                for x in xs.iter_mut().filter(|x| !inside(x)) {
+                    *x = periodic.wrap(*x);
+                }
+            }
+            pairs::pack_chunk(qp, xs, &radius[a..b]);
+            let left = !stale && neighbors.left_half_skin(a, xs, period);
+            (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
+        })
+        .reduce(
+            || (false, None),
+            |(l, f), (m, g)| (l || m, Facts::both(f, g)),
+        );
+    packed.note(facts);
+    stale || left
+}
+
+/// v += ½dt F/m, ω += ½dt T/I for every particle (fixed ones have zero inverses; 003 §2.1,
+/// eq 3–6 and 9–10): one parallel pass, each chunk a `kick` for v and one for ω; public for the
+/// benchmarks.
+#[inline(never)]
+pub fn half_kick(world: &mut World, dt: f64) {
+    let Particles {
+        vel,
+        omega,
+        force,
+        torque,
+        inv_mass,
+        inv_inertia,
+        ..
+    } = &mut world.particles;
+    let h = 0.5 * dt;
+    vel.par_chunks_mut(CHUNK)
+        .zip(omega.par_chunks_mut(CHUNK))
+        .zip(force.par_chunks(CHUNK))
+        .zip(torque.par_chunks(CHUNK))
+        .zip(inv_mass.par_chunks(CHUNK))
+        .zip(inv_inertia.par_chunks(CHUNK))
+        .for_each(|(((((vs, ws), fs), ts), ims), iis)| {
+            kick(vs, fs, ims, h);
+            kick(ws, ts, iis, h);
+        });
+}
+
+/// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
+/// vectors taken as one run of numbers, four grains (twelve numbers, three runs of four) at a
+/// time; each number gets the same two products and sum as grain by grain, so the same bits.
+#[inline(always)]
+pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
+    let v: &mut [f64] = bytemuck::cast_slice_mut(v);
+    let f: &[f64] = bytemuck::cast_slice(f);
+    let (mut vs, mut fs, mut ws) = (
+        v.chunks_exact_mut(12),
+        f.chunks_exact(12),
+        inverse.chunks_exact(4),
+    );
+    let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
+    let h4 = Quad::new([h; 4]);
+    for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
+        let hw = (h4 * quad(w)).triple();
+        for (r, hw) in hw.iter().enumerate() {
+            let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
+            v.copy_from_slice(&(quad(v) + quad(f) * *hw).to_array());
+        }
+    }
+    let (v, f) = (vs.into_remainder(), fs.remainder());
+    for ((v, f), w) in v
+        .chunks_exact_mut(3)
+        .zip(f.chunks_exact(3))
+        .zip(ws.remainder())
+    {
+        for c in 0..3 {
+            v[c] += f[c] * (h * w);
+        }
+    }
+}
+
+/// x += v dt for each grain's position x and velocity v, with the vectors taken as one run
+/// of numbers (each the same product and sum as grain by grain).
+#[inline(always)]
+fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
+    let x: &mut [f64] = bytemuck::cast_slice_mut(x);
+    for (x, v) in x.iter_mut().zip(bytemuck::cast_slice::<DVec3, f64>(v)) {
+        *x += v * dt;
+    }
+}

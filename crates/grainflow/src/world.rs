@@ -1,0 +1,142 @@
+//! The physical state of a run: what a checkpoint holds and a resume puts back bit for bit.
+//!
+//! Particles, walls, the contact history of pairs and walls, the clock, the drive state
+//! (recirculation doors) and the tallies of collisions and impulses. What a method needs
+//! only within a step (packed grains, crossing reactions, drift events, integrator stages)
+//! is its stepper's scratch ([`crate::sim::Stepper`]), not part of the world.
+
+use crate::approx_hard::tally::ImpulseTally;
+use crate::boundary::Periodic;
+use crate::contact::ContactState;
+use crate::drive::doors::DoorState;
+use crate::neighbor::NeighborList;
+use crate::particles::{curve_order, Particles};
+use crate::walls::history::WallHistory;
+use crate::walls::interact::WallRuntime;
+use crate::walls::Wall;
+
+/// The state of a run.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The grains.
+    pub particles: Particles,
+    /// The walls.
+    pub walls: Vec<Wall>,
+    /// Neighbour list with the particle–particle contact history.
+    pub neighbors: NeighborList,
+    /// Particle–wall contact history, and the near lists of the last neighbour rebuild.
+    pub wall_history: WallHistory,
+    /// Wall poses, grains held by walls, grains absorbed.
+    pub wall_runtime: WallRuntime,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Steps taken.
+    pub step: u64,
+    /// Door state of the recirculation (001 chapter 6).
+    pub doors: DoorState,
+    /// Hard-sphere collisions so far (both hard-sphere methods).
+    pub collisions: u64,
+    /// Impulses of the approximate hard-sphere method since the last reset, for the proxy
+    /// stress.
+    pub tally: ImpulseTally,
+}
+
+impl World {
+    /// The contact history of every touching pair, keyed by the particles' ids (owner, partner).
+    pub(crate) fn pair_history_by_id(&self) -> Vec<(u64, u64, ContactState)> {
+        let (p, nl) = (&self.particles, &self.neighbors);
+        (0..nl.len())
+            .filter(|&s| nl.slip[s].touching())
+            .map(|s| {
+                (
+                    p.id[nl.owner(s)],
+                    p.id[nl.partner[s] as usize],
+                    nl.history(s),
+                )
+            })
+            .collect()
+    }
+
+    /// Puts back, after a rebuild, the history of the pairs `pairs` keyed by ids (owner,
+    /// partner); pairs with a particle gone, or no longer listed, are dropped. A pair whose
+    /// partner now comes first has its roles exchanged ([`ContactState::swapped`]).
+    pub(crate) fn set_pair_history_by_id(&mut self, pairs: &[(u64, u64, ContactState)]) {
+        let index = self.particles.index_map();
+        let entries: Vec<_> = pairs
+            .iter()
+            .filter_map(|(a, b, s)| {
+                let (i, j) = (*index.get(a)?, *index.get(b)?);
+                Some(if i < j {
+                    (i, j, s.clone())
+                } else {
+                    (j, i, s.swapped())
+                })
+            })
+            .collect();
+        self.neighbors.set_history(&entries);
+    }
+
+    /// Puts the particles in `order` (the particle at new index k is the one at `order[k]`)
+    /// with all their state, and rebuilds the neighbour list keeping every contact's history.
+    /// The impulse tallies and a stepper's per-grain scratch are not carried: the soft-sphere
+    /// stepper permutes its own ([`crate::soft::SoftStepper::sort`]), and
+    /// `simulation.sort_every` is refused for the hard-sphere methods.
+    pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
+        use crate::particles::permute;
+        debug_assert!(
+            order.len() == self.particles.len() && {
+                let mut seen = vec![false; order.len()];
+                order
+                    .iter()
+                    .all(|&k| !std::mem::replace(&mut seen[k], true))
+            },
+            "not a permutation of the particles"
+        );
+        let pairs = self.pair_history_by_id();
+        self.particles.permute(order);
+        self.wall_history.permute(order);
+        permute(&mut self.wall_runtime.attached, order);
+        self.neighbors = self.neighbors.emptied();
+        self.rebuild_neighbors(periodic);
+        self.set_pair_history_by_id(&pairs);
+    }
+
+    /// The order along the Morton curve the particles are made in
+    /// ([`crate::particles::curve_order`]), when they have mixed away from it; `None` when
+    /// they are in it (`simulation.sort_every`).
+    pub fn curve_order(&self) -> Option<Vec<usize>> {
+        let order = curve_order(&self.particles.pos, 2.0 * self.particles.max_radius());
+        order
+            .iter()
+            .enumerate()
+            .any(|(k, &o)| k != o)
+            .then_some(order)
+    }
+
+    /// Rebuilds the neighbour list (keeping the history of listed pairs) and the near lists of
+    /// the walls; a stepper's buffers per slot follow the list's build count
+    /// ([`NeighborList::builds`]).
+    pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
+        let nl = &mut self.neighbors;
+        if let Some(auto) = nl.auto {
+            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
+            let walls = self
+                .walls
+                .iter()
+                .filter(|w| crate::walls::near::listable(w));
+            let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
+            let fastest = crate::particles::fastest(&self.particles.vel);
+            nl.skin = auto.size(wall.fold(fastest, f64::max));
+        }
+        nl.build(&self.particles.pos, &self.particles.radius, periodic);
+        let near = crate::walls::near::near_walls(
+            &self.walls,
+            &self.particles.pos,
+            &self.particles.radius,
+            nl.skin,
+            periodic,
+            self.time,
+        );
+        self.wall_history.relist(near, &self.walls);
+    }
+}
