@@ -102,7 +102,7 @@ impl World {
     }
 
     /// The order along the Morton curve the particles are made in
-    /// ([`crate::particles::curve_order`]), when they have mixed away from it; `None` when
+    /// (`particles::curve_order`), when they have mixed away from it; `None` when
     /// they are in it (`simulation.sort_every`).
     pub fn curve_order(&self) -> Option<Vec<usize>> {
         let order = curve_order(&self.particles.pos, 2.0 * self.particles.max_radius());

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use glam::DVec3;
 
+use crate::analysis::stress::stress_row;
 use crate::scene::{HardOptions, Method};
 use crate::sim::Simulation;
 use crate::{Error, Result};
@@ -126,7 +127,7 @@ impl Outputs {
             let mut w = create(&path, resumed)?;
             if !resumed {
                 writeln!(w, "{}", st.header()).map_err(|e| Error::io(&path, e))?;
-                writeln!(w, "{}", st.row(sim)).map_err(|e| Error::io(&path, e))?;
+                writeln!(w, "{}", stress_row(st, sim)).map_err(|e| Error::io(&path, e))?;
             }
             out.stress = Some(w);
         }
@@ -181,7 +182,7 @@ impl Outputs {
         if t >= self.next_stress {
             let path = self.dir.join("stress.csv");
             if let (Some(w), Some(st)) = (&mut self.stress, &sim.scene.output.stress) {
-                writeln!(w, "{}", st.row(sim)).map_err(|e| Error::io(path, e))?;
+                writeln!(w, "{}", stress_row(st, sim)).map_err(|e| Error::io(path, e))?;
             }
             self.next_stress = next_after(t, sim.scene.output.stress.as_ref().map(|s| s.interval));
         }

@@ -20,6 +20,7 @@ use crate::{Error, Result};
 mod method;
 mod particles;
 mod recirculation;
+mod stress;
 mod tallies;
 
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
@@ -29,6 +30,7 @@ pub use particles::{
     PackSource, Packing, ParticleSource, RandomSource, SphereSpec,
 };
 pub use recirculation::{Chute, Inlet, Recirculation};
+pub use stress::StressOutput;
 pub use tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 
 /// A whole scene.
@@ -241,7 +243,7 @@ pub struct OutputSpec {
     pub checkpoint_interval: Option<f64>,
     /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stress: Option<crate::analysis::stress::StressOutput>,
+    pub stress: Option<StressOutput>,
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tallies: Option<TalliesSpec>,
