@@ -8,12 +8,17 @@
 //! Cells are found by sorting integer cell keys, so a grain far from the others costs nothing.
 //! The build scans each pair of neighbouring cells once (a cell with itself and with the 13
 //! neighbours after it), reading positions copied in cell order.
+//!
+//! Across periodic faces a list pairs either by minimum image (one image per pair), or, when it
+//! keeps [`Ghosts`], with the periodic images of the grains listed after them (every image
+//! within reach): then a partner index at or past the number of grains is a ghost.
 
 use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::{MinimumImage, Periodic};
 use crate::contact::{ContactState, Extra, Formed, Slip};
+use crate::ghosts::Ghosts;
 
 /// Verlet half list in compressed-row form, with per-pair contact history.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +46,9 @@ pub struct NeighborList {
     pub builds: u64,
     /// Set when the skin is sized from the grains' speeds at every build.
     pub auto: Option<AutoSkin>,
+    /// The periodic images listed as partners, when the list keeps them (the hard-sphere
+    /// method in a periodic box); `None` pairs across periodic faces by minimum image.
+    pub ghosts: Option<Ghosts>,
 }
 
 /// A skin sized from the fastest grain (`simulation.skin = "auto"`): wide enough that it
@@ -359,6 +367,7 @@ impl NeighborList {
         NeighborList {
             auto: self.auto,
             builds: self.builds,
+            ghosts: self.ghosts.as_ref().map(|_| Ghosts::default()),
             ..NeighborList::new(self.skin)
         }
     }
@@ -426,8 +435,14 @@ impl NeighborList {
 
     /// True when grain `k`, at `pos` and moving at `vel` for `time` (s) more, stays within half
     /// the skin of where it was at the build.
+    /// With ghosts the move is the grain's own, unwrapped, however far it went.
     pub fn keeps(&self, k: usize, pos: DVec3, vel: DVec3, time: f64, period: DVec3) -> bool {
-        let moved = Periodic::minimum_image(pos - self.ref_pos[k], period).length();
+        let d = pos - self.ref_pos[k];
+        let moved = match &self.ghosts {
+            Some(ghosts) => ghosts.unwrapped(k, d, period),
+            None => Periodic::minimum_image(d, period),
+        }
+        .length();
         moved + vel.length() * time < 0.5 * self.skin
     }
 
@@ -481,80 +496,37 @@ impl NeighborList {
         beyond(None) && beyond(Some(MinimumImage::new(period)))
     }
 
-    /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum
-    /// image), carrying over the history of kept pairs.
+    /// Rebuilds the list for `pos` and `radius`, carrying over the history of kept pairs.
+    /// Pairs across periodic faces are by their minimum image, or, with ghosts, the ghosts are
+    /// made anew and each pair with an image is listed as (i, ghost of k) when k > i, or
+    /// k = i and the image is above 0 (a grain and its own image), so that it counts once.
     pub fn build(&mut self, pos: &[DVec3], radius: &[f64], periodic: &Periodic) {
         let n = pos.len();
-        let r_max = radius.iter().copied().fold(0.0, f64::max);
-        let grid = Grid::new((2.0 * r_max + self.skin).max(f64::MIN_POSITIVE), periodic);
-        let period = periodic.lengths();
-        let wrapped: Vec<DVec3> = pos.par_iter().map(|&p| periodic.wrap(p)).collect();
-        let keys: Vec<[i64; 3]> = wrapped.par_iter().map(|&p| grid.cell_of(p)).collect();
-        let cells = Cells::new(&keys);
-        let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
-        // Positions and radii copied in cell order, so that a cell's grains are read together.
-        let ids = cells.ids();
-        let (cpos, crad): (Vec<DVec3>, Vec<f64>) = ids
-            .par_iter()
-            .map(|&k| (wrapped[k as usize], radius[k as usize]))
-            .unzip();
-        let run = |r: std::ops::Range<usize>| Run {
-            pos: &cpos[r.clone()],
-            rad: &crad[r.clone()],
-            ids: &ids[r],
+        let (pairs, n_total) = match self.ghosts.as_mut() {
+            Some(ghosts) => {
+                let r_max = radius.iter().copied().fold(0.0, f64::max);
+                *ghosts = Ghosts::new(pos, periodic, 2.0 * r_max + self.skin);
+                let ext = ghosts.positions(pos, periodic.lengths());
+                let ghosts = &*ghosts;
+                let open = Periodic::default();
+                let mut pairs = pairs(&ext, &ghosts.extend(radius), &open, self.skin);
+                pairs.retain(|&(i, j)| {
+                    let (k, s) = ghosts.resolve(j as usize);
+                    (i as usize) < n && (i as usize, [0; 3]) < (k, s)
+                });
+                (pairs, ghosts.total())
+            }
+            None => (pairs(pos, radius, periodic, self.skin), n),
         };
-        let skin = self.skin;
-        // Stencil cell k: offset (k mod 3, ⌊k/3⌋ mod 3, ⌊k/9⌋) − 1, the cell itself at k = 13.
-        let offset = |k: usize| [k as i64 % 3 - 1, k as i64 / 3 % 3 - 1, k as i64 / 9 - 1];
-        let occupied = cells.occupied();
-        let pairs: Vec<(u32, u32)> = occupied
-            .par_iter()
-            .with_min_len(64)
-            .fold(Vec::new, |mut out, (c, own)| {
-                let own = run(own.clone());
-                if wraps_onto_itself {
-                    // Fewer than three cells along a periodic axis: a cell comes round twice,
-                    // so every distinct neighbour is scanned by minimum image, and j > i keeps
-                    // each pair once.
-                    let mut stencil: [[i64; 3]; 27] =
-                        std::array::from_fn(|k| grid.neighbor(*c, offset(k), period).0);
-                    stencil.sort_unstable();
-                    for (k, &cell) in stencil.iter().enumerate() {
-                        if k > 0 && stencil[k - 1] == cell {
-                            continue;
-                        }
-                        own.pairs_by_image(&run(cells.range(cell)), period, skin, &mut out);
-                    }
-                } else {
-                    // Each pair of cells once: the cell with itself, and with the 13 neighbours
-                    // after it in stencil order (the other 13 scan this one), their grains
-                    // shifted to the image beside it. The 13 are five runs along x; a run not
-                    // crossing a periodic x face is one stretch of the cell-ordered grains.
-                    own.pairs_within(skin, &mut out);
-                    for (dx, dy, dz, len) in HALF_STENCIL_RUNS {
-                        let (first, shift) = grid.neighbor(*c, [0, dy, dz], period);
-                        let x0 = c[0] + dx;
-                        let crosses = grid.n[0] > 0 && (x0 < 0 || x0 + len > grid.n[0]);
-                        match cells.row([x0, first[1], first[2]], len) {
-                            Some(r) if !crosses => own.pairs_with(&run(r), shift, skin, &mut out),
-                            _ => {
-                                for d in 0..len {
-                                    let (cell, shift) = grid.neighbor(*c, [dx + d, dy, dz], period);
-                                    own.pairs_with(&run(cells.range(cell)), shift, skin, &mut out);
-                                }
-                            }
-                        }
-                    }
-                }
-                out
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            });
+        self.rows(pos, n, n_total, &pairs);
+    }
+
+    /// The rows of the `n` grains at `pos` for `pairs` with partners below `n_total`, their
+    /// history carried over and their links made.
+    fn rows(&mut self, pos: &[DVec3], n: usize, n_total: usize, pairs: &[(u32, u32)]) {
         // Rows by counting sort on i (owners written with them), each row then sorted by j.
         let mut start = vec![0usize; n + 1];
-        for &(i, _) in &pairs {
+        for &(i, _) in pairs {
             start[i as usize + 1] += 1;
         }
         for k in 0..n {
@@ -563,7 +535,7 @@ impl NeighborList {
         let mut fill = start.clone();
         let mut partner = vec![0u32; pairs.len()];
         let mut owner = vec![0u32; pairs.len()];
-        for &(i, j) in &pairs {
+        for &(i, j) in pairs {
             let slot = &mut fill[i as usize];
             (partner[*slot], owner[*slot]) = (j, i);
             *slot += 1;
@@ -589,7 +561,7 @@ impl NeighborList {
         // The history moves while the reverse rows and crossing pairs are found.
         let ((), links) = rayon::join(
             || self.carry_history(n, &start, &partner),
-            || Links::of(&start, &partner),
+            || Links::of(&start, &partner, n_total),
         );
         self.start = start;
         self.partner = partner;
@@ -660,6 +632,77 @@ impl NeighborList {
     }
 }
 
+/// Every pair (i, j > i) closer than r_i + r_j + skin, by minimum image across periodic
+/// faces, in no fixed order.
+fn pairs(pos: &[DVec3], radius: &[f64], periodic: &Periodic, skin: f64) -> Vec<(u32, u32)> {
+    let r_max = radius.iter().copied().fold(0.0, f64::max);
+    let grid = Grid::new((2.0 * r_max + skin).max(f64::MIN_POSITIVE), periodic);
+    let period = periodic.lengths();
+    let wrapped: Vec<DVec3> = pos.par_iter().map(|&p| periodic.wrap(p)).collect();
+    let keys: Vec<[i64; 3]> = wrapped.par_iter().map(|&p| grid.cell_of(p)).collect();
+    let cells = Cells::new(&keys);
+    let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
+    // Positions and radii copied in cell order, so that a cell's grains are read together.
+    let ids = cells.ids();
+    let (cpos, crad): (Vec<DVec3>, Vec<f64>) = ids
+        .par_iter()
+        .map(|&k| (wrapped[k as usize], radius[k as usize]))
+        .unzip();
+    let run = |r: std::ops::Range<usize>| Run {
+        pos: &cpos[r.clone()],
+        rad: &crad[r.clone()],
+        ids: &ids[r],
+    };
+    // Stencil cell k: offset (k mod 3, ⌊k/3⌋ mod 3, ⌊k/9⌋) − 1, the cell itself at k = 13.
+    let offset = |k: usize| [k as i64 % 3 - 1, k as i64 / 3 % 3 - 1, k as i64 / 9 - 1];
+    let occupied = cells.occupied();
+    occupied
+        .par_iter()
+        .with_min_len(64)
+        .fold(Vec::new, |mut out, (c, own)| {
+            let own = run(own.clone());
+            if wraps_onto_itself {
+                // Fewer than three cells along a periodic axis: a cell comes round twice,
+                // so every distinct neighbour is scanned by minimum image, and j > i keeps
+                // each pair once.
+                let mut stencil: [[i64; 3]; 27] =
+                    std::array::from_fn(|k| grid.neighbor(*c, offset(k), period).0);
+                stencil.sort_unstable();
+                for (k, &cell) in stencil.iter().enumerate() {
+                    if k > 0 && stencil[k - 1] == cell {
+                        continue;
+                    }
+                    own.pairs_by_image(&run(cells.range(cell)), period, skin, &mut out);
+                }
+            } else {
+                // Each pair of cells once: the cell with itself, and with the 13 neighbours
+                // after it in stencil order (the other 13 scan this one), their grains
+                // shifted to the image beside it. The 13 are five runs along x; a run not
+                // crossing a periodic x face is one stretch of the cell-ordered grains.
+                own.pairs_within(skin, &mut out);
+                for (dx, dy, dz, len) in HALF_STENCIL_RUNS {
+                    let (first, shift) = grid.neighbor(*c, [0, dy, dz], period);
+                    let x0 = c[0] + dx;
+                    let crosses = grid.n[0] > 0 && (x0 < 0 || x0 + len > grid.n[0]);
+                    match cells.row([x0, first[1], first[2]], len) {
+                        Some(r) if !crosses => own.pairs_with(&run(r), shift, skin, &mut out),
+                        _ => {
+                            for d in 0..len {
+                                let (cell, shift) = grid.neighbor(*c, [dx + d, dy, dz], period);
+                                own.pairs_with(&run(cells.range(cell)), shift, skin, &mut out);
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .reduce(Vec::new, |mut a, mut b| {
+            a.append(&mut b);
+            a
+        })
+}
+
 /// What the rows imply besides the history: the list seen from each partner, and the pairs
 /// whose two particles lie in different [`BLOCK`]s (the pair loop leaves their reactions to the
 /// gather).
@@ -683,15 +726,15 @@ pub struct Links {
 }
 
 impl Links {
-    /// The links of rows `start`, `partner`.
-    fn of(start: &[usize], partner: &[u32]) -> Links {
+    /// The links of rows `start`, `partner`, with partners below `n_total` (ghosts included).
+    fn of(start: &[usize], partner: &[u32], n_total: usize) -> Links {
         let n = start.len() - 1;
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
-        let mut rev_start = vec![0usize; n + 1];
+        let mut rev_start = vec![0usize; n_total + 1];
         for &j in partner {
             rev_start[j as usize + 1] += 1;
         }
-        for k in 0..n {
+        for k in 0..n_total {
             rev_start[k + 1] += rev_start[k];
         }
         let mut fill = rev_start.clone();
@@ -724,7 +767,7 @@ impl Links {
         block_cross.push(crossing as usize);
         let mut cross_to = Vec::with_capacity(crossing as usize);
         let mut cross_of = Vec::with_capacity(crossing as usize);
-        for k in 0..n {
+        for k in 0..n_total {
             for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
                 if cross_slot[s as usize] != NOT_CROSSING {
                     cross_to.push(k as u32);
