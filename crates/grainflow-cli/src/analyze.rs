@@ -13,8 +13,8 @@ use grainflow::analysis::{
 };
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::scene::Scene;
-use grainflow::validation::tumbler::TABLE_3;
 use grainflow::walls::{Motion, Shape};
+use grainflow_validate::validation::tumbler::TABLE_3;
 
 use crate::plot::{xy_plot, Series};
 

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 /// Runs the comparison at φ = 0.78 (1 s settling, 2 s measured) and prints it.
 pub fn couette(json: bool) -> Result<ExitCode> {
-    let b = grainflow::bench::couette::couette(0.78, 1.0, 2.0)?;
+    let b = grainflow_validate::bench::couette::couette(0.78, 1.0, 2.0)?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&b)?);
         return Ok(ExitCode::SUCCESS);

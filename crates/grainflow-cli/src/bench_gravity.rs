@@ -4,10 +4,10 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use grainflow::bench::gravity::{
+use grainflow::gravity::SelfGravityMethod;
+use grainflow_validate::bench::gravity::{
     self, GravityBench, REBOUND_TREE_1E5_S_PER_STEP, REBOUND_TREE_MEDIAN_ERROR,
 };
-use grainflow::gravity::SelfGravityMethod;
 
 /// Opening angle the tree uses for speed in S3: the largest θ whose median error stays below
 /// REBOUND's at θ = 0.5 (our cells carry quadrupoles and use Barnes' offset criterion).

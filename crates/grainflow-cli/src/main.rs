@@ -40,7 +40,7 @@ use grainflow::neighbor::AutoSkin;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
 use grainflow::soft::StageTimes;
-use grainflow::validation::{self, Metric};
+use grainflow_validate::validation::{self, Comparison, Metric};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
@@ -651,14 +651,17 @@ fn validate(names: &[String], list: bool, json: bool, full: bool) -> Result<Exit
                 m.expected,
                 m.tolerance,
                 match (m.comparison, m.pass) {
-                    ("report", _) => "(shown)",
+                    (Comparison::Report, _) => "(shown)",
                     (_, true) => "yes",
                     (_, false) => "NO",
                 }
             );
         }
     }
-    let shown = metrics.iter().filter(|m| m.comparison == "report").count();
+    let shown = metrics
+        .iter()
+        .filter(|m| m.comparison == Comparison::Report)
+        .count();
     eprintln!(
         "{} passed, {} failed, {} shown for comparison",
         metrics.len() - failed - shown,

@@ -10,26 +10,47 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// A scene value a user can get wrong: `field` is its path (`walls[2].radius`).
     #[error("{field}: {reason}")]
-    Scene { field: String, reason: String },
+    Scene {
+        /// Where in the scene (`walls[2].radius`).
+        field: String,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
     /// A TOML file that does not parse (syntax, unknown key, wrong type).
     #[error("{path}: {message}")]
-    Parse { path: String, message: String },
+    Parse {
+        /// The file, with line and column where known.
+        path: String,
+        /// The parser's message.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
     /// A file that exists but has the wrong content (checkpoint, particle file).
     #[error("{}: {reason}", path.display())]
-    Format { path: PathBuf, reason: String },
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its content.
+        reason: String,
+    },
     /// A run that went bad: names the particle, the time and the likely cause.
     #[error("unstable at t = {time:.6e} s (step {step}): particle id {id}: {reason}")]
     Unstable {
+        /// Simulated time (s).
         time: f64,
+        /// Steps taken.
         step: u64,
+        /// The particle's id.
         id: u64,
+        /// What went wrong and the likely cause.
         reason: String,
     },
 }

@@ -7,7 +7,6 @@
 
 pub mod analysis;
 pub mod approx_hard;
-pub mod bench;
 pub mod boundary;
 pub mod contact;
 pub mod drive;
@@ -30,7 +29,6 @@ pub mod simd;
 pub mod soft;
 pub mod stats;
 pub mod timestep;
-pub mod validation;
 pub mod walls;
 pub mod world;
 

@@ -5,11 +5,29 @@
 //! Overlap tests go through a uniform cell grid, so a fill costs O(count) work.
 
 use glam::{DVec3, USizeVec3};
-use rand::RngExt;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::Sphere;
 use crate::{Error, Result};
+
+/// N points uniform in the unit ball by rejection from [−1, 1]³ (ChaCha8 with `seed`; S3 uses
+/// seed 42 + N, as the peers' REBOUND script does).
+pub fn uniform_ball(n: usize, seed: u64) -> Vec<DVec3> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let p = DVec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        if p.length_squared() < 1.0 {
+            out.push(p);
+        }
+    }
+    out
+}
 
 /// Densest packing fraction of equal spheres, π/(3√2) (Hales 2005).
 const KEPLER: f64 = 0.740_480_489_693_061;

@@ -441,7 +441,7 @@ fn group_acceleration(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::gravity::uniform_ball as ball;
+    use crate::fill::random::uniform_ball as ball;
     use crate::gravity::direct::{self, pair};
 
     #[test]

@@ -1,0 +1,59 @@
+//! The seven two-body tests of 002 §4 at the tolerances of VALIDATION.md, as in
+//! `grainflow validate normal-stack cohesion restitution oblique-impact sliding rolling spinning`.
+
+use grainflow_validate::validation::{find, Metric};
+
+fn run(name: &str) -> Vec<Metric> {
+    let case = find(name).expect("case exists");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("pool");
+    let metrics = pool.install(|| (case.run)(false)).expect("case runs");
+    assert!(!metrics.is_empty());
+    for m in &metrics {
+        assert!(
+            m.pass,
+            "{} {} {}: {} vs {} ± {}",
+            m.case, m.model, m.metric, m.value, m.expected, m.tolerance
+        );
+    }
+    metrics
+}
+
+#[test]
+fn normal_stack() {
+    assert_eq!(run("normal-stack").len(), 12);
+}
+
+#[test]
+fn cohesion() {
+    assert_eq!(run("cohesion").len(), 9);
+}
+
+#[test]
+fn restitution() {
+    // 21 values each for Hooke and Hertz, e ≥ 0.8 for Flores.
+    assert_eq!(run("restitution").len(), 21 + 21 + 5);
+}
+
+#[test]
+fn oblique_impact() {
+    // Angles 66°…88° past φ_th = 64.54°, two metrics each, three models.
+    assert_eq!(run("oblique-impact").len(), 3 * 2 * 12);
+}
+
+#[test]
+fn sliding() {
+    assert_eq!(run("sliding").len(), 3);
+}
+
+#[test]
+fn rolling() {
+    assert_eq!(run("rolling").len(), 12);
+}
+
+#[test]
+fn spinning() {
+    assert_eq!(run("spinning").len(), 6);
+}

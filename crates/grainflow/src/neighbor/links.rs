@@ -1,0 +1,127 @@
+//! The compressed rows of the list and what they imply: the list seen from each partner, and the
+//! pairs crossing [`BLOCK`]s.
+
+use rayon::prelude::*;
+
+use super::{BLOCK, NOT_CROSSING};
+
+/// What the rows imply besides the history: the list seen from each partner, and the pairs
+/// whose two particles lie in different [`BLOCK`]s (the pair loop leaves their reactions to the
+/// gather).
+#[derive(Clone, Debug, Default)]
+pub struct Links {
+    /// Reverse rows: the owners i of the slots where particle k is the partner, in ascending
+    /// i, are `rev_owner[rev_start[k]..rev_start[k+1]]`.
+    pub rev_start: Vec<usize>,
+    /// Owner i of each reverse-row entry (the neighbour that lists this particle).
+    pub rev_owner: Vec<u32>,
+    /// Place of each slot among the pairs crossing into a later [`BLOCK`] (numbered in slot
+    /// order), or [`NOT_CROSSING`] for a pair within one block.
+    pub cross_slot: Vec<u32>,
+    /// Pairs crossing blocks before the first row of each block (one more entry at the end).
+    pub block_cross: Vec<usize>,
+    /// The crossing pairs by partner, in ascending partner and for each in ascending owner:
+    /// the partner of each.
+    pub cross_to: Vec<u32>,
+    /// The place of each among the crossing pairs.
+    pub cross_of: Vec<u32>,
+}
+
+impl Links {
+    /// The links of rows `start`, `partner`, with partners below `n_total` (ghosts included).
+    pub(super) fn of(start: &[usize], partner: &[u32], n_total: usize) -> Links {
+        let n = start.len() - 1;
+        // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
+        let mut rev_start = vec![0usize; n_total + 1];
+        for &j in partner {
+            rev_start[j as usize + 1] += 1;
+        }
+        for k in 0..n_total {
+            rev_start[k + 1] += rev_start[k];
+        }
+        let mut fill = rev_start.clone();
+        let mut rev_slot = vec![0u32; partner.len()];
+        let mut rev_owner = vec![0u32; partner.len()];
+        for i in 0..n {
+            for (slot, &j) in partner.iter().enumerate().take(start[i + 1]).skip(start[i]) {
+                let j = j as usize;
+                rev_slot[fill[j]] = slot as u32;
+                rev_owner[fill[j]] = i as u32;
+                fill[j] += 1;
+            }
+        }
+        // Pairs crossing into a later block, numbered in slot order (so each block's are
+        // contiguous), and for each particle those naming it, in ascending owner.
+        let mut cross_slot = vec![NOT_CROSSING; partner.len()];
+        let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
+        let mut crossing = 0u32;
+        for i in 0..n {
+            if i % BLOCK == 0 {
+                block_cross.push(crossing as usize);
+            }
+            for s in start[i]..start[i + 1] {
+                if partner[s] as usize / BLOCK != i / BLOCK {
+                    cross_slot[s] = crossing;
+                    crossing += 1;
+                }
+            }
+        }
+        block_cross.push(crossing as usize);
+        let mut cross_to = Vec::with_capacity(crossing as usize);
+        let mut cross_of = Vec::with_capacity(crossing as usize);
+        for k in 0..n_total {
+            for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
+                if cross_slot[s as usize] != NOT_CROSSING {
+                    cross_to.push(k as u32);
+                    cross_of.push(cross_slot[s as usize]);
+                }
+            }
+        }
+        Links {
+            rev_start,
+            rev_owner,
+            cross_slot,
+            block_cross,
+            cross_to,
+            cross_of,
+        }
+    }
+}
+
+/// The compressed rows of `n` particles from `pairs` (i, j > i): row starts, partners (each
+/// row sorted by j) and owners, by counting sort on i.
+pub(super) fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<usize>, Vec<u32>, Vec<u32>) {
+    let mut start = vec![0usize; n + 1];
+    for &(i, _) in pairs {
+        start[i as usize + 1] += 1;
+    }
+    for k in 0..n {
+        start[k + 1] += start[k];
+    }
+    let mut fill = start.clone();
+    let mut partner = vec![0u32; pairs.len()];
+    let mut owner = vec![0u32; pairs.len()];
+    for &(i, j) in pairs {
+        let slot = &mut fill[i as usize];
+        (partner[*slot], owner[*slot]) = (j, i);
+        *slot += 1;
+    }
+    // Each row sorted by j, BLOCK rows per task: a row's slots are its own.
+    let mut rest = &mut partner[..];
+    let blocks: Vec<_> = (0..n)
+        .step_by(BLOCK)
+        .map(|first| {
+            let end = (first + BLOCK).min(n);
+            let (rows, tail) = std::mem::take(&mut rest).split_at_mut(start[end] - start[first]);
+            rest = tail;
+            (first..end, rows)
+        })
+        .collect();
+    blocks.into_par_iter().for_each(|(rows, slots)| {
+        let base = start[rows.start];
+        for i in rows {
+            slots[start[i] - base..start[i + 1] - base].sort_unstable();
+        }
+    });
+    (start, partner, owner)
+}
