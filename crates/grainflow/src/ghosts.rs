@@ -123,11 +123,27 @@ impl Ghosts {
     /// axes, which never wrap).
     #[inline]
     pub fn count_wrap(&mut self, k: usize, raw: DVec3, wrapped: DVec3, l: DVec3) {
-        let w = &mut self.wraps[k];
-        for a in 0..3 {
-            if raw[a] != wrapped[a] {
-                w[a] += ((raw[a] - wrapped[a]) / l[a]).round() as i32;
-            }
+        count_wrap(&mut self.wraps[k], raw, wrapped, l);
+    }
+
+    /// The separation `d` (m) from grain i to grain k, as the plain difference of their
+    /// positions, carried to k's image `s` ([`Ghosts::shift`]).
+    #[inline]
+    pub fn separation(&self, i: usize, (k, s): (usize, Image), d: DVec3, l: DVec3) -> DVec3 {
+        match self.shift(i, k, s, l) {
+            Some(shift) => d + shift,
+            None => d,
+        }
+    }
+}
+
+/// Adds to `w` the whole periods a grain was wrapped by, from `raw` to `wrapped` (m), for
+/// periods `l` (0 on open axes, which never wrap).
+#[inline]
+pub fn count_wrap(w: &mut Image, raw: DVec3, wrapped: DVec3, l: DVec3) {
+    for a in 0..3 {
+        if raw[a] != wrapped[a] {
+            w[a] += ((raw[a] - wrapped[a]) / l[a]).round() as i32;
         }
     }
 }

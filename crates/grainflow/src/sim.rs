@@ -265,7 +265,7 @@ impl Simulation {
 
 /// The neighbour list of a run of `scene`: its skin given, or sized from the fastest grain for
 /// soft spheres; refused when a periodic length cannot hold three neighbour cells, unless the
-/// list keeps ghosts (hard spheres).
+/// list keeps ghosts (the hard-sphere methods).
 fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<NeighborList> {
     // The default skin is also the largest an automatic one takes.
     let default_skin = 0.2 * particles.max_radius();
@@ -283,9 +283,9 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
             (auto.range[1], Some(auto))
         }
     };
-    // Hard spheres list every periodic image a drift can reach, as ghosts; the other methods
-    // one image per pair, so every periodic length must hold three neighbour cells.
-    let ghosts = scene.simulation.method == Method::Hard && !scene.boundary.periodic.is_open();
+    // The hard-sphere methods list every periodic image a drift can reach, as ghosts; soft
+    // spheres one image per pair, so every periodic length must hold three neighbour cells.
+    let ghosts = scene.simulation.method != Method::Soft && !scene.boundary.periodic.is_open();
     let cell = 2.0 * particles.max_radius() + skin;
     let lengths = scene.boundary.periodic.lengths().to_array();
     for (name, l) in ["x", "y", "z"].iter().zip(lengths) {

@@ -1,12 +1,12 @@
 //! Periodic images as ghosts: every image a drift can reach is seen.
 
-/// The meeting times (s) of two hard spheres of radius 0.02 in a unit periodic cube, 0.48
-/// apart along x and moving apart at 2 m/s each, run for 0.6 s in steps of `dt` (s).
-fn meetings(dt: f64) -> Vec<f64> {
+/// Two spheres of radius 0.02 in a unit periodic cube, 0.48 apart along x and moving apart at
+/// 2 m/s each, with `method` and the tables `rest`, in steps of `dt` (s).
+fn two_spheres(method: &str, rest: &str, dt: f64) -> grainflow::sim::Simulation {
     let text = format!(
         r#"
 [simulation]
-method = "hard"
+method = {method}
 duration = 0.6
 dt = {dt:e}
 [boundary]
@@ -27,14 +27,16 @@ spheres = [
   {{ pos = [0.26, 0.5, 0.5], radius = 0.02, vel = [-2, 0, 0] }},
   {{ pos = [0.74, 0.5, 0.5], radius = 0.02, vel = [2, 0, 0] }},
 ]
-[output]
-collision_log = true
-"#
+{rest}"#
     );
     let scene = grainflow::scene::Scene::from_toml(&text, "ghosts").expect("parses");
     assert!(scene.problems().is_empty(), "{:?}", scene.problems());
-    let mut sim =
-        grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds")
+}
+
+/// The meeting times (s) of the two hard spheres over 0.6 s in steps of `dt` (s).
+fn meetings(dt: f64) -> Vec<f64> {
+    let mut sim = two_spheres("\"hard\"", "[output]\ncollision_log = true\n", dt);
     let mut times = Vec::new();
     while sim.world.time < 0.6 - 1e-9 {
         sim.step().expect("steps");
@@ -55,5 +57,23 @@ fn two_spheres_meet_across_the_face_and_inside_at_any_dt() {
         for (t, expected) in times.iter().zip([0.12, 0.35, 0.58]) {
             assert!((t - expected).abs() < 1e-12, "dt = {dt}: {times:?}");
         }
+    }
+}
+
+/// The approximate hard spheres see the meeting across the face too: by t = 0.2 s (before they
+/// could meet inside the box) they have collided once and swapped velocities.
+#[test]
+fn approximate_hard_spheres_meet_across_the_face() {
+    for dt in [0.1, 0.01] {
+        let mut sim = two_spheres("\"approx_hard\"", "", dt);
+        while sim.world.time < 0.2 - 1e-9 {
+            sim.step().expect("steps");
+        }
+        assert_eq!(sim.world.collisions, 1, "dt = {dt}");
+        let v = &sim.world.particles.vel;
+        assert!(
+            (v[0].x - 2.0).abs() < 1e-12 && (v[1].x + 2.0).abs() < 1e-12,
+            "dt = {dt}: {v:?}"
+        );
     }
 }

@@ -333,13 +333,8 @@ fn separation(
     xj: DVec3,
 ) -> DVec3 {
     let d = xj - xi;
-    match world
-        .neighbors
-        .ghosts
-        .as_ref()
-        .and_then(|g| g.shift(i, j, s, l))
-    {
-        Some(shift) => d + shift,
+    match world.neighbors.ghosts.as_ref() {
+        Some(g) => g.separation(i, (j, s), d, l),
         None => d,
     }
 }

@@ -214,10 +214,16 @@ impl NeighborList {
     /// steps: it takes the grains several at a time. A plain difference is never shorter than
     /// its minimum image, so only a chunk with a plain move past the limit (a grain that
     /// wrapped across a periodic face, or moved far) is measured again by minimum image.
+    /// With ghosts a move is the grain's own, unwrapped.
     #[inline(always)]
     fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> bool {
         let limit = limit * limit;
         let rs = &self.ref_pos[first..first + ps.len()];
+        if let Some(g) = &self.ghosts {
+            return (ps.iter().zip(rs).enumerate()).any(|(k, (p, r))| {
+                g.unwrapped(first + k, *p - *r, period).length_squared() > limit
+            });
+        }
         let beyond = |by_image: Option<MinimumImage>| {
             ps.iter().zip(rs).fold(false, |any, (p, r)| {
                 let d = *p - *r;
@@ -229,6 +235,20 @@ impl NeighborList {
             })
         };
         beyond(None) && beyond(Some(MinimumImage::new(period)))
+    }
+
+    /// The grain that partner `j` of grain i is (itself or the owner of a ghost) and the
+    /// separation from i to it (m), for positions `pos` and periods `period`: to the ghost's
+    /// image, or else the minimum image.
+    #[inline]
+    pub fn separation(&self, i: usize, j: usize, pos: &[DVec3], period: DVec3) -> (usize, DVec3) {
+        match &self.ghosts {
+            Some(g) => {
+                let (k, s) = g.resolve(j);
+                (k, g.separation(i, (k, s), pos[k] - pos[i], period))
+            }
+            None => (j, Periodic::minimum_image(pos[j] - pos[i], period)),
+        }
     }
 
     /// Rebuilds the list for `pos` and `radius`, carrying over the history of kept pairs.
