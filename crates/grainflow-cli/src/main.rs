@@ -413,8 +413,8 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
         None => Simulation::new(scene, &base)?,
     };
     let t_c = match sim.scene.simulation.method {
-        Method::Soft => format!(" (t_c = {:.3e} s)", sim.physics.contact_time),
-        Method::Hard | Method::ApproxHard => String::new(),
+        Method::Soft(_) => format!(" (t_c = {:.3e} s)", sim.physics.contact_time),
+        Method::Hard(_) | Method::ApproxHard(_) => String::new(),
     };
     eprintln!(
         "grainflow: {name}: {} particles, {} walls, dt = {:.3e} s{t_c}, {} threads, output in {}",
@@ -533,7 +533,7 @@ fn check(arg: &str) -> Result<ExitCode> {
 fn step_lines(sim: &Simulation) -> Vec<String> {
     let dt = sim.physics.dt;
     match sim.scene.simulation.method {
-        Method::Soft => {
+        Method::Soft(options) => {
             let mut lines = vec![
                 format!(
                     "  shortest contact t_c: {:.4e} s (002 eq 27)",
@@ -545,7 +545,7 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
                     sim.physics.contact_time / dt
                 ),
             ];
-            let n = sim.physics.substeps;
+            let n = options.substeps;
             if n > 1 {
                 lines.push(format!(
                     "  integrator step:      {:.4e} s (dt in {n} sub-steps, t_c / {:.1})",
@@ -555,13 +555,13 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
             }
             lines
         }
-        Method::Hard => vec![format!(
+        Method::Hard(_) => vec![format!(
             "  time step dt:         {dt:.4e} s (kick-drift-kick; collisions are instantaneous, no contact time)"
         )],
-        Method::ApproxHard => {
+        Method::ApproxHard(options) => {
             let p = &sim.world.particles;
             let d = 2.0 * p.min_radius();
-            let passes = sim.scene.simulation.approx_hard.passes as f64;
+            let passes = options.passes as f64;
             let mut lines = vec![format!(
                 "  time step dt:         {dt:.4e} s (fixed; collisions are instantaneous, no contact time)"
             )];
@@ -581,18 +581,18 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
 fn skin_line(sim: &Simulation) -> Option<String> {
     let nl = &sim.world.neighbors;
     match (sim.scene.simulation.method, nl.auto) {
-        (Method::Hard, _) => None,
+        (Method::Hard(_), _) => None,
         (_, Some(auto)) => Some(format!(
             "  neighbour skin:       auto, {} v_max dt within {:.3e} … {:.3e} m",
             2.0 * AutoSkin::STEPS,
             auto.range[0],
             auto.range[1]
         )),
-        (Method::ApproxHard, None) => Some(format!(
+        (Method::ApproxHard(_), None) => Some(format!(
             "  neighbour skin:       {:.3e} m, widened when the grains outrun it",
             nl.skin
         )),
-        (Method::Soft, None) => Some(format!("  neighbour skin:       {:.3e} m", nl.skin)),
+        (Method::Soft(_), None) => Some(format!("  neighbour skin:       {:.3e} m", nl.skin)),
     }
 }
 

@@ -62,7 +62,7 @@ fn unsupported_walls_are_refused() {
     let base = concat!(
         r#"
 [simulation]
-method = "METHOD"
+method = METHOD
 duration = 1.0
 dt = 1e-3
 "#,
@@ -70,8 +70,6 @@ dt = 1e-3
         r#"[[walls]]
 material = "m"
 WALL
-[output]
-collision_log = true
 "#
     );
     let problems = |method: &str, wall: &str| {
@@ -88,7 +86,8 @@ origin = [0, 0, 0]
 axis = [0, 0, 1]
 slope = 0.5
 radius0 = 0.1"#;
-    let p = problems("hard", cone);
+    let hard = "{ hard = { collision_log = true } }";
+    let p = problems(hard, cone);
     assert!(p.len() == 1 && p[0].contains("walls[0].type"), "{p:?}");
     // A plate turning about an axis in its plane moves its shape: refused.
     let plate = r#"type = "plate"
@@ -97,7 +96,7 @@ normal = [0, 0, 1]
 u = [1, 0, 0]
 half_size = [1, 1]
 motion = { type = "rotate", center = [0, 0, 0], axis = [1, 0, 0], omega = 1.0 }"#;
-    let p = problems("hard", plate);
+    let p = problems(hard, plate);
     assert!(
         p.len() == 1 && p[0].contains("walls[0].motion.axis"),
         "{p:?}"
@@ -108,13 +107,7 @@ origin = [0, 1, 0]
 axis = [0, 0, 1]
 radius = 1.0
 motion = { type = "rotate", center = [0, 1, 5], axis = [0, 0, 2], omega = 1.0 }"#;
-    assert!(problems("hard", drum).is_empty());
-    // The collision log belongs to hard spheres.
-    let p = problems("soft", drum);
-    assert!(
-        p.len() == 1 && p[0].contains("output.collision_log"),
-        "{p:?}"
-    );
+    assert!(problems(hard, drum).is_empty());
 }
 
 /// An elastic, smooth gas in a closed vessel of every primitive the hard method predicts —
@@ -264,7 +257,7 @@ fn collision_log_and_series_count_every_collision() {
     let text = concat!(
         r#"
 [simulation]
-method = "hard"
+method = { hard = { collision_log = true } }
 duration = 0.5
 dt = 1e-3
 seed = 5
@@ -282,7 +275,6 @@ max = [1, 1, 1]
 velocity_dispersion = 1.0
 [output]
 series_interval = 0.1
-collision_log = true
 "#
     );
     let mut sim = simulation(text, "log");
@@ -356,7 +348,11 @@ fn a_grain_sped_past_the_list_is_listed_anew_in_the_drift() {
   { pos = [0.600001, 0, 0], radius = 0.1 },
   { pos = [0.720002, 0, 0], radius = 0.02 },
   { pos = [1.210002, 0, 0], radius = 0.02, vel = [-1, 0, 0] },"#,
-        "[output]\ncollision_log = true\n",
+        "",
+    )
+    .replace(
+        "method = \"hard\"",
+        "method = { hard = { collision_log = true } }",
     );
     let mut sim = simulation(&text, "relist");
     sim.step().expect("steps");

@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use grainflow::integrator::Integrator;
-use grainflow::scene::{Scene, TimeStep};
+use grainflow::scene::{Integrator, Method, Scene, SoftOptions, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow_validate::validation;
 use grainflow_validate::validation::pebbles_friction::incline_scene;
@@ -22,7 +21,7 @@ fn oscillator(integrator: &str, dt: f64) -> (f64, f64) {
 [simulation]
 duration = 2e-3
 dt = {dt:e}
-integrator = "{integrator}"
+method = {{ soft = {{ integrator = "{integrator}" }} }}
 
 [contact]
 normal = {{ pebbles = {{ hooke = {h:e}, vessel_hooke = {h:e}, dash_pot = {c:e} }} }}
@@ -119,7 +118,7 @@ fn scene_refuses_bad_pebbles_settings() {
     let msgs: Vec<String> = scene.problems().iter().map(|e| e.to_string()).collect();
     assert!(
         msgs.iter()
-            .any(|m| m.starts_with("simulation.integrator: runge_kutta and adams_*")),
+            .any(|m| m.starts_with("simulation.method.soft.integrator: runge_kutta and adams_*")),
         "{msgs:?}"
     );
     // The samples' alpha = 1e-4 s is about t_c/6: refused by the default accuracy rule.
@@ -251,7 +250,13 @@ fn pebble_bed_scene_builds_with_sample_pebbles() {
     // Euler at alpha = 1e-4 s accepted under dt_limit = "contact_time".
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/pebble-bed.toml");
     let scene = Scene::load(&path).expect("parses");
-    assert_eq!(scene.simulation.integrator, Integrator::Euler);
+    assert_eq!(
+        scene.simulation.method,
+        Method::Soft(SoftOptions {
+            integrator: Integrator::Euler,
+            substeps: 2
+        })
+    );
     let sim = Simulation::new(scene, Path::new(".")).expect("builds");
     assert_eq!(sim.world.particles.len(), 400);
     let m = sim.world.particles.mass[0];

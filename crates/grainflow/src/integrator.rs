@@ -27,42 +27,14 @@
 
 use glam::DVec3;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::contact::ContactState;
 use crate::particles::MIN_LEN;
 use crate::physics::Physics;
+use crate::scene::Integrator;
 use crate::soft::{self, ContactStats, SoftStepper};
 use crate::world::World;
 use crate::Result;
-
-/// How the soft-sphere state is advanced (`simulation.integrator`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Integrator {
-    /// Kick–drift–kick velocity Verlet (003 eq 3–10).
-    #[default]
-    VelocityVerlet,
-    /// Euler's method, 001 eq 3.17 (PEBBLES `use_simple_integrator`).
-    Euler,
-    /// Classical fourth-order Runge–Kutta (001 §3.3).
-    RungeKutta,
-    /// Four-step Adams–Bashforth (001 §3.3, `integration_method adams_bashforth`).
-    AdamsBashforth,
-    /// Adams–Bashforth–Moulton predictor–corrector (001 §3.3, `adams_moulton`).
-    AdamsMoulton,
-}
-
-impl Integrator {
-    /// True for the methods that evaluate f more than once per step or keep past rates, and
-    /// so need the contact slots in rate form.
-    pub fn needs_rate_form(self) -> bool {
-        matches!(
-            self,
-            Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton
-        )
-    }
-}
 
 /// The particles' share of the integrator state: the state at the start of the step and the
 /// derivatives of past steps or stages, reused from step to step.
@@ -133,18 +105,7 @@ fn for_each_contact(world: &mut World, f: impl Fn(&mut ContactState) + Sync + Se
             f(&mut state);
             (*slip, *formed, *extra) = state.split();
         });
-    world
-        .wall_state
-        .par_iter_mut()
-        .with_min_len(MIN_LEN)
-        .for_each(|list| list.iter_mut().for_each(|(_, s)| f(s)));
-    world
-        .wall_runtime
-        .near
-        .history_mut()
-        .par_iter_mut()
-        .with_min_len(MIN_LEN)
-        .for_each(&f);
+    world.wall_history.for_each_mut(&f);
 }
 
 /// Sets every particle's state to base + Σ weights · rates (one (ẋ, v̇, ω̇) triple per rate).

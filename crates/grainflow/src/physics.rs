@@ -4,7 +4,6 @@
 
 use glam::DVec3;
 
-use crate::approx_hard::ApproxHardSpec;
 use crate::boundary::Periodic;
 use crate::contact::ContactModel;
 use crate::drive::Recirculation;
@@ -12,7 +11,7 @@ use crate::frame::Frame;
 use crate::gravity::{Gravity, GravityWork};
 use crate::material::{PairOverride, PairTable};
 use crate::particles::Particles;
-use crate::scene::{Method, Scene, TimeStep};
+use crate::scene::{ApproxHardOptions, HardOptions, Integrator, Method, Scene, TimeStep};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::Wall;
 use crate::{Error, Result};
@@ -41,7 +40,7 @@ pub struct Physics {
     /// How grains move.
     pub method: Method,
     /// How the soft-sphere state is advanced.
-    pub integrator: crate::integrator::Integrator,
+    pub integrator: Integrator,
     /// 2-D mode: discs in the xy plane ([`crate::planar`]).
     pub planar: bool,
     /// Record every hard-sphere collision (`[output] collision_log`).
@@ -50,8 +49,8 @@ pub struct Physics {
     pub slide_limit: f64,
     /// Integrator steps per time step (`simulation.substeps`).
     pub substeps: u32,
-    /// Options of the approximate hard-sphere method.
-    pub approx_hard: ApproxHardSpec,
+    /// Options of the approximate hard-sphere method (the defaults for the other methods).
+    pub approx_hard: ApproxHardOptions,
     /// Steps between sorts of the soft-sphere grains along the Morton curve
     /// (`simulation.sort_every`).
     pub sort_every: Option<u64>,
@@ -82,13 +81,18 @@ impl Physics {
             ));
         }
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
-        let n = f64::from(scene.simulation.substeps.max(1));
+        let (soft, hard, approx_hard) = match scene.simulation.method {
+            Method::Soft(o) => (Some(o), HardOptions::default(), Default::default()),
+            Method::Hard(o) => (None, o, Default::default()),
+            Method::ApproxHard(o) => (None, HardOptions::default(), o),
+        };
+        let n = f64::from(soft.map_or(1, |o| o.substeps.max(1)));
         let dt = match scene.simulation.dt {
             TimeStep::Auto(_) => n * contact_time * AUTO_FRACTION,
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
                 let fraction = scene.simulation.dt_limit.fraction();
-                if scene.simulation.method == Method::Soft && dt / n > contact_time * fraction {
+                if soft.is_some() && dt / n > contact_time * fraction {
                     let per = if n > 1.0 {
                         format!(" in {n} sub-steps of {:.3e} s", dt / n)
                     } else {
@@ -121,12 +125,12 @@ impl Physics {
             domain: s.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
             method: s.method,
-            integrator: s.integrator,
+            integrator: soft.unwrap_or_default().integrator,
             planar: s.dimensions == 2,
-            log_collisions: scene.output.collision_log,
-            slide_limit: s.slide_limit,
-            substeps: s.substeps,
-            approx_hard: s.approx_hard,
+            log_collisions: hard.collision_log,
+            slide_limit: hard.slide_limit,
+            substeps: soft.unwrap_or_default().substeps,
+            approx_hard,
             sort_every: s.sort_every,
             recirculation: scene.recirculation.clone(),
         })

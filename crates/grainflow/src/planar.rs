@@ -72,7 +72,7 @@ pub fn problems(scene: &Scene, p: &mut Vec<Error>) {
     if d != 2 {
         return;
     }
-    if scene.simulation.method == crate::scene::Method::Hard {
+    if let crate::scene::Method::Hard(_) = scene.simulation.method {
         p.push(Error::scene(
             "simulation.dimensions",
             "2 works with method = \"soft\" and \"approx_hard\"; the event-driven hard method resolves collisions with the inertia of spheres",

@@ -25,6 +25,7 @@ use crate::physics::Physics;
 use crate::scene::{Method, ParticleSource, Scene, Skin};
 use crate::soft::SoftStepper;
 use crate::stats::{ContactStats, StageTimes};
+use crate::walls::history::WallHistory;
 use crate::walls::interact::WallRuntime;
 use crate::walls::Wall;
 use crate::world::World;
@@ -120,7 +121,7 @@ impl Simulation {
             particles,
             walls,
             neighbors,
-            wall_state: vec![Vec::new(); n],
+            wall_history: WallHistory::new(n),
             wall_runtime: WallRuntime::default(),
             time: scene.simulation.start_time,
             step: 0,
@@ -133,9 +134,9 @@ impl Simulation {
             tally: Default::default(),
         };
         let stepper = match physics.method {
-            Method::Soft => Stepper::Soft(SoftStepper::new(scene.output.stress.is_some())),
-            Method::Hard => Stepper::Hard(HardStepper::default()),
-            Method::ApproxHard => Stepper::ApproxHard(ApproxStepper::default()),
+            Method::Soft(_) => Stepper::Soft(SoftStepper::new(scene.output.stress.is_some())),
+            Method::Hard(_) => Stepper::Hard(HardStepper::default()),
+            Method::ApproxHard(_) => Stepper::ApproxHard(ApproxStepper::default()),
         };
         let mut sim = Simulation {
             world,
@@ -200,9 +201,6 @@ impl Simulation {
         }
         if let Some(r) = &physics.recirculation {
             r.apply(w, self.stepper.body_acc());
-            if let Stepper::Soft(s) = &mut self.stepper {
-                s.follow_list(w);
-            }
         }
         Ok(())
     }
@@ -271,7 +269,7 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
     let default_skin = 0.2 * particles.max_radius();
     let (skin, auto) = match scene.simulation.skin {
         Some(Skin::Fixed(skin)) => (skin, None),
-        None if scene.simulation.method != Method::Soft => (default_skin, None),
+        None if !matches!(scene.simulation.method, Method::Soft(_)) => (default_skin, None),
         // Soft spheres size it from the fastest grain unless given one: the skin decides
         // which pairs are visited, not the order of the sums, so any skin gives the same
         // bits, and a dense, slow bed lists fewer pairs that do not touch.
@@ -445,6 +443,11 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                 velocity_dispersion,
                 ..
             } => {
+                // Relaxed as far as the approximate hard spheres correct overlaps.
+                let tolerance = match scene.simulation.method {
+                    Method::ApproxHard(o) => o.overlap_tolerance,
+                    _ => crate::scene::ApproxHardOptions::default().overlap_tolerance,
+                };
                 let annulus = crate::fill::annulus::Annulus {
                     center: *center,
                     inner: *inner_radius,
@@ -453,14 +456,12 @@ fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Result<Particle
                     r_max: *radius_max,
                     fraction: *packing_fraction,
                 };
-                let discs = annulus
-                    .pack(&mut rng, scene.simulation.approx_hard.overlap_tolerance)
-                    .map_err(|e| match e {
-                        Error::Scene { field, reason } => {
-                            Error::scene(format!("particles[{k}].{field}"), reason)
-                        }
-                        other => other,
-                    })?;
+                let discs = annulus.pack(&mut rng, tolerance).map_err(|e| match e {
+                    Error::Scene { field, reason } => {
+                        Error::scene(format!("particles[{k}].{field}"), reason)
+                    }
+                    other => other,
+                })?;
                 let vel =
                     thermal_velocities(discs.len(), DVec3::ZERO, *velocity_dispersion, &mut rng);
                 discs

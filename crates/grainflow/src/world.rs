@@ -11,6 +11,7 @@ use crate::contact::ContactState;
 use crate::drive::doors::DoorState;
 use crate::neighbor::NeighborList;
 use crate::particles::{curve_order, Particles};
+use crate::walls::history::WallHistory;
 use crate::walls::interact::WallRuntime;
 use crate::walls::Wall;
 
@@ -23,11 +24,8 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Neighbour list with the particle–particle contact history.
     pub neighbors: NeighborList,
-    /// Particle–wall contact history, per particle: (wall and member key, state), but for
-    /// the members listed near a grain when the near lists hold their histories
-    /// (`wall_runtime.near`, [`crate::walls::interact::NearWalls::take_up`]): read them all
-    /// with [`World::wall_contacts`].
-    pub wall_state: Vec<Vec<(u32, ContactState)>>,
+    /// Particle–wall contact history, and the near lists of the last neighbour rebuild.
+    pub wall_history: WallHistory,
     /// Wall poses, grains held by walls, grains absorbed.
     pub wall_runtime: WallRuntime,
     /// Simulated time (s).
@@ -78,39 +76,6 @@ impl World {
         self.neighbors.set_history(&entries);
     }
 
-    /// Particle `k`'s wall contacts, (wall and member key, state): those of its own list,
-    /// then those the near lists hold.
-    pub fn wall_contacts(&self, k: usize) -> impl Iterator<Item = (u32, &ContactState)> {
-        let own = self.wall_state.get(k).map_or(&[][..], Vec::as_slice);
-        own.iter()
-            .map(|(key, s)| (*key, s))
-            .chain(self.wall_runtime.near.touching(k))
-    }
-
-    /// Forgets particle `k`'s wall contacts (a grain moved or held by a wall).
-    pub fn forget_wall_contacts(&mut self, k: usize) {
-        if let Some(own) = self.wall_state.get_mut(k) {
-            own.clear();
-        }
-        self.wall_runtime.near.forget(k);
-    }
-
-    /// Replaces every wall contact history by `contacts`, (particle, wall and member key,
-    /// state), for a restart; the near lists take up their members' histories when they were
-    /// built for these particles (else at the next build).
-    pub fn set_wall_contacts(
-        &mut self,
-        contacts: impl IntoIterator<Item = (usize, u32, ContactState)>,
-    ) {
-        let near = &mut self.wall_runtime.near;
-        near.settle(&mut self.wall_state);
-        self.wall_state = vec![Vec::new(); self.particles.len()];
-        for (k, key, s) in contacts {
-            self.wall_state[k].push((key, s));
-        }
-        near.take_up(&mut self.wall_state, &self.walls);
-    }
-
     /// Puts the particles in `order` (the particle at new index k is the one at `order[k]`)
     /// with all their state, and rebuilds the neighbour list keeping every contact's history.
     /// The impulse tallies and a stepper's per-grain scratch are not carried: the soft-sphere
@@ -128,9 +93,8 @@ impl World {
             "not a permutation of the particles"
         );
         let pairs = self.pair_history_by_id();
-        self.wall_runtime.near.settle(&mut self.wall_state);
         self.particles.permute(order);
-        permute(&mut self.wall_state, order);
+        self.wall_history.permute(order);
         permute(&mut self.wall_runtime.attached, order);
         self.neighbors = self.neighbors.emptied();
         self.rebuild_neighbors(periodic);
@@ -155,18 +119,17 @@ impl World {
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
         let nl = &mut self.neighbors;
         if let Some(auto) = nl.auto {
-            // The fastest grain or wall the near lists follow ([`crate::walls::interact::listable`]).
+            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
             let walls = self
                 .walls
                 .iter()
-                .filter(|w| crate::walls::interact::listable(w));
+                .filter(|w| crate::walls::near::listable(w));
             let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
             let fastest = crate::particles::fastest(&self.particles.vel);
             nl.skin = auto.size(wall.fold(fastest, f64::max));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        self.wall_runtime.near.settle(&mut self.wall_state);
-        self.wall_runtime.near = crate::walls::interact::near_walls(
+        let near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
@@ -174,8 +137,6 @@ impl World {
             periodic,
             self.time,
         );
-        self.wall_runtime
-            .near
-            .take_up(&mut self.wall_state, &self.walls);
+        self.wall_history.relist(near, &self.walls);
     }
 }

@@ -81,8 +81,12 @@ fn dt_above_contact_time_limit_is_refused_with_numbers() {
     assert!(build(&SCENE.replace("dt = \"auto\"", &format!("dt = {}", 0.1 * t_c))).is_ok());
     // The limit is on the integrator's step: 0.2 t_c in two sub-steps of 0.1 t_c is allowed,
     // 0.3 t_c in two of 0.15 t_c is not; "auto" gives substeps × t_c/15.
-    let sub =
-        |dt: &str, n: u32| SCENE.replace("dt = \"auto\"", &format!("dt = {dt}\nsubsteps = {n}"));
+    let sub = |dt: &str, n: u32| {
+        SCENE.replace(
+            "dt = \"auto\"",
+            &format!("dt = {dt}\nmethod = {{ soft = {{ substeps = {n} }} }}"),
+        )
+    };
     assert!(build(&sub(&format!("{}", 0.2 * t_c), 2)).is_ok());
     let msg = build(&sub(&format!("{}", 0.3 * t_c), 2))
         .expect_err("refused")
@@ -180,8 +184,14 @@ fn lattice_velocity_dispersion_is_applied() {
 
 #[test]
 fn zero_substeps_are_refused_by_name() {
-    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nsubsteps = 0");
-    assert!(e.contains("simulation.substeps: must be at least 1"), "{e}");
+    let e = refusal(
+        "dt = \"auto\"",
+        "dt = \"auto\"\nmethod = { soft = { substeps = 0 } }",
+    );
+    assert!(
+        e.contains("simulation.method.soft.substeps: must be at least 1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -233,14 +243,83 @@ fn an_automatic_skin_for_approx_hard_and_a_negative_skin_are_refused() {
 }
 
 #[test]
-fn approx_hard_options_without_the_method_are_refused() {
-    // Options of a method the scene does not use would be silently ignored.
+fn options_of_another_method_cannot_be_written() {
+    // Each method takes its own options only: slide_limit is not an option of soft spheres.
     let e = refusal(
         "dt = \"auto\"",
-        "dt = \"auto\"\n[simulation.approx_hard]\npasses = 3",
+        "dt = \"auto\"\nmethod = { soft = { slide_limit = 0.01 } }",
     );
     assert!(
-        e.contains("simulation.approx_hard: sets options of the approximate hard-sphere method"),
+        e.starts_with("scene.toml:5:21: simulation.method.soft.slide_limit: unknown field `slide_limit`, expected `integrator` or `substeps`"),
+        "{e}"
+    );
+    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nmethod = \"hadr\"");
+    assert!(
+        e.contains("simulation.method: unknown variant `hadr`, expected one of `soft`, `hard`, `approx_hard`"),
+        "{e}"
+    );
+    let e = refusal(
+        "dt = \"auto\"",
+        "dt = 1e-4\n[simulation.method.approx_hard]\npasses = 0",
+    );
+    assert!(
+        e.contains("simulation.method.approx_hard.passes: must be at least 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_old_spelling_of_method_options_is_refused_with_the_new_one() {
+    // Each old key, on one line that names the file, the line, the field and the new spelling.
+    for (old, field, new) in [
+        (
+            "method = \"hard\"\nslide_limit = 0.01",
+            "simulation.slide_limit",
+            "method = { hard = { slide_limit = 0.01 } }",
+        ),
+        (
+            "integrator = \"euler\"\nsubsteps = 2",
+            "simulation.integrator",
+            "method = { soft = { integrator = \"euler\", substeps = 2 } }",
+        ),
+        (
+            "substeps = 2",
+            "simulation.substeps",
+            "method = { soft = { substeps = 2 } }",
+        ),
+        (
+            "method = \"approx_hard\"\n[simulation.approx_hard]\npasses = 3",
+            "simulation.approx_hard",
+            "method = { approx_hard = { passes = 3 } }",
+        ),
+        (
+            "[output]\ncollision_log = true\n[simulation.method.hard]",
+            "output.collision_log",
+            "method = { hard = { collision_log = true } }",
+        ),
+    ] {
+        let e = Scene::from_toml(
+            &SCENE.replace("dt = \"auto\"\n", &format!("dt = 1e-4\n{old}\n")),
+            "scene.toml",
+        )
+        .expect_err("refused")
+        .to_string();
+        assert!(e.starts_with("scene.toml:"), "{e}");
+        assert!(
+            e.contains(&format!(
+                ": {field}: is now an option of the method; write `{new}`"
+            )),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+    // An option of another method than the scene's is shown under its own method.
+    let e = refusal(
+        "dt = \"auto\"",
+        "dt = 1e-4\nmethod = \"approx_hard\"\nslide_limit = 0.01",
+    );
+    assert!(
+        e.contains("write `method = { hard = { slide_limit = 0.01 } }`"),
         "{e}"
     );
 }
@@ -258,7 +337,10 @@ fn substeps_split_the_step_and_keep_its_count_and_time() {
         sim
     };
     let a = one(
-        &SCENE.replace("dt = \"auto\"", "dt = 2e-7\nsubsteps = 2"),
+        &SCENE.replace(
+            "dt = \"auto\"",
+            "dt = 2e-7\nmethod = { soft = { substeps = 2 } }",
+        ),
         50,
     );
     let b = one(&SCENE.replace("dt = \"auto\"", "dt = 1e-7"), 100);

@@ -12,12 +12,11 @@ use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{Normal, Tangential, Touch};
 use grainflow::drive::{Chute, Inlet, Recirculation};
 use grainflow::fill::prime::Packing;
-use grainflow::integrator::Integrator;
 use grainflow::io::pebbles::directives::DIRECTIVES;
 use grainflow::io::pebbles::translate::DeckRun;
 use grainflow::io::pebbles::Deck;
 use grainflow::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
-use grainflow::scene::{ParticleSource, TimeStep};
+use grainflow::scene::{Integrator, Method, ParticleSource, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side};
 use grainflow::DVec3;
@@ -162,6 +161,14 @@ fn ok(r: &Run) -> &DeckRun {
     match r {
         Ok(run) => run,
         Err(e) => panic!("the deck should translate: {e}"),
+    }
+}
+
+/// The integrator of a translated deck (always the soft method).
+fn integrator(r: &Run) -> Integrator {
+    match ok(r).scene.simulation.method {
+        Method::Soft(o) => o.integrator,
+        other => panic!("a deck runs soft spheres, got {other:?}"),
     }
 }
 

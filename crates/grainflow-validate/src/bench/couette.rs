@@ -63,8 +63,7 @@ pub fn couette(phi: f64, settle: f64, measure: f64) -> Result<CouetteBench> {
     let dt_hard = 1e-3;
     let a = run_couette(hard, settle, measure, 0.01)?;
     let mut soft = couette_scene(phi, 1e-3)?;
-    soft.simulation.method = Method::Soft;
-    soft.simulation.approx_hard = Default::default();
+    soft.simulation.method = Method::default();
     soft.simulation.dt = TimeStep::Auto(grainflow::scene::Auto::Auto);
     let dt_soft = grainflow::sim::Simulation::new(soft.clone(), std::path::Path::new("."))?
         .physics

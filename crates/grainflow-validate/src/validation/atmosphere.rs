@@ -116,7 +116,7 @@ impl Atmosphere {
             frame: None,
             recirculation: None,
             simulation: SimulationSpec {
-                method: Method::Hard,
+                method: Method::Hard(Default::default()),
                 ..SimulationSpec::new(self.duration, TimeStep::Fixed(self.dt))
             },
             contact: ContactModel::hertz(),

@@ -33,7 +33,9 @@ use grainflow::fill::lattice::{lattice_spaced, LatticeKind};
 use grainflow::fill::layer::cylinder_layer;
 use grainflow::gravity::Gravity;
 use grainflow::material::{Material, PairOverride};
-use grainflow::scene::{Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep};
+use grainflow::scene::{
+    HardOptions, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
+};
 use grainflow::sim::Simulation;
 use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
@@ -118,8 +120,10 @@ impl HardDrum {
             frame: None,
             recirculation: None,
             simulation: SimulationSpec {
-                method: Method::Hard,
-                slide_limit: self.slide_limit,
+                method: Method::Hard(HardOptions {
+                    slide_limit: self.slide_limit,
+                    ..Default::default()
+                }),
                 ..SimulationSpec::new(self.settle + self.turn, TimeStep::Fixed(self.dt))
             },
             contact: ContactModel::hertz(),

@@ -35,7 +35,7 @@ pub(super) fn scene(
     Scene {
         frame: None,
         simulation: SimulationSpec {
-            method: Method::Hard,
+            method: Method::Hard(Default::default()),
             ..SimulationSpec::new(dt, TimeStep::Fixed(dt))
         },
         contact: ContactModel::hertz(),

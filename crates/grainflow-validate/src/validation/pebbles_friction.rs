@@ -31,9 +31,8 @@ use super::Metric;
 use grainflow::analysis::{pile_angle, DrumFrame};
 use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use grainflow::integrator::Integrator;
 use grainflow::particles::{core_shell_mass_inertia, Core};
-use grainflow::scene::{Scene, TimeStep};
+use grainflow::scene::{Integrator, Scene, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::timestep::DtLimit;
 use grainflow::Result;
@@ -91,7 +90,7 @@ pub fn incline_scene(theta: f64, integrator: Integrator, dt: f64, duration: f64)
 [simulation]
 duration = {duration:e}
 dt = {dt:e}
-integrator = "{integrator}"
+method = {{ soft = {{ integrator = "{integrator}" }} }}
 dt_limit = "contact_time"
 
 [contact]

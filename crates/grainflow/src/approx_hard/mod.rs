@@ -28,7 +28,6 @@ pub mod tally;
 
 use glam::DVec3;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::boundary::Periodic;
 use crate::hard::predict::pair_collision_time;
@@ -36,104 +35,13 @@ use crate::hard::resolve::{apply_impulse, collision_impulse, wall_grain, Couplin
 use crate::material::PairParams;
 use crate::particles::Particles;
 use crate::physics::{BodyForce, Physics};
+use crate::scene::{ApproxHardOptions, Friction};
 use crate::stats::StageTimes;
 use crate::world::World;
 use crate::{Error, Result};
 pub use tally::ImpulseTally;
 
-/// How the tangential impulse of a collision is chosen.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Friction {
-    /// Tangential restitution ε_t of the pair of materials (000 eq 4), no Coulomb limit: the
-    /// rule of `method = "hard"`.
-    #[default]
-    Restitution,
-    /// Coulomb friction with the pair's sliding friction μ: the tangential impulse stops the
-    /// slip at the contact unless that needs more than μ times the normal impulse, in which case
-    /// it is μ times the normal impulse against the slip (004 §II: grains with μ and ε_n).
-    Coulomb,
-}
-
-/// The `[simulation.approx_hard]` table.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApproxHardSpec {
-    /// Largest number of gathering passes per step (004: one pass and the overlap correction
-    /// is often the most efficient; more passes carry momentum further per step).
-    #[serde(default = "default_passes")]
-    pub passes: usize,
-    /// Tangential rule of the collisions.
-    #[serde(default)]
-    pub friction: Friction,
-    /// Overlap left after the correction, as a fraction of the smaller radius (−).
-    #[serde(default = "default_tolerance")]
-    pub overlap_tolerance: f64,
-    /// Largest number of correction sweeps per step; a step that needs more stops the run.
-    #[serde(default = "default_sweeps")]
-    pub max_sweeps: usize,
-    /// Each correction move is this multiple of the move of eq 1–2, in (0, 2): 1 puts a pair
-    /// just at contact (004); above 1 leaves it slightly apart, and the sweeps converge much
-    /// faster in dense packs (successive over-relaxation; 1.8 is about 15× faster in a Couette
-    /// cell near φ = 0.78).
-    #[serde(default = "one")]
-    pub over_relaxation: f64,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-fn default_passes() -> usize {
-    1
-}
-
-fn default_tolerance() -> f64 {
-    1e-10
-}
-
-fn default_sweeps() -> usize {
-    10_000
-}
-
-impl Default for ApproxHardSpec {
-    fn default() -> Self {
-        ApproxHardSpec {
-            passes: default_passes(),
-            friction: Friction::default(),
-            overlap_tolerance: default_tolerance(),
-            max_sweeps: default_sweeps(),
-            over_relaxation: 1.0,
-        }
-    }
-}
-
-impl ApproxHardSpec {
-    /// Everything a run would refuse, with field paths.
-    pub fn problems(&self) -> Vec<Error> {
-        let mut p = Vec::new();
-        let f = |n: &str| format!("simulation.approx_hard.{n}");
-        if self.passes == 0 {
-            p.push(Error::scene(f("passes"), "must be at least 1"));
-        }
-        if self.max_sweeps == 0 {
-            p.push(Error::scene(f("max_sweeps"), "must be at least 1"));
-        }
-        if !(self.over_relaxation > 0.0 && self.over_relaxation < 2.0) {
-            p.push(Error::scene(
-                f("over_relaxation"),
-                format!("must be in (0, 2), got {}", self.over_relaxation),
-            ));
-        }
-        if !(self.overlap_tolerance > 0.0 && self.overlap_tolerance < 0.1) {
-            p.push(Error::scene(
-                f("overlap_tolerance"),
-                format!("must be in (0, 0.1), got {}", self.overlap_tolerance),
-            ));
-        }
-        p
-    }
-
+impl ApproxHardOptions {
     /// The coupling of a pair of materials under this rule.
     fn coupling(&self, params: &PairParams) -> Coupling {
         match self.friction {
@@ -329,7 +237,7 @@ fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<S
             step: world.step,
             id: world.particles.id[k],
             reason: format!(
-                "overlaps could not be removed: {:.3e} of a radius left after {} correction sweeps (limit simulation.approx_hard.max_sweeps); likely cause: more grains than the space holds (packing fraction above random close packing) or dt = {:.3e} s too large for the speeds",
+                "overlaps could not be removed: {:.3e} of a radius left after {} correction sweeps (limit simulation.method.approx_hard.max_sweeps); likely cause: more grains than the space holds (packing fraction above random close packing) or dt = {:.3e} s too large for the speeds",
                 c.remaining, c.sweeps, dt
             ),
         });
@@ -466,7 +374,7 @@ fn gather(world: &World, physics: &Physics, dt: f64, out: &mut Vec<Pending>) {
 fn resolve(
     world: &mut World,
     physics: &Physics,
-    spec: &ApproxHardSpec,
+    spec: &ApproxHardOptions,
     dt: f64,
     e: &Pending,
 ) -> bool {

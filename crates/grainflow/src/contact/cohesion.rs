@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::real::Real;
+
 /// The cohesion slot. The per-pair strength comes from the materials' `cohesion` value.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -31,15 +33,16 @@ pub enum Cohesion {
 }
 
 /// Attractive cohesive force magnitude (N) for the pair strength `c` and effective radius R (m).
-pub fn cohesion_force(model: &Cohesion, c: f64, r_eff: f64) -> f64 {
+#[inline(always)]
+pub fn cohesion_force<R: Real>(model: &Cohesion, c: R, r_eff: R) -> R {
     match *model {
-        Cohesion::None => 0.0,
+        Cohesion::None => R::default(),
         Cohesion::Constant => c,
         Cohesion::Dmt => c * r_eff.sqrt(),
         Cohesion::Perko {
             hamaker,
             separation,
-        } => hamaker * c * c / (48.0 * separation * separation) * r_eff,
+        } => R::splat(hamaker) * c * c / R::splat(48.0 * separation * separation) * r_eff,
     }
 }
 

@@ -7,8 +7,10 @@
 
 pub mod cohesion;
 pub mod lanes;
+pub mod law;
 pub mod normal;
 pub mod pebbles;
+pub mod real;
 pub mod rolling;
 pub mod tangential;
 pub mod twisting;
@@ -18,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::material::{effective_mass, effective_radius, PairParams};
 pub use cohesion::Cohesion;
+use law::{Contacts, Other, Slots, Touches};
 pub use normal::Normal;
 pub use rolling::Rolling;
 pub use tangential::Tangential;
@@ -203,7 +206,8 @@ pub struct ContactForce {
 }
 
 impl ContactModel {
-    /// Evaluates the contact of particle i with body j where they `touch`, updating `state`.
+    /// Evaluates the contact of particle i with body j where they `touch`, updating `state`:
+    /// the law ([`law`]) for one contact, its constants resolved when it forms.
     #[inline(always)]
     pub fn force(
         &self,
@@ -218,124 +222,57 @@ impl ContactModel {
             // Two immovable bodies (fixed grains, walls): nothing to integrate.
             return ContactForce::default();
         }
-        let Touch { normal: n, overlap } = touch;
-        let r_i = i.radius.unwrap_or(0.0);
-        let lever_j = j.radius.unwrap_or(0.0);
-        // Lever arms from each centre to the contact point. Between two spheres it is the middle
-        // of the overlap, r − δ/2 from each centre: the arms then add up to the distance between
-        // the centres, so friction torques conserve angular momentum exactly (arms of r_i and
-        // r_j would create δ n̂ × F_t per contact). Against a wall, r_i.
-        let (arm_i, arm_j) = match j.radius {
-            Some(r_j) => (r_i - 0.5 * overlap, r_j - 0.5 * overlap),
-            None => (r_i, lever_j),
+        let other = match j.radius {
+            Some(_) => Other::Sphere,
+            None => Other::Wall,
         };
-        // Velocity of i's surface relative to j's at the contact point (002 eq 4, with the
-        // signs of the rigid-body velocities ω × r of each surface point):
-        // v_i + ω_i × a_i n̂ − (v_j + ω_j × (−a_j n̂)) = v_i − v_j + (a_i ω_i + a_j ω_j) × n̂.
-        let rel = i.vel - j.vel + (arm_i * i.omega + arm_j * j.omega).cross(n);
-        let approach = rel.dot(n);
-        let v_t = rel - approach * n;
+        let mut c = Contacts {
+            r_i: i.radius.unwrap_or(0.0),
+            r_j: j.radius.unwrap_or(0.0),
+            dv: (i.vel - j.vel).into(),
+            w_i: i.omega.into(),
+            w_j: j.omega.into(),
+            mu: p.mu_s,
+            mu_r: p.mu_r,
+            mu_t: p.mu_t,
+            cohesion: p.cohesion,
+            ii_i: i.inv_inertia,
+            ii_j: j.inv_inertia,
+            ..Contacts::default()
+        };
+        let t = Touches {
+            normal: touch.normal.into(),
+            overlap: touch.overlap,
+        };
+        let m = c.motion(t, other);
         if !state.touching {
             let v_c = self.characteristic_velocity;
             let (r_eff, m_eff) = (
-                effective_radius(r_i, j.radius),
+                effective_radius(c.r_i, j.radius),
                 effective_mass(i.inv_mass, j.inv_mass),
             );
+            let wall = other == Other::Wall;
+            let v0 = m.approach.max(v_c);
             *state = ContactState {
-                stiffness: normal::stiffness(
-                    &self.normal,
-                    p,
-                    r_eff,
-                    m_eff,
-                    v_c,
-                    approach.max(v_c),
-                    j.radius.is_none(),
-                ),
+                stiffness: normal::stiffness(&self.normal, p, r_eff, m_eff, v_c, v0, wall),
                 touching: true,
                 ..ContactState::default()
             };
         }
-        let nf = normal::normal_force(&self.normal, &state.stiffness, overlap, approach);
-        let f_c = match self.cohesion {
-            Cohesion::None => 0.0,
-            model => cohesion::cohesion_force(&model, p.cohesion, effective_radius(r_i, j.radius)),
-        };
-        // Normal force on i: repulsion pushes i away from j (−n), cohesion pulls it towards j.
-        let mut force_i = (f_c - nf.force) * n;
-        let mut torque_i = DVec3::ZERO;
-        let mut torque_j = DVec3::ZERO;
-        let f_t = match &self.tangential {
-            Tangential::None => DVec3::ZERO,
-            Tangential::Spring => {
-                // 002 eq 7: Coulomb limit on the net normal force F_n + F_c.
-                let f_max = p.mu_s * (nf.force - f_c).abs();
-                tangential::tangential_spring(&mut state.slip, n, v_t, nf.kt, nf.gt, f_max, dt)
-            }
-            Tangential::Pebbles(law) => {
-                let turn = match j.radius {
-                    Some(r_j) => pebbles::Turn::Pair {
-                        dv: i.vel - j.vel,
-                        dist: r_i + r_j - overlap,
-                    },
-                    None => pebbles::Turn::Wall,
-                };
-                // |F⊥| of eq 3.7 (with cohesion, if any, as for the spring).
-                let f_perp = (nf.force - f_c).abs();
-                let out = pebbles::friction(law, &mut state.slip, n, v_t, f_perp, turn);
-                // The slip is a state variable: Euler's step (001 eq 3.17) after the force;
-                // dt = 0 leaves it to the integrator, which reads the rate from the history.
-                if dt == 0.0 {
-                    state.extra().rate = out.rate;
-                }
-                state.slip += dt * out.rate;
-                out.force
-            }
-        };
-        if f_t != DVec3::ZERO {
-            force_i += f_t;
-            // Lever arms a_i n̂ and a_j n̂: both torques are multiples of n̂ × F_t. (001 eq 3.3
-            // prints F∥ × r n̂; the torque of F at lever r n̂ is r n̂ × F, used here.)
-            let arm = n.cross(f_t);
-            torque_i += arm_i * arm;
-            torque_j += arm_j * arm;
-        }
-        if self.rolling == Rolling::Constant && p.mu_r > 0.0 {
-            let (ti, tj) = rolling::rolling_torque(
-                n,
-                r_i,
-                lever_j,
-                i.omega,
-                j.omega,
-                i.inv_inertia,
-                j.inv_inertia,
-                p.mu_r,
-                nf.force,
-                dt,
-            );
-            torque_i += ti;
-            torque_j += tj;
-        }
-        if self.twisting == Twisting::Constant && p.mu_t > 0.0 {
-            let r_c = twisting::contact_radius(r_i, j.radius, overlap);
-            let (ti, tj) = twisting::twisting_torque(
-                n,
-                i.omega,
-                j.omega,
-                i.inv_inertia,
-                j.inv_inertia,
-                p.mu_t,
-                r_c,
-                nf.force,
-                dt,
-            );
-            torque_i += ti;
-            torque_j += tj;
+        let k = state.stiffness;
+        (c.kn, c.kt, c.gn, c.gt) = (k.kn, k.kt, k.gn, k.gt);
+        c.slip = state.slip.into();
+        let out = Slots::of(self).react(&c, &m, dt);
+        state.slip = out.reaction.slip.into();
+        if dt == 0.0 && matches!(self.tangential, Tangential::Pebbles(_)) {
+            // Runge–Kutta and Adams advance the slip by its rate, from the history.
+            state.extra().rate = out.rate.into();
         }
         ContactForce {
-            force_i,
-            torque_i,
-            torque_j,
-            normal_force: nf.force,
+            force_i: out.reaction.force_i.into(),
+            torque_i: out.reaction.torque_i.into(),
+            torque_j: out.reaction.torque_j.into(),
+            normal_force: out.normal_force,
         }
     }
 }

@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::real::Real;
 use crate::material::PairParams;
 
 /// The normal-force slot.
@@ -47,15 +48,38 @@ pub enum Normal {
     },
 }
 
+/// The normal slot's form, which is all the law needs of it once a contact's constants are
+/// resolved ([`Stiffness`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Form {
+    /// F_n = k_n δ + g_n δ̇ (Hooke, linear, PEBBLES: 002 A5, 003 eq 18, 001 eq 3.7).
+    Linear,
+    /// F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇ (002 A6).
+    Hertz,
+    /// F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇ (002 eq 5, A7).
+    Flores,
+}
+
+impl Normal {
+    /// The model's form.
+    pub fn form(&self) -> Form {
+        match self {
+            Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => Form::Linear,
+            Normal::Hertz => Form::Hertz,
+            Normal::Flores => Form::Flores,
+        }
+    }
+}
+
 /// What the normal slot hands to the rest of the contact law.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NormalOut {
+pub struct NormalOut<R = f64> {
     /// Normal force magnitude, elastic + damping, positive when repulsive (N).
-    pub force: f64,
+    pub force: R,
     /// Tangential stiffness at this overlap, k_t δ^s (N/m), 002 eq 8.
-    pub kt: f64,
+    pub kt: R,
     /// Tangential damping at this overlap, g_t δ^q (N s/m), 002 eq 8.
-    pub gt: f64,
+    pub gt: R,
 }
 
 /// Damping ratio factor −ln e / √(ln² e + π²) of a restitution e ∈ [0, 1] (Tsuji et al. 1992).
@@ -211,27 +235,36 @@ fn pebbles_stiffness(hooke: f64, dash_pot: f64) -> Stiffness {
 /// δ̇ (m/s, > 0 when approaching), and the tangential stiffness and damping at this overlap.
 #[inline]
 pub fn normal_force(model: &Normal, s: &Stiffness, overlap: f64, overlap_rate: f64) -> NormalOut {
-    match model {
+    let k = [s.kn, s.kt, s.gn, s.gt];
+    force(model.form(), k, overlap, overlap_rate)
+}
+
+/// Normal force of the `form` with the contact's constants [k_n, k_t, g_n, g_t]
+/// ([`Stiffness`]), for overlap δ (m) growing at δ̇ (m/s, > 0 when approaching), and the
+/// tangential stiffness and damping at this overlap.
+#[inline(always)]
+pub fn force<R: Real>(form: Form, [kn, kt, gn, gt]: [R; 4], overlap: R, rate: R) -> NormalOut<R> {
+    match form {
         // A5, 003 eq 18 and 001 eq 3.7: F_n = k_n δ + g_n δ̇.
-        Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => NormalOut {
-            force: s.kn * overlap + s.gn * overlap_rate,
-            kt: s.kt,
-            gt: s.gt,
+        Form::Linear => NormalOut {
+            force: kn * overlap + gn * rate,
+            kt,
+            gt,
         },
-        Normal::Hertz | Normal::Flores => {
+        Form::Hertz | Form::Flores => {
             let sqrt_d = overlap.sqrt();
             let q = sqrt_d.sqrt();
             let d32 = overlap * sqrt_d;
             // A6: F_n = k_n δ^{3/2} + g_n δ^{1/4} δ̇; A7 (eq 5): F_n = k_n δ^{3/2} + c_n δ^{3/2} δ̇.
-            let damping = if let Normal::Flores = model {
-                s.gn * d32
+            let damping = if form == Form::Flores {
+                gn * d32
             } else {
-                s.gn * q
+                gn * q
             };
             NormalOut {
-                force: s.kn * d32 + damping * overlap_rate,
-                kt: s.kt * sqrt_d,
-                gt: s.gt * q,
+                force: kn * d32 + damping * rate,
+                kt: kt * sqrt_d,
+                gt: gt * q,
             }
         }
     }

@@ -7,8 +7,9 @@
 //! makes resting grains chatter), it is scaled down to what stops the relative rolling in
 //! exactly one step when that is less: an exact stop, not a change of the law while rolling.
 
-use glam::DVec3;
 use serde::{Deserialize, Serialize};
+
+use super::real::{Real, V3};
 
 /// The rolling slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -21,60 +22,67 @@ pub enum Rolling {
     Constant,
 }
 
-/// Rolling-friction torques (N m) on i and on j.
+/// Rolling-friction torques (N m) on i and on j: zero where the pair does not roll relative
+/// to each other.
 ///
 /// `n` unit normal from i to j; `r_i`, `r_j` the lever arms (m, 0 for a wall);
-/// `w_i`, `w_j` angular velocities (rad/s); `inv_i_i`, `inv_i_j` inverse inertias (0 = no
+/// `w_i`, `w_j` angular velocities (rad/s); `ii_i`, `ii_j` inverse inertias (0 = no
 /// rotation); `mu_r`; `f_n` normal force magnitude (N); `dt` (s).
 #[allow(clippy::too_many_arguments)]
-pub fn rolling_torque(
-    n: DVec3,
-    r_i: f64,
-    r_j: f64,
-    w_i: DVec3,
-    w_j: DVec3,
-    inv_i_i: f64,
-    inv_i_j: f64,
-    mu_r: f64,
-    f_n: f64,
+#[inline(always)]
+pub fn rolling_torque<R: Real>(
+    n: V3<R>,
+    r_i: R,
+    r_j: R,
+    w_i: V3<R>,
+    w_j: V3<R>,
+    ii_i: R,
+    ii_j: R,
+    mu_r: R,
+    f_n: R,
     dt: f64,
-) -> (DVec3, DVec3) {
-    let perp = |w: DVec3| w - w.dot(n) * n;
+) -> (V3<R>, V3<R>) {
+    let perp = |w: V3<R>| w - n.scale(w.dot(n));
     // n̂ × v_rot of 002 eq 18: the relative rolling expressed as an axis (m/s).
-    let u = r_i * perp(w_i) - r_j * perp(w_j);
-    let speed = u.length();
+    let u = perp(w_i).scale(r_i) - perp(w_j).scale(r_j);
+    let speed = u.dot(u).sqrt();
     let m = mu_r * f_n.abs();
-    let rate = m * (r_i * r_i * inv_i_i + r_j * r_j * inv_i_j);
-    if speed == 0.0 || rate == 0.0 {
-        return (DVec3::ZERO, DVec3::ZERO);
-    }
-    let scale = (speed / (rate * dt)).min(1.0);
+    let rate = m * (r_i * r_i * ii_i + r_j * r_j * ii_j);
+    let zero = R::default();
+    let still = speed.equals(zero) | rate.equals(zero);
+    let scale = (speed / (rate * R::splat(dt))).min(R::splat(1.0));
     let dir = u / speed;
-    (-scale * m * r_i * dir, scale * m * r_j * dir)
+    let t_i = dir.scale(-scale * m * r_i);
+    let t_j = dir.scale(scale * m * r_j);
+    (
+        V3::select(still, V3::default(), t_i),
+        V3::select(still, V3::default(), t_j),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::DVec3;
 
     #[test]
     fn constant_torque_opposes_rolling() {
         // Sphere r = 0.5 rolling on a wall (j immovable) with ω = −2 ŷ about the contact z-normal:
         // torque magnitude μ_r r F_n = 0.2 · 0.5 · 9.81, direction +ŷ (opposing ω).
         let (ti, tj) = rolling_torque(
-            DVec3::NEG_Z,
+            DVec3::NEG_Z.into(),
             0.5,
             0.0,
-            -2.0 * DVec3::Y,
-            DVec3::ZERO,
+            (-2.0 * DVec3::Y).into(),
+            V3::default(),
             10.0,
             0.0,
             0.2,
             9.81,
             1e-5,
         );
-        assert!((ti - DVec3::new(0.0, 0.981, 0.0)).length() < 1e-12);
-        assert_eq!(tj, DVec3::ZERO);
+        assert!((DVec3::from(ti) - DVec3::new(0.0, 0.981, 0.0)).length() < 1e-12);
+        assert_eq!(tj, V3::default());
     }
 
     #[test]
@@ -82,18 +90,18 @@ mod tests {
         // ω so small that the full torque would reverse it within dt: the torque brings it to zero.
         let (w, inv_i, dt) = (1e-6 * DVec3::X, 10.0, 1e-5);
         let (ti, _) = rolling_torque(
-            DVec3::Z,
+            DVec3::Z.into(),
             0.5,
             0.0,
-            w,
-            DVec3::ZERO,
+            w.into(),
+            V3::default(),
             inv_i,
             0.0,
             0.2,
             9.81,
             dt,
         );
-        let w_after = w + ti * inv_i * dt;
+        let w_after = w + DVec3::from(ti) * inv_i * dt;
         assert!(w_after.length() < 1e-18);
     }
 }

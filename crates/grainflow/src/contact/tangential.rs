@@ -7,8 +7,9 @@
 //! is set to the Coulomb limit along the trial force and δ_t is rescaled along itself so that
 //! k_t |δ_t| equals the limit (003 eq 22).
 
-use glam::DVec3;
 use serde::{Deserialize, Serialize};
+
+use super::real::{Flags, Real, V3};
 
 /// The tangential slot.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -24,74 +25,85 @@ pub enum Tangential {
 }
 
 /// Rotates `slip` into the plane normal to `n`, keeping its length.
-#[inline]
-pub fn rotate_into_tangent_plane(slip: DVec3, n: DVec3) -> DVec3 {
-    let len2 = slip.length_squared();
-    if len2 == 0.0 {
-        return slip;
-    }
-    let projected = slip - slip.dot(n) * n;
-    let p2 = projected.length_squared();
-    if p2 == 0.0 {
-        DVec3::ZERO
-    } else {
-        projected * (len2 / p2).sqrt()
-    }
+#[inline(always)]
+pub fn rotate_into_tangent_plane<R: Real>(slip: V3<R>, n: V3<R>) -> V3<R> {
+    let zero = R::default();
+    let len2 = slip.dot(slip);
+    let projected = slip - n.scale(slip.dot(n));
+    let p2 = projected.dot(projected);
+    V3::select(
+        len2.equals(zero),
+        slip,
+        V3::select(
+            p2.equals(zero),
+            V3::default(),
+            projected.scale((len2 / p2).sqrt()),
+        ),
+    )
 }
 
-/// Tangential force on body i (N) from the spring–dashpot of 002 eq 8 capped by eq 7 and 9.
+/// Tangential force on body i (N) from the spring–dashpot of 002 eq 8 capped by eq 7 and 9,
+/// and the new slip.
 ///
-/// `slip` is δ_t (m), updated in place; `n` the unit normal; `v_t` the tangential velocity of
-/// i relative to j at the contact (m/s); `kt`, `gt` the stiffness k_t δ^s (N/m) and damping
-/// g_t δ^q (N s/m) at this overlap; `f_max` = μ_s |F_n + F_c| (N); `dt` the step (s).
+/// `slip` is δ_t (m); `n` the unit normal; `v_t` the tangential velocity of i relative to j
+/// at the contact (m/s); `f_max` = μ_s |F_n + F_c| (N); `kt`, `gt` the stiffness k_t δ^s
+/// (N/m) and damping g_t δ^q (N s/m) at this overlap; `dt` the step (s).
 #[inline(always)]
-pub fn tangential_spring(
-    slip: &mut DVec3,
-    n: DVec3,
-    v_t: DVec3,
-    kt: f64,
-    gt: f64,
-    f_max: f64,
+pub fn spring<R: Real>(
+    slip: V3<R>,
+    n: V3<R>,
+    v_t: V3<R>,
+    f_max: R,
+    kt: R,
+    gt: R,
     dt: f64,
-) -> DVec3 {
-    *slip = rotate_into_tangent_plane(*slip, n) + v_t * dt;
-    let trial = -kt * *slip - gt * v_t;
-    let t2 = trial.length_squared();
-    if t2 <= f_max * f_max {
-        return trial;
+) -> (V3<R>, V3<R>) {
+    let zero = R::default();
+    let slip = rotate_into_tangent_plane(slip, n) + v_t.scale(R::splat(dt));
+    let trial = slip.scale(-kt) - v_t.scale(gt);
+    let t2 = trial.dot(trial);
+    let sticks = t2.le(f_max * f_max);
+    if sticks.all() {
+        return (trial, slip);
     }
-    // Sliding: |F_t| = μ|F_n + F_c| along the trial force; δ_t rescaled to the limit.
-    let s = slip.length();
-    if kt > 0.0 && s > 0.0 {
-        *slip *= (f_max / (kt * s)).min(1.0);
-    }
-    trial * (f_max / t2.sqrt())
+    // Sliding: |F_t| = μ|F_n + F_c| along the trial force; δ_t rescaled to the limit
+    // (003 eq 22).
+    let s = slip.dot(slip).sqrt();
+    let rescale = !sticks & kt.gt(zero) & s.gt(zero);
+    let factor = (f_max / (kt * s)).min(R::splat(1.0));
+    let slid = V3::select(rescale, slip.scale(factor), slip);
+    let capped = trial.scale(f_max / t2.sqrt());
+    (V3::select(sticks, trial, capped), slid)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::DVec3;
+
+    fn v(x: f64, y: f64, z: f64) -> V3<f64> {
+        DVec3::new(x, y, z).into()
+    }
 
     #[test]
     fn rotation_keeps_length_and_removes_normal_part() {
-        let n = DVec3::new(0.0, 0.6, 0.8);
-        let s = rotate_into_tangent_plane(DVec3::new(3.0, 4.0, 0.0), n);
+        let n = v(0.0, 0.6, 0.8);
+        let s = rotate_into_tangent_plane(v(3.0, 4.0, 0.0), n);
         assert!(s.dot(n).abs() < 1e-15);
-        assert!((s.length() - 5.0).abs() < 1e-14);
+        assert!((s.dot(s).sqrt() - 5.0).abs() < 1e-14);
     }
 
     #[test]
     fn sticking_is_a_spring_sliding_is_coulomb() {
-        let n = DVec3::Z;
+        let n = v(0.0, 0.0, 1.0);
+        let x = v(1.0, 0.0, 0.0);
         // Sticking: after one step δ_t = v dt, F = −k δ_t − g v.
-        let mut slip = DVec3::ZERO;
-        let f = tangential_spring(&mut slip, n, DVec3::X, 100.0, 1.0, 1e3, 1e-3);
+        let (f, _) = spring(V3::default(), n, x, 1e3, 100.0, 1.0, 1e-3);
         assert!((f.x - (-100.0 * 1e-3 - 1.0)).abs() < 1e-15);
         // Sliding: force capped at f_max, and k |δ_t| = f_max afterwards.
-        let mut slip = DVec3::new(1.0, 0.0, 0.0);
-        let f = tangential_spring(&mut slip, n, DVec3::X, 100.0, 0.0, 5.0, 1e-3);
-        assert!((f.length() - 5.0).abs() < 1e-12);
+        let (f, slip) = spring(x, n, x, 5.0, 100.0, 0.0, 1e-3);
+        assert!((f.dot(f).sqrt() - 5.0).abs() < 1e-12);
         assert!(f.x < 0.0);
-        assert!((100.0 * slip.length() - 5.0).abs() < 1e-12);
+        assert!((100.0 * slip.dot(slip).sqrt() - 5.0).abs() < 1e-12);
     }
 }

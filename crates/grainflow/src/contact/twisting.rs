@@ -7,8 +7,9 @@
 //! the share (Δω·n̂)/|Δω|. As for rolling, it is scaled down to what stops the relative spin in
 //! one step when that is less, so it never reverses the spin.
 
-use glam::DVec3;
 use serde::{Deserialize, Serialize};
+
+use super::real::{Real, V3};
 
 /// The twisting slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -24,50 +25,57 @@ pub enum Twisting {
 /// Radius of the contact area r_c = √(r_i² − x_c²) (002 eq 20), m.
 ///
 /// x_c = ½ (r_i² − r_j²)/d + ½ d with d = r_i + r_j − δ the centre distance; for a wall
-/// (r_j = ∞) the limit is x_c = r_i − δ.
-pub fn contact_radius(r_i: f64, r_j: Option<f64>, overlap: f64) -> f64 {
+/// (r_j = ∞, `None`) the limit is x_c = r_i − δ.
+#[inline(always)]
+pub fn contact_radius<R: Real>(r_i: R, r_j: Option<R>, overlap: R) -> R {
     let x_c = match r_j {
         Some(r_j) => {
-            let d = r_i + r_j - overlap;
-            0.5 * (r_i * r_i - r_j * r_j) / d + 0.5 * d
+            let half = R::splat(0.5);
+            let d = (r_i + r_j) - overlap;
+            half * (r_i * r_i - r_j * r_j) / d + half * d
         }
         None => r_i - overlap,
     };
-    (r_i * r_i - x_c * x_c).max(0.0).sqrt()
+    (r_i * r_i - x_c * x_c).max(R::default()).sqrt()
 }
 
-/// Twisting torques (N m) on i and on j; arguments as in [`super::rolling::rolling_torque`],
-/// with `r_c` from [`contact_radius`] and `mu_t` the spinning friction coefficient.
+/// Twisting torques (N m) on i and on j, zero where the pair does not spin relative to each
+/// other; arguments as in [`super::rolling::rolling_torque`], with `r_c` from
+/// [`contact_radius`] and `mu_t` the spinning friction coefficient.
 #[allow(clippy::too_many_arguments)]
-pub fn twisting_torque(
-    n: DVec3,
-    w_i: DVec3,
-    w_j: DVec3,
-    inv_i_i: f64,
-    inv_i_j: f64,
-    mu_t: f64,
-    r_c: f64,
-    f_n: f64,
+#[inline(always)]
+pub fn twisting_torque<R: Real>(
+    n: V3<R>,
+    w_i: V3<R>,
+    w_j: V3<R>,
+    ii_i: R,
+    ii_j: R,
+    mu_t: R,
+    r_c: R,
+    f_n: R,
     dt: f64,
-) -> (DVec3, DVec3) {
+) -> (V3<R>, V3<R>) {
     let rel = w_j - w_i;
-    let norm = rel.length();
+    let norm = rel.dot(rel).sqrt();
     let m = mu_t * r_c * f_n.abs();
-    let rate = m * (inv_i_i + inv_i_j);
-    if norm == 0.0 || rate == 0.0 {
-        return (DVec3::ZERO, DVec3::ZERO);
-    }
+    let rate = m * (ii_i + ii_j);
+    let zero = R::default();
+    let still = norm.equals(zero) | rate.equals(zero);
     let spin = rel.dot(n);
     // 002 eq 19: the torque along n̂ scales with the share of the relative rotation about n̂.
     let full = m * spin / norm;
-    let scale = (spin.abs() / (rate * dt)).min(1.0);
-    let t = scale * full * n;
-    (t, -t)
+    let scale = (spin.abs() / (rate * R::splat(dt))).min(R::splat(1.0));
+    let t = n.scale(scale * full);
+    (
+        V3::select(still, V3::default(), t),
+        V3::select(still, V3::default(), -t),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::DVec3;
 
     #[test]
     fn contact_radius_of_equal_spheres_and_wall() {
@@ -88,9 +96,9 @@ mod tests {
         // Sphere spinning at +1 rad/s about the normal on a wall: torque −μ_t r_c F_n n̂.
         let n = DVec3::NEG_Z;
         let (ti, _) = twisting_torque(
-            n,
-            -DVec3::Z * -1.0,
-            DVec3::ZERO,
+            n.into(),
+            (-DVec3::Z * -1.0).into(),
+            V3::default(),
             10.0,
             0.0,
             0.2,
@@ -99,6 +107,6 @@ mod tests {
             1e-5,
         );
         // ω_i = +ẑ; rel = −ẑ; spin = rel·n = 1; torque on i = m·n = −0.05886 ẑ.
-        assert!((ti - DVec3::new(0.0, 0.0, -0.2 * 0.03 * 9.81)).length() < 1e-15);
+        assert!((DVec3::from(ti) - DVec3::new(0.0, 0.0, -0.2 * 0.03 * 9.81)).length() < 1e-15);
     }
 }

@@ -166,7 +166,7 @@ impl Recirculation {
         // the body forces.
         p.force[k] = body_acc.get(k).map_or(DVec3::ZERO, |a| *a * p.mass[k]);
         p.torque[k] = DVec3::ZERO;
-        world.forget_wall_contacts(k);
+        world.wall_history.forget(k);
         let s = &mut world.doors;
         s.next_open = world.time + self.door_closed_time;
         s.next_chute += 1;

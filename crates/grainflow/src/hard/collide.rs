@@ -207,7 +207,7 @@ fn collide_wall(
                 wall: w as u32,
                 local,
             });
-            world.forget_wall_contacts(i);
+            world.wall_history.forget(i);
             let p = &mut world.particles;
             p.inv_mass[i] = 0.0;
             p.inv_inertia[i] = 0.0;

@@ -1,5 +1,5 @@
 //! The collision log of the hard-sphere method: one record per collision (time, bodies,
-//! relative speed at the contact point), written by the `[output] collision_log` option.
+//! relative speed at the contact point), written by the hard method's `collision_log` option.
 
 /// The other body of a collision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -165,13 +165,6 @@ impl DriftState {
 /// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
 pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     use crate::walls::{Motion as WallMotion, Shape};
-    let slide = scene.simulation.slide_limit;
-    if !(slide.is_finite() && slide >= 0.0) {
-        p.push(Error::scene(
-            "simulation.slide_limit",
-            format!("must be a finite speed ≥ 0 (m/s), got {slide}"),
-        ));
-    }
     for (k, w) in scene.walls.iter().enumerate() {
         let shape = w.shape.build();
         if shape.members().iter().any(|s| {

@@ -21,8 +21,9 @@ use glam::DVec3;
 use crate::contact::normal::Stiffness;
 use crate::contact::ContactState;
 use crate::particles::{Mobility, Particles};
-use crate::scene::Scene;
+use crate::scene::{Method, Scene};
 use crate::sim::{Simulation, Stepper};
+use crate::walls::history::WallMember;
 use crate::walls::interact::Attachment;
 use crate::{Error, Result};
 
@@ -64,11 +65,10 @@ impl Simulation {
         let w = &self.world;
         let p = &w.particles;
         let pairs = w.pair_history_by_id();
-        let walls = (0..p.len())
-            .flat_map(|k| {
-                w.wall_contacts(k)
-                    .map(move |(wall, s)| (p.id[k], wall, s.clone()))
-            })
+        let walls = w
+            .wall_history
+            .iter()
+            .map(|(k, member, s)| (p.id[k], member.to_bits(), s.clone()))
             .collect();
         Checkpoint {
             scene: self.scene.to_toml().unwrap_or_default(),
@@ -95,17 +95,20 @@ impl Simulation {
     /// Resumes a run from a checkpoint: the physics comes from `scene` (which must be the
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
-        let saved = Scene::from_toml(&ckpt.scene, "checkpoint scene")?;
+        let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
         let comparable = |s: &Scene| {
             let mut s = s.clone();
             s.simulation.duration = 0.0;
             s.output = Default::default();
+            if let Method::Hard(o) = &mut s.simulation.method {
+                o.collision_log = false;
+            }
             s
         };
         if comparable(&saved) != comparable(&scene) {
             return Err(Error::scene(
                 "scene",
-                "differs from the scene the checkpoint was written with (only simulation.duration and [output] may change on resume)",
+                "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
             ));
         }
         let mut sim = Simulation::new(scene, base)?;
@@ -124,11 +127,10 @@ impl Simulation {
         w.particles = ckpt.particles;
         w.time = ckpt.time;
         w.step = ckpt.step;
-        w.set_wall_contacts(
-            ckpt.walls
-                .into_iter()
-                .filter_map(|(id, wall, s)| Some((*index.get(&id)?, wall, s))),
-        );
+        let walls = ckpt.walls.into_iter().filter_map(|(id, member, s)| {
+            Some((*index.get(&id)?, WallMember::from_bits(member), s))
+        });
+        w.wall_history.restore(n, walls, &w.walls);
         w.wall_runtime.attached = vec![None; n];
         for (id, wall, local) in ckpt.attached {
             if let Some(&k) = index.get(&id) {

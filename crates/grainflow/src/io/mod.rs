@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use glam::DVec3;
 
+use crate::scene::{HardOptions, Method};
 use crate::sim::Simulation;
 use crate::{Error, Result};
 
@@ -108,7 +109,11 @@ impl Outputs {
             }
             out.series = Some(w);
         }
-        if spec.collision_log {
+        if let Method::Hard(HardOptions {
+            collision_log: true,
+            ..
+        }) = sim.scene.simulation.method
+        {
             let path = dir.join("collisions.csv");
             let mut w = create(&path, resumed)?;
             if !resumed {

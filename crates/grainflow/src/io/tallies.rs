@@ -311,8 +311,8 @@ impl Tallies {
                 let rel = p.vel[i] - p.vel[j] + (ai * p.omega[i] + aj * p.omega[j]).cross(n);
                 add(0, s, overlap, n, rel);
             }
-            for (key, s) in world.wall_contacts(i) {
-                let (wi, m) = crate::walls::interact::member(key);
+            for (member, s) in world.wall_history.contacts(i) {
+                let (wi, m) = (member.wall(), member.member());
                 let (Some(wall), Some(pose)) =
                     (world.walls.get(wi), world.wall_runtime.pose.get(wi))
                 else {

@@ -22,20 +22,21 @@ use rayon::prelude::*;
 mod gather;
 mod pairs;
 mod verlet;
+pub mod walls;
 use gather::gather_forces;
 use pairs::pair_forces;
 pub use pairs::Packed;
 pub use verlet::{half_kick, kick_drift_pack};
 
-use crate::contact::{Body, ContactState};
+use crate::contact::Body;
 use crate::integrator::IntegratorWork;
-use crate::particles::{Particles, CHUNK};
+use crate::particles::CHUNK;
 use crate::physics::{BodyForce, Physics};
 pub use crate::stats::{ContactStats, StageTimes};
-use crate::walls::interact::{apply_surfaces, place, Candidates, WallForces, WallRuntime};
-use crate::walls::Wall;
+use crate::walls::interact::{apply_surfaces, place, Candidates};
 use crate::world::World;
 use crate::{Error, Result};
+use walls::wall_forces;
 
 /// The soft-sphere method's scratch, kept from step to step; none of it is part of the
 /// physical state (a resume makes it again, [`SoftStepper::compute_forces`]).
@@ -179,7 +180,7 @@ fn evaluate(
         Some(left) if !moved => left,
         _ => world.neighbors.needs_rebuild(&world.particles.pos, period),
     };
-    if left || world.wall_runtime.near.outrun(&world.wall_runtime.pose) {
+    if left || world.wall_history.near().outrun(&world.wall_runtime.pose) {
         world.rebuild_neighbors(&physics.periodic);
     }
     if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
@@ -244,7 +245,7 @@ fn contact_forces(
         neighbors,
         walls,
         wall_runtime,
-        wall_state,
+        wall_history,
         ..
     } = world;
     let SoftStepper {
@@ -278,7 +279,19 @@ fn contact_forces(
                 pair_forces(parts, physics, dt, period)
             })
         },
-        || timed(|| wall_forces(p, walls, wall_runtime, wall_state, wall_force, physics, dt)),
+        || {
+            timed(|| {
+                wall_forces(
+                    p,
+                    walls,
+                    wall_runtime,
+                    wall_history,
+                    wall_force,
+                    physics,
+                    dt,
+                )
+            })
+        },
     );
     particles.force = force;
     particles.torque = torque;
@@ -294,102 +307,6 @@ fn timed<R>(stage: impl FnOnce() -> R) -> (R, f64) {
     let start = std::time::Instant::now();
     let out = stage();
     (out, start.elapsed().as_secs_f64())
-}
-
-/// Every wall's force and torque on the particles `p` walls can reach, into `wall_force`
-/// as (particle, force, torque) in ascending particle, updating the wall contact history: one
-/// entry per particle listed near a wall ([`WallForces::reach`]) when only those can feel one,
-/// else one per particle (zeros where no wall acts); empty when there are no walls. Visiting
-/// the listed particles only spares the step a pass over every grain's wall history (S1's
-/// floor: a tenth of the grains).
-#[inline(never)]
-fn wall_forces(
-    p: &Particles,
-    walls: &[Wall],
-    wall_runtime: &mut WallRuntime,
-    wall_state: &mut [Vec<(u32, ContactState)>],
-    wall_force: &mut Vec<(u32, DVec3, DVec3)>,
-    physics: &Physics,
-    dt: f64,
-) -> ContactStats {
-    if walls.is_empty() {
-        wall_force.clear();
-        return ContactStats::default();
-    }
-    // The histories the near lists hold, lent to the listed pass and given back at the end.
-    let mut history = wall_runtime.near.lend();
-    let walls = WallForces::new(walls, wall_runtime, &physics.model, &physics.table, dt);
-    let zero = (0, DVec3::ZERO, DVec3::ZERO);
-    let visit = |k: usize, state: &mut Vec<_>, stats: &mut ContactStats| {
-        if walls.idle(k, state) {
-            return (k as u32, DVec3::ZERO, DVec3::ZERO);
-        }
-        let body = body(&p.vel, &p.omega, &p.radius, &p.inv_mass, &p.inv_inertia, k);
-        let (fw, tw, wall_stats) = walls.on(
-            k,
-            &body,
-            p.pos[k],
-            p.radius[k],
-            p.material[k] as usize,
-            state,
-        );
-        *stats = ContactStats::merge(*stats, wall_stats);
-        (k as u32, fw, tw)
-    };
-    let n = p.len();
-    debug_assert_eq!(wall_state.len(), n, "a wall history per particle");
-    let stats = match walls.reach(n) {
-        Some(reach) => {
-            wall_force.resize(reach.len(), zero);
-            listed_walls(reach, wall_force, &mut history, 0, &walls, p)
-        }
-        None => {
-            wall_force.resize(n, zero);
-            wall_force
-                .par_chunks_mut(CHUNK)
-                .zip(wall_state.par_chunks_mut(CHUNK))
-                .enumerate()
-                .map(|(c, (out, states))| {
-                    let mut stats = ContactStats::default();
-                    for (o, (w, state)) in out.iter_mut().zip(states).enumerate() {
-                        *w = visit(c * CHUNK + o, state, &mut stats);
-                    }
-                    stats
-                })
-                .reduce(ContactStats::default, ContactStats::merge)
-        }
-    };
-    wall_runtime.near.give_back(history);
-    stats
-}
-
-/// Listed particles a wall pass visits per task.
-const LISTED_TASK: usize = 256;
-
-/// [`wall_forces`] over the listed particles `reach` of `p`, with their entries `out` and the
-/// contact histories the near lists hold from slot `first` on (`history`, [`WallForces::listed`]):
-/// halved until [`LISTED_TASK`] are left, the halves in parallel ([`rayon::join`]: no allocation).
-fn listed_walls(
-    reach: &[u32],
-    out: &mut [(u32, DVec3, DVec3)],
-    history: &mut [ContactState],
-    first: usize,
-    walls: &WallForces,
-    p: &Particles,
-) -> ContactStats {
-    if reach.len() <= LISTED_TASK {
-        return walls.listed(p, reach, out, history, first);
-    }
-    let mid = reach.len() / 2;
-    let split = walls.first_slot(reach[mid] as usize);
-    let (reach, reach_rest) = reach.split_at(mid);
-    let (out, out_rest) = out.split_at_mut(mid);
-    let (history, history_rest) = history.split_at_mut(split - first);
-    let (a, b) = rayon::join(
-        || listed_walls(reach, out, history, first, walls, p),
-        || listed_walls(reach_rest, out_rest, history_rest, split, walls, p),
-    );
-    ContactStats::merge(a, b)
 }
 
 /// Stops a run that went bad, naming the particle, the time and the likely cause.
@@ -456,6 +373,8 @@ pub(crate) fn check_stability(
 mod tests {
     use super::*;
     use crate::neighbor::BLOCK;
+    use crate::walls::history::WallMember;
+    use walls::WallForces;
 
     /// The simulation of a benchmark scene's `toml` (named `name`), its data files read from
     /// `scenes/bench`.
@@ -545,18 +464,22 @@ mod tests {
         // grain's wall force, found by visiting all of them, must equal the pass's entry for
         // a listed grain and be zero for the others; and some grains must touch the floor.
         let mut sim = bench_scene(include_str!("../../../../scenes/bench/s1.toml"), "s1");
-        let before = sim.world.wall_state.clone();
+        let n = sim.world.particles.len();
+        let history = &sim.world.wall_history;
+        let before: Vec<Vec<_>> = (0..n)
+            .map(|k| history.contacts(k).map(|(m, s)| (m, s.clone())).collect())
+            .collect();
         soft_forces(&mut sim);
         let (w, ph, s) = parts(&mut sim);
-        let n = w.particles.len();
-        let listed = w.wall_runtime.near.listed(n).expect("built for n");
+        let near = w.wall_history.near();
+        let listed = near.listed(n).expect("built for n");
         assert_eq!(s.wall_force.len(), listed.len());
         assert!(
             listed.len() > 1000 && listed.len() < n / 4,
             "{}",
             listed.len()
         );
-        let walls = WallForces::new(&w.walls, &w.wall_runtime, &ph.model, &ph.table, ph.dt);
+        let walls = WallForces::new(&w.walls, &w.wall_runtime, near, &ph.model, &ph.table, ph.dt);
         let p = &w.particles;
         let mut touching = 0;
         for (k, mut state) in before.into_iter().enumerate() {
@@ -666,7 +589,8 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
         // Each grain's wall contacts, wherever they are kept (its own list or the near
         // lists), in key order; a history entry not touching is no contact.
         let contacts = |w: &World, k: usize| {
-            let mut c: Vec<_> = w.wall_contacts(k).map(|(h, s)| (h, s.clone())).collect();
+            let contacts = w.wall_history.contacts(k);
+            let mut c: Vec<_> = contacts.map(|(h, s)| (h, s.clone())).collect();
             c.retain(|(_, s)| s.touching);
             c.sort_by_key(|(h, _)| *h);
             c
@@ -679,17 +603,14 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
             let n = w.particles.len();
             let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
             evaluate(w, ph, s, dt, None, None);
-            assert!(
-                w.wall_runtime.near.holds_history(),
-                "the near lists hold the histories"
+            let near = w.wall_history.near();
+            let listed = near.listed(n).expect("every wall listed").to_vec();
+            let walls = WallForces::new(&w.walls, &w.wall_runtime, near, &ph.model, &ph.table, dt);
+            assert_eq!(
+                s.wall_force.len(),
+                listed.len(),
+                "the pass took the listed grains"
             );
-            let listed = w
-                .wall_runtime
-                .near
-                .listed(n)
-                .expect("every wall listed")
-                .to_vec();
-            let walls = WallForces::new(&w.walls, &w.wall_runtime, &ph.model, &ph.table, dt);
             let p = &w.particles;
             for (e, &k) in listed.iter().enumerate() {
                 let k = k as usize;
@@ -713,7 +634,8 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                         "grain {k}"
                     );
                 }
-                let established = |id: &u32| before[k].iter().any(|(h, s)| h == id && s.touching);
+                let established =
+                    |id: &WallMember| before[k].iter().any(|(h, s)| h == id && s.touching);
                 let movable = p.inv_mass[k] > 0.0;
                 formed += history
                     .iter()
@@ -723,7 +645,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
                     .iter()
                     .filter(|(h, _)| !history.iter().any(|(g, _)| g == h))
                     .count();
-                let near = w.wall_runtime.near.of(k).map_or(0, <[u32]>::len);
+                let near = near.of(k).map_or(0, <[WallMember]>::len);
                 crowded += usize::from(near > crate::contact::lanes::LANES && !history.is_empty());
                 lanes += usize::from(
                     p.inv_mass[k] > 0.0

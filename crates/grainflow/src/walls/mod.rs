@@ -20,16 +20,27 @@
 //! it is removed and counted). Restitution and friction of grain–wall contacts are those of
 //! the pair of materials, so the scene's `[[pairs]]` table overrides them for one wall
 //! material (000's per-wall ε_n, ε_t; 002 Table 2's particle–wall values).
+//!
+//! **Layout.** [`spec`] is a wall as a scene writes it, [`check`] what can be wrong with it;
+//! [`interact`] is what every method does with walls during a run (poses, a grain placed in
+//! a wall's frame, sticky and absorbing surfaces); [`near`] lists the members that may touch
+//! each grain until the next neighbour rebuild; [`history`] keeps every wall contact's
+//! history; [`mesh`] draws the shapes. The soft-sphere wall forces are
+//! [`crate::soft::walls`].
 
 pub mod block;
+pub mod check;
 pub mod cone;
 pub mod cylinder;
 pub mod disk;
+pub mod history;
 pub mod hopper;
 pub mod indent;
 pub mod interact;
 pub mod line;
+pub mod mesh;
 pub mod motion;
+pub mod near;
 pub mod plane;
 pub mod plate;
 pub mod point;
@@ -48,6 +59,7 @@ pub use disk::Disk;
 pub use hopper::{Hopper, HopperPart};
 pub use indent::{Indentation, IndentedPart};
 pub use line::Line;
+pub use mesh::Mesh;
 pub use motion::{Motion, Pose};
 pub use plane::Plane;
 pub use plate::Plate;
@@ -240,160 +252,6 @@ impl Shape {
             other => std::slice::from_ref(other),
         }
     }
-
-    /// A polygon mesh in the scene placement; infinite shapes are drawn `extent` (m) wide.
-    pub fn mesh(&self, extent: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
-        const N: usize = 48;
-        let circle = |c: DVec3, n: DVec3, r: f64| -> Vec<DVec3> {
-            let u = plate::any_perpendicular(n);
-            let v = n.cross(u);
-            (0..N)
-                .map(|k| {
-                    let a = std::f64::consts::TAU * k as f64 / N as f64;
-                    c + r * (a.cos() * u + a.sin() * v)
-                })
-                .collect()
-        };
-        let band = |a: Vec<DVec3>, b: Vec<DVec3>| {
-            let polys = (0..N)
-                .map(|k| vec![k, (k + 1) % N, N + (k + 1) % N, N + k])
-                .collect();
-            ([a, b].concat(), polys)
-        };
-        let square = |c: DVec3, n: DVec3, u: DVec3, half: [f64; 2]| {
-            let v = n.cross(u);
-            let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
-                .iter()
-                .map(|&(a, b)| c + a * half[0] * u + b * half[1] * v)
-                .collect();
-            (corners, vec![vec![0, 1, 2, 3]])
-        };
-        let thin = 1e-3 * extent;
-        match self {
-            Shape::Plane(p) => square(
-                p.point,
-                p.normal,
-                plate::any_perpendicular(p.normal),
-                [extent, extent],
-            ),
-            Shape::Plate(p) => square(p.center, p.normal, p.u, p.half),
-            Shape::Disk(d) => (circle(d.center, d.normal, d.radius), vec![(0..N).collect()]),
-            Shape::Cylinder(c) => {
-                let h = 0.5 * c.length.unwrap_or(2.0 * extent);
-                band(
-                    circle(c.origin - h * c.axis, c.axis, c.radius),
-                    circle(c.origin + h * c.axis, c.axis, c.radius),
-                )
-            }
-            Shape::Ring(r) => band(
-                circle(r.center, r.normal, r.radius),
-                circle(r.center, r.normal, r.radius + thin),
-            ),
-            Shape::Point(p) => square(p.pos, DVec3::Z, DVec3::X, [thin, thin]),
-            Shape::Line(l) => {
-                let h = 0.5 * l.length.unwrap_or(2.0 * extent);
-                let u = plate::any_perpendicular(l.axis);
-                square(l.point, u, l.axis, [h, thin])
-            }
-            Shape::Cone(c) => {
-                // From where the radius is zero (or z = −extent) to z = extent.
-                let z0 = if c.slope != 0.0 {
-                    (-c.radius0 / c.slope).clamp(-extent, extent)
-                } else {
-                    -extent
-                };
-                let z1 = if c.slope < 0.0 { -extent } else { extent };
-                let ring = |z: f64| {
-                    circle(
-                        c.origin + z * c.axis,
-                        c.axis,
-                        (c.slope * z + c.radius0).max(0.0),
-                    )
-                };
-                band(ring(z0), ring(z1))
-            }
-            Shape::Block(b) => {
-                let (lo, hi) = (b.min, b.max);
-                let v = (0..8)
-                    .map(|k| {
-                        DVec3::new(
-                            if k & 1 == 0 { lo.x } else { hi.x },
-                            if k & 2 == 0 { lo.y } else { hi.y },
-                            if k & 4 == 0 { lo.z } else { hi.z },
-                        )
-                    })
-                    .collect();
-                let faces = vec![
-                    vec![0, 2, 6, 4],
-                    vec![1, 5, 7, 3],
-                    vec![0, 4, 5, 1],
-                    vec![2, 3, 7, 6],
-                    vec![0, 1, 3, 2],
-                    vec![4, 6, 7, 5],
-                ];
-                (v, faces)
-            }
-            Shape::Indented(part) => match part.part {
-                indent::Part::Mantle => Shape::Cylinder(Cylinder {
-                    origin: DVec3::ZERO,
-                    axis: DVec3::Z,
-                    radius: part.wall.radius,
-                    side: Side::Inside,
-                    length: None,
-                })
-                .mesh(extent),
-                indent::Part::Face { pocket, plane } => {
-                    let v = part.wall.face_polygon(pocket, plane);
-                    let poly = if v.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![(0..v.len()).collect()]
-                    };
-                    (v, poly)
-                }
-                indent::Part::Rim { .. } => (Vec::new(), Vec::new()),
-            },
-            Shape::Hopper(part) => match part.part {
-                hopper::Part::Floor => {
-                    let h = part.hopper.height;
-                    Shape::Disk(Disk {
-                        center: DVec3::new(0.0, 0.0, h),
-                        normal: DVec3::Z,
-                        radius: extent,
-                    })
-                    .mesh(extent)
-                }
-                hopper::Part::Cone(k) => Shape::Cone(part.hopper.cones[k].clone()).mesh(extent),
-                hopper::Part::Rim(_) => (Vec::new(), Vec::new()),
-                hopper::Part::Tube(k) => {
-                    let h = &part.hopper;
-                    let (top, radius) = h.cut(k);
-                    Shape::Cylinder(Cylinder {
-                        origin: h.hole(k).0.extend(top - 0.5 * h.tube),
-                        axis: DVec3::Z,
-                        radius,
-                        side: Side::Inside,
-                        length: Some(h.tube),
-                    })
-                    .mesh(extent)
-                }
-            },
-            Shape::Union(members) => {
-                let mut verts = Vec::new();
-                let mut polys = Vec::new();
-                for m in members {
-                    let (v, p) = m.mesh(extent);
-                    let base = verts.len();
-                    verts.extend(v);
-                    polys.extend(
-                        p.into_iter()
-                            .map(|poly| poly.into_iter().map(|k| k + base).collect()),
-                    );
-                }
-                (verts, polys)
-            }
-        }
-    }
 }
 
 impl Wall {
@@ -404,14 +262,14 @@ impl Wall {
     }
 
     /// A polygon mesh at time `t` (s); infinite shapes are drawn `extent` (m) wide.
-    pub fn mesh_at(&self, extent: f64, t: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
+    pub fn mesh_at(&self, extent: f64, t: f64) -> Mesh {
         let pose = self.motion.pose(t);
         let (v, p) = self.shape.mesh(extent);
         (v.into_iter().map(|x| pose.to_world(x)).collect(), p)
     }
 
     /// A polygon mesh in the scene placement.
-    pub fn mesh(&self, extent: f64) -> (Vec<DVec3>, Vec<Vec<usize>>) {
+    pub fn mesh(&self, extent: f64) -> Mesh {
         self.shape.mesh(extent)
     }
 }

@@ -1,4 +1,5 @@
-//! Walls as written in a scene, checked field by field, and built into [`Wall`]s.
+//! Walls as written in a scene, checked field by field ([`super::check`]), and built into
+//! [`Wall`]s.
 //!
 //! ```toml
 //! [[walls]]
@@ -19,10 +20,8 @@ use serde::{Deserialize, Serialize};
 use super::indent::{self, Indented};
 use super::{
     Block, Cone, Cylinder, Disk, Hopper, Indentation, Line, Motion, Plane, Plate, Point, Ring,
-    Shape, Side, Surface, Wall, MAX_UNION_MEMBERS,
+    Shape, Side, Surface, Wall,
 };
-use crate::scene::{finite, nonzero, positive};
-use crate::Error;
 
 /// One wall of a scene: material, shape, surface and motion.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -193,22 +192,6 @@ impl WallSpec {
         }
     }
 
-    /// Everything wrong with wall `k`, each with its field path; `materials` are the names.
-    pub fn problems(&self, k: usize, materials: &[&str], p: &mut Vec<Error>) {
-        let f = |name: &str| format!("walls[{k}].{name}");
-        if !materials.contains(&self.material.as_str()) {
-            p.push(Error::scene(
-                f("material"),
-                format!(
-                    "no material named \"{}\" (known: {materials:?})",
-                    self.material
-                ),
-            ));
-        }
-        self.shape.problems(&format!("walls[{k}]"), p);
-        motion_problems(&self.motion, &f("motion"), p);
-    }
-
     /// The wall, with `material` the index of its material.
     pub fn build(&self, material: usize) -> Wall {
         Wall {
@@ -244,312 +227,7 @@ impl WallSpec {
     }
 }
 
-fn motion_problems(m: &Motion, at: &str, p: &mut Vec<Error>) {
-    let f = |name: &str| format!("{at}.{name}");
-    let time = |p: &mut Vec<Error>, name: &str, v: f64| {
-        if !(v.is_finite() && v >= 0.0) {
-            p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
-        }
-    };
-    match m {
-        Motion::Fixed => {}
-        Motion::Translate { velocity, start } => {
-            finite(p, f("velocity"), *velocity);
-            time(p, "start", *start);
-        }
-        Motion::Oscillate {
-            amplitude,
-            frequency,
-            direction,
-        } => {
-            positive(p, f("amplitude"), *amplitude);
-            positive(p, f("frequency"), *frequency);
-            nonzero(p, f("direction"), *direction);
-        }
-        Motion::Rotate {
-            center,
-            axis,
-            omega,
-            start,
-            ramp,
-        } => {
-            finite(p, f("center"), *center);
-            nonzero(p, f("axis"), *axis);
-            if !omega.is_finite() {
-                p.push(Error::scene(
-                    f("omega"),
-                    format!("must be finite, got {omega}"),
-                ));
-            }
-            time(p, "start", *start);
-            time(p, "ramp", *ramp);
-        }
-        Motion::Earthquake { waves } => {
-            if waves.is_empty() {
-                p.push(Error::scene(f("waves"), "needs at least one wave"));
-            }
-            for (n, w) in waves.iter().enumerate() {
-                let g = |name: &str| format!("{at}.waves[{n}].{name}");
-                positive(p, g("period"), w.period);
-                finite(p, g("displacement"), w.displacement);
-                if !(w.start.is_finite() && w.end >= w.start) {
-                    p.push(Error::scene(
-                        g("end"),
-                        format!("must be ≥ start ({}), got {}", w.start, w.end),
-                    ));
-                }
-                if !(w.phase.is_finite() && w.offset.is_finite()) {
-                    p.push(Error::scene(g("phase"), "phase and offset must be finite"));
-                }
-            }
-        }
-        Motion::Table {
-            start,
-            interval,
-            displacements,
-        } => {
-            if !start.is_finite() {
-                p.push(Error::scene(
-                    f("start"),
-                    format!("must be finite, got {start}"),
-                ));
-            }
-            positive(p, f("interval"), *interval);
-            if displacements.is_empty() {
-                p.push(Error::scene(f("displacements"), "needs at least one row"));
-            }
-            if let Some(n) = displacements.iter().position(|d| !d.is_finite()) {
-                p.push(Error::scene(
-                    format!("{at}.displacements[{n}]"),
-                    "must be finite",
-                ));
-            }
-        }
-    }
-}
-
 impl ShapeSpec {
-    /// Everything wrong with the shape at field path `at`.
-    pub fn problems(&self, at: &str, p: &mut Vec<Error>) {
-        let f = |name: &str| format!("{at}.{name}");
-        match self {
-            ShapeSpec::Plane {
-                point,
-                normal,
-                equation,
-                ..
-            } => match (point, normal, equation) {
-                (Some(point), Some(normal), None) => {
-                    finite(p, f("point"), *point);
-                    nonzero(p, f("normal"), *normal);
-                }
-                (None, None, Some([a, b, c, d])) => {
-                    nonzero(p, f("equation"), DVec3::new(*a, *b, *c));
-                    if !d.is_finite() {
-                        p.push(Error::scene(
-                            f("equation"),
-                            format!("d must be finite, got {d}"),
-                        ));
-                    }
-                }
-                _ => p.push(Error::scene(
-                    f("equation"),
-                    "give either point and normal, or equation = [a, b, c, d]",
-                )),
-            },
-            ShapeSpec::Plate {
-                center,
-                normal,
-                u,
-                half_size,
-            } => {
-                finite(p, f("center"), *center);
-                nonzero(p, f("normal"), *normal);
-                nonzero(p, f("u"), *u);
-                if normal.cross(*u).length_squared()
-                    <= 1e-12 * normal.length_squared() * u.length_squared()
-                {
-                    p.push(Error::scene(
-                        f("u"),
-                        format!("must not be parallel to the normal, got {u:?}"),
-                    ));
-                }
-                if !half_size.iter().all(|h| h.is_finite() && *h > 0.0) {
-                    p.push(Error::scene(
-                        f("half_size"),
-                        format!("must be > 0, got {half_size:?}"),
-                    ));
-                }
-            }
-            ShapeSpec::Disk {
-                center,
-                normal,
-                radius,
-            }
-            | ShapeSpec::Ring {
-                center,
-                normal,
-                radius,
-            } => {
-                finite(p, f("center"), *center);
-                nonzero(p, f("normal"), *normal);
-                positive(p, f("radius"), *radius);
-            }
-            ShapeSpec::Cylinder {
-                origin,
-                axis,
-                radius,
-                length,
-                ..
-            } => {
-                finite(p, f("origin"), *origin);
-                nonzero(p, f("axis"), *axis);
-                positive(p, f("radius"), *radius);
-                if let Some(l) = length {
-                    positive(p, f("length"), *l);
-                }
-            }
-            ShapeSpec::Point { pos } => finite(p, f("pos"), *pos),
-            ShapeSpec::Line {
-                point,
-                axis,
-                length,
-            } => {
-                finite(p, f("point"), *point);
-                nonzero(p, f("axis"), *axis);
-                if let Some(l) = length {
-                    positive(p, f("length"), *l);
-                }
-            }
-            ShapeSpec::Cone {
-                origin,
-                axis,
-                slope,
-                radius0,
-                range,
-            } => {
-                finite(p, f("origin"), *origin);
-                nonzero(p, f("axis"), *axis);
-                if let Some([lo, hi]) = range {
-                    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-                        p.push(Error::scene(
-                            f("range"),
-                            format!("must be [lo, hi] with lo < hi, got [{lo}, {hi}]"),
-                        ));
-                    }
-                }
-                if !(slope.is_finite() && radius0.is_finite()) || (*slope == 0.0 && *radius0 <= 0.0)
-                {
-                    p.push(Error::scene(
-                        f("slope"),
-                        format!("slope and radius0 must be finite and give a positive radius somewhere, got {slope}, {radius0}"),
-                    ));
-                }
-            }
-            ShapeSpec::Block { min, max, side } => {
-                finite(p, f("min"), *min);
-                finite(p, f("max"), *max);
-                if !min.cmplt(*max).all() {
-                    p.push(Error::scene(
-                        f("max"),
-                        format!("must exceed min on every axis, got min {min:?}, max {max:?}"),
-                    ));
-                }
-                if *side == Some(Side::Both) {
-                    p.push(Error::scene(
-                        f("side"),
-                        "must be inside or outside for a block",
-                    ));
-                }
-            }
-            ShapeSpec::IndentedCylinder {
-                radius,
-                indentations,
-            } => indentation_problems(*radius, indentations, at, p),
-            ShapeSpec::Hopper {
-                height,
-                centers,
-                radius,
-                slope,
-                bottom,
-                tube,
-            } => {
-                positive(p, f("radius"), *radius);
-                if !(tube.is_finite() && *tube >= 0.0) {
-                    p.push(Error::scene(f("tube"), format!("must be ≥ 0, got {tube}")));
-                } else if *tube > 0.0 && radius - slope * (height - bottom) <= 0.0 {
-                    p.push(Error::scene(
-                        f("tube"),
-                        "needs the cones cut above their apex (a tube of radius 0)",
-                    ));
-                }
-                positive(p, f("slope"), *slope);
-                if !(height.is_finite() && bottom.is_finite() && bottom < height) {
-                    p.push(Error::scene(
-                        f("bottom"),
-                        format!("must lie below height ({height}), got {bottom}"),
-                    ));
-                } else if radius - slope * (height - bottom) < 0.0 {
-                    p.push(Error::scene(
-                        f("bottom"),
-                        format!("lies below the cones' apex at {}", height - radius / slope),
-                    ));
-                }
-                if centers.is_empty() || 2 * centers.len() + 1 > MAX_UNION_MEMBERS {
-                    p.push(Error::scene(
-                        f("centers"),
-                        format!(
-                            "needs 1 to {} holes, got {}",
-                            MAX_UNION_MEMBERS / 2 - 1,
-                            centers.len()
-                        ),
-                    ));
-                }
-                for (a, c) in centers.iter().enumerate() {
-                    if !(c[0].is_finite() && c[1].is_finite()) {
-                        p.push(Error::scene(format!("{at}.centers[{a}]"), "must be finite"));
-                    }
-                    for (b, d) in centers.iter().enumerate().skip(a + 1) {
-                        if (c[0] - d[0]).hypot(c[1] - d[1]) < 2.0 * radius * (1.0 - 1e-12) {
-                            p.push(Error::scene(
-                                format!("{at}.centers[{b}]"),
-                                format!(
-                                    "its hole overlaps hole {a}'s (centres closer than two radii)"
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-            ShapeSpec::Union { members } => {
-                if members.is_empty() || members.len() > MAX_UNION_MEMBERS / 6 {
-                    p.push(Error::scene(
-                        f("members"),
-                        format!(
-                            "needs 1 to {} members, got {}",
-                            MAX_UNION_MEMBERS / 6,
-                            members.len()
-                        ),
-                    ));
-                }
-                for (n, m) in members.iter().enumerate() {
-                    if matches!(
-                        m,
-                        ShapeSpec::Union { .. }
-                            | ShapeSpec::IndentedCylinder { .. }
-                            | ShapeSpec::Hopper { .. }
-                    ) {
-                        p.push(Error::scene(
-                            format!("{at}.members[{n}]"),
-                            "a union cannot contain a union, an indented cylinder or a hopper; list a union's members instead, give the others their own wall",
-                        ));
-                    }
-                    m.problems(&format!("{at}.members[{n}]"), p);
-                }
-            }
-        }
-    }
-
     /// The shape with unit directions (the spec must have no problems).
     pub fn build(&self) -> Shape {
         match self {
@@ -558,32 +236,13 @@ impl ShapeSpec {
                 normal,
                 equation,
                 both,
-            } => {
-                let mut plane = match equation {
-                    Some([a, b, c, d]) => Plane::from_equation(DVec3::new(*a, *b, *c), *d),
-                    None => Plane {
-                        point: point.unwrap_or_default(),
-                        normal: normal.unwrap_or(DVec3::Z).normalize(),
-                        both: false,
-                    },
-                };
-                plane.both = *both;
-                Shape::Plane(plane)
-            }
+            } => Shape::Plane(plane(*point, *normal, *equation, *both)),
             ShapeSpec::Plate {
                 center,
                 normal,
                 u,
                 half_size,
-            } => {
-                let n = normal.normalize();
-                Shape::Plate(Plate {
-                    center: *center,
-                    normal: n,
-                    u: (*u - u.dot(n) * n).normalize(),
-                    half: *half_size,
-                })
-            }
+            } => Shape::Plate(plate(*center, *normal, *u, *half_size)),
             ShapeSpec::Disk {
                 center,
                 normal,
@@ -638,30 +297,11 @@ impl ShapeSpec {
                 radius0: *radius0,
                 range: *range,
             }),
-            ShapeSpec::Block { min, max, side } => {
-                let block = Block {
-                    min: *min,
-                    max: *max,
-                };
-                if *side == Some(Side::Inside) {
-                    Shape::Union(block.inner_planes().into_iter().map(Shape::Plane).collect())
-                } else {
-                    Shape::Block(block)
-                }
-            }
+            ShapeSpec::Block { min, max, side } => block(*min, *max, *side),
             ShapeSpec::IndentedCylinder {
                 radius,
                 indentations,
-            } => Shape::Union(
-                Indented::new(
-                    *radius,
-                    indent::distinct(indentations.iter().flat_map(Indentation::pockets).collect()),
-                )
-                .parts()
-                .into_iter()
-                .map(Shape::Indented)
-                .collect(),
-            ),
+            } => indented_cylinder(*radius, indentations),
             ShapeSpec::Hopper {
                 height,
                 centers,
@@ -669,26 +309,7 @@ impl ShapeSpec {
                 slope,
                 bottom,
                 tube,
-            } => Shape::Union(
-                Hopper {
-                    height: *height,
-                    cones: centers
-                        .iter()
-                        .map(|c| Cone {
-                            origin: DVec3::new(c[0], c[1], *height),
-                            axis: DVec3::Z,
-                            slope: *slope,
-                            radius0: *radius,
-                            range: Some([bottom - height, 0.0]),
-                        })
-                        .collect(),
-                    tube: *tube,
-                }
-                .parts()
-                .into_iter()
-                .map(Shape::Hopper)
-                .collect(),
-            ),
+            } => hopper([*height, *bottom], centers, *radius, *slope, *tube),
             ShapeSpec::Union { members } => Shape::Union(
                 members
                     .iter()
@@ -699,98 +320,78 @@ impl ShapeSpec {
     }
 }
 
-/// Problems of an indented cylinder at `at`: its numbers, then each pocket closed, non-empty
-/// and reaching past the cylinder, then the number of parts.
-fn indentation_problems(radius: f64, blocks: &[Indentation], at: &str, p: &mut Vec<Error>) {
-    positive(p, format!("{at}.radius"), radius);
-    if blocks.is_empty() {
-        p.push(Error::scene(
-            format!("{at}.indentations"),
-            "needs at least one indentation",
-        ));
+/// The plane through `point` with `normal`, or of `equation`, a sheet when `both`.
+fn plane(
+    point: Option<DVec3>,
+    normal: Option<DVec3>,
+    equation: Option<[f64; 4]>,
+    both: bool,
+) -> Plane {
+    let mut plane = match equation {
+        Some([a, b, c, d]) => Plane::from_equation(DVec3::new(a, b, c), d),
+        None => Plane {
+            point: point.unwrap_or_default(),
+            normal: normal.unwrap_or(DVec3::Z).normalize(),
+            both: false,
+        },
+    };
+    plane.both = both;
+    plane
+}
+
+/// The plate at `center` with unit `normal` and in-plane axis `u` made perpendicular to it.
+fn plate(center: DVec3, normal: DVec3, u: DVec3, half_size: [f64; 2]) -> Plate {
+    let n = normal.normalize();
+    Plate {
+        center,
+        normal: n,
+        u: (u - u.dot(n) * n).normalize(),
+        half: half_size,
     }
-    let before = p.len();
-    for (n, b) in blocks.iter().enumerate() {
-        let f = |name: &str| format!("{at}.indentations[{n}].{name}");
-        if b.pattern.is_empty() {
-            p.push(Error::scene(f("pattern"), "needs at least one plane"));
-        }
-        for (j, &[a, bb, c, d]) in b.pattern.iter().enumerate() {
-            nonzero(p, f(&format!("pattern[{j}]")), DVec3::new(a, bb, c));
-            if !d.is_finite() {
-                p.push(Error::scene(
-                    f(&format!("pattern[{j}]")),
-                    format!("d must be finite, got {d}"),
-                ));
-            }
-        }
-        let [lo, hi] = b.min_max;
-        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-            p.push(Error::scene(
-                f("min_max"),
-                format!("must be [minimum, maximum] with minimum < maximum, got [{lo}, {hi}]"),
-            ));
-        }
-        if b.rows.is_empty() {
-            p.push(Error::scene(f("rows"), "needs at least one row"));
-        }
-        let mut below = lo;
-        for (i, row) in b.rows.iter().enumerate() {
-            if !(row.min >= below && row.min < hi) {
-                p.push(Error::scene(
-                    f(&format!("rows[{i}].min")),
-                    format!(
-                        "must lie in [{below}, {hi}) (rows go up, inside min_max), got {}",
-                        row.min
-                    ),
-                ));
-            }
-            below = row.min.max(below);
-            if row.angles.is_empty() || !row.angles.iter().all(|a| a.is_finite()) {
-                p.push(Error::scene(
-                    f(&format!("rows[{i}].angles")),
-                    format!("needs at least one finite angle, got {:?}", row.angles),
-                ));
-            }
-        }
+}
+
+/// The block from `min` to `max`: a solid, or a vat of six half-spaces (`side` inside).
+fn block(min: DVec3, max: DVec3, side: Option<Side>) -> Shape {
+    let block = Block { min, max };
+    if side == Some(Side::Inside) {
+        Shape::Union(block.inner_planes().into_iter().map(Shape::Plane).collect())
+    } else {
+        Shape::Block(block)
     }
-    if p.len() > before || !radius.is_finite() {
-        return;
-    }
-    let mut parts = 1;
-    for (n, b) in blocks.iter().enumerate() {
-        let pockets = b.pockets();
-        let placed = b
-            .rows
-            .iter()
-            .enumerate()
-            .flat_map(|(i, row)| row.angles.iter().map(move |a| (i, a)));
-        for ((i, angle), pocket) in placed.zip(&pockets) {
-            parts += 2 * pocket.len();
-            let problem = if !indent::bounded(pocket) {
-                "the pattern's planes do not close the pocket (it would be open to infinity)"
-            } else {
-                let v = indent::vertices(pocket);
-                if v.is_empty() {
-                    "the pattern's planes leave no room between them in this row"
-                } else if v.iter().all(|x| x.truncate().length() <= radius) {
-                    "the pocket lies inside the cylinder: it cuts nothing out of the wall"
-                } else {
-                    continue;
-                }
-            };
-            p.push(Error::scene(
-                format!("{at}.indentations[{n}].rows[{i}].angles"),
-                format!("pocket at {angle}°: {problem}"),
-            ));
-        }
-    }
-    if parts > MAX_UNION_MEMBERS {
-        p.push(Error::scene(
-            format!("{at}.indentations"),
-            format!("the pockets make {parts} wall parts (the mantle, and a face and a rim per plane of each pocket, with the row's two band planes); at most {MAX_UNION_MEMBERS}"),
-        ));
-    }
+}
+
+/// The cylinder of `radius` with the distinct pockets of `indentations`, as its parts.
+fn indented_cylinder(radius: f64, indentations: &[Indentation]) -> Shape {
+    let pockets = indent::distinct(indentations.iter().flat_map(Indentation::pockets).collect());
+    Shape::Union(
+        Indented::new(radius, pockets)
+            .parts()
+            .into_iter()
+            .map(Shape::Indented)
+            .collect(),
+    )
+}
+
+/// The hopper's floor at height with cones cut at bottom (`heights`) under holes of `radius`
+/// at `centers`, of `slope`, with chutes of length `tube`, as its parts.
+fn hopper(heights: [f64; 2], centers: &[[f64; 2]], radius: f64, slope: f64, tube: f64) -> Shape {
+    let [height, bottom] = heights;
+    let cones = centers
+        .iter()
+        .map(|c| Cone {
+            origin: DVec3::new(c[0], c[1], height),
+            axis: DVec3::Z,
+            slope,
+            radius0: radius,
+            range: Some([bottom - height, 0.0]),
+        })
+        .collect();
+    let hopper = Hopper {
+        height,
+        cones,
+        tube,
+    };
+    Shape::Union(hopper.parts().into_iter().map(Shape::Hopper).collect())
 }
 
 #[cfg(test)]

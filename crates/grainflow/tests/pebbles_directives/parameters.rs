@@ -270,18 +270,15 @@ pub(super) fn rows() -> Vec<Row> {
             "",
             "integration_method runge_kutta",
             |a, b| {
-                assert_eq!(
-                    ok(a).scene.simulation.integrator,
-                    Integrator::VelocityVerlet
-                );
-                assert_eq!(ok(b).scene.simulation.integrator, Integrator::RungeKutta);
+                assert_eq!(integrator(a), Integrator::VelocityVerlet);
+                assert_eq!(integrator(b), Integrator::RungeKutta);
                 for (word, method) in [
                     ("euler", Integrator::Euler),
                     ("adams_bashforth", Integrator::AdamsBashforth),
                     ("adams_moulton", Integrator::AdamsMoulton),
                 ] {
                     let r = translate(&format!("integration_method {word}"));
-                    assert_eq!(ok(&r).scene.simulation.integrator, method);
+                    assert_eq!(integrator(&r), method);
                 }
             },
         ),
@@ -290,11 +287,8 @@ pub(super) fn rows() -> Vec<Row> {
             "",
             "use_simple_integrator",
             |a, b| {
-                assert_eq!(
-                    ok(a).scene.simulation.integrator,
-                    Integrator::VelocityVerlet
-                );
-                assert_eq!(ok(b).scene.simulation.integrator, Integrator::Euler);
+                assert_eq!(integrator(a), Integrator::VelocityVerlet);
+                assert_eq!(integrator(b), Integrator::Euler);
             },
         ),
         // 4.3

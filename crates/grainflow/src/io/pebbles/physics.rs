@@ -7,9 +7,9 @@
 use super::{Arg, Deck};
 use crate::contact::pebbles::{PebblesFriction, StaticFriction};
 use crate::contact::{Cohesion, ContactModel, Normal, Rolling, Tangential, Twisting};
-use crate::integrator::Integrator;
 use crate::io::tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 use crate::particles::Core;
+use crate::scene::Integrator;
 use crate::Result;
 
 /// The later of the directives `names` that the deck has.
@@ -240,7 +240,7 @@ pub fn tallies(deck: &Deck, alpha: f64) -> Result<TalliesSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Scene;
+    use crate::scene::{Method, Scene};
     use crate::timestep::DtLimit;
     use std::path::Path;
 
@@ -295,7 +295,11 @@ mod tests {
                 density: 2000.0
             })
         );
-        assert_eq!(s.simulation.integrator, Integrator::Euler);
+        assert!(
+            matches!(s.simulation.method, Method::Soft(o) if o.integrator == Integrator::Euler),
+            "{:?}",
+            s.simulation.method
+        );
         assert_eq!(s.simulation.dt_limit, DtLimit::ContactTime);
         assert_eq!(s.output.tallies, Some(TalliesSpec::default()));
     }
@@ -332,7 +336,11 @@ mod tests {
         assert!(sf.linear_cutoff, "the later cutoff directive wins");
         assert_eq!(sf.zero_long_slips, Some(1.5));
         assert_eq!(sf.decrease_long_slips, None);
-        assert_eq!(s.simulation.integrator, Integrator::RungeKutta);
+        assert!(
+            matches!(s.simulation.method, Method::Soft(o) if o.integrator == Integrator::RungeKutta),
+            "{:?}",
+            s.simulation.method
+        );
         // No core (pebble_radius 0.0 0.1 by default): a uniform sphere.
         assert_eq!(s.materials[0].core, None);
         let t = s.output.tallies.expect("tallies");

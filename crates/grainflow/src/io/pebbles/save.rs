@@ -34,6 +34,7 @@ use crate::contact::{normal, ContactState};
 use crate::material::{effective_mass, effective_radius};
 use crate::scene::{ParticleSource, SphereSpec};
 use crate::sim::Simulation;
+use crate::walls::history::WallMember;
 use crate::{Error, Result};
 
 /// One pebble of a save.
@@ -103,12 +104,11 @@ impl Save {
             .map(|(a, b, s)| if a < b { (a, b, s) } else { (b, a, -s) })
             .collect();
         slips.sort_by_key(|&(a, b, _)| (a, b));
-        let mut surface_slips: Vec<(u64, u32, DVec3)> = (0..p.len())
-            .flat_map(|k| {
-                w.wall_contacts(k)
-                    .filter(|(_, s)| s.touching)
-                    .map(move |(key, s)| (p.id[k], key, s.slip))
-            })
+        let mut surface_slips: Vec<(u64, u32, DVec3)> = w
+            .wall_history
+            .iter()
+            .filter(|(_, _, s)| s.touching)
+            .map(|(k, member, s)| (p.id[k], member.to_bits(), s.slip))
             .collect();
         surface_slips.sort_by_key(|&(a, key, _)| (a, key));
         Save {
@@ -328,7 +328,8 @@ impl Save {
         }
         let mut walls = Vec::new();
         for &(a, key, s) in &self.surface_slips {
-            let (wall, _) = crate::walls::interact::member(key);
+            let member = WallMember::from_bits(key);
+            let wall = member.wall();
             if wall >= w.walls.len() {
                 return Err(Error::scene(
                     "load_pebble_save",
@@ -339,14 +340,15 @@ impl Save {
                 ));
             }
             if let Some(i) = at(a) {
-                walls.push((i, key, state(i, None, s)));
+                walls.push((i, member, state(i, None, s)));
             }
         }
         w.rebuild_neighbors(&ph.periodic);
         let put_back = |w: &mut crate::world::World| {
             w.neighbors.set_history(&entries);
             // The save lists every touching wall contact: it replaces what the build found.
-            w.set_wall_contacts(walls.iter().cloned());
+            let n = w.particles.len();
+            w.wall_history.restore(n, walls.iter().cloned(), &w.walls);
         };
         put_back(w);
         // Forces with the saved slips; the evaluation may rescale a slip at the Coulomb cap,

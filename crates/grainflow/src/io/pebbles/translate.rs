@@ -23,7 +23,9 @@ use crate::fill::prime::Packing;
 use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::particles::{core_shell_mass_inertia, Core};
-use crate::scene::{OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep};
+use crate::scene::{
+    Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SoftOptions, SphereSpec, TimeStep,
+};
 use crate::timestep::DtLimit;
 use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
 use crate::{Error, Result};
@@ -514,7 +516,7 @@ impl Deck {
         let v = vessel(self, r_o)?;
         let (model, mu_pp, mu_ps) = physics::contact_law(self)?;
         let integrator = physics::integrator(self)?;
-        let substeps = if integrator == crate::integrator::Integrator::Euler {
+        let substeps = if integrator == crate::scene::Integrator::Euler {
             physics::euler_substeps(&model, alpha, mass, inertia, r_o)
         } else {
             1
@@ -755,10 +757,12 @@ impl Deck {
             simulation: SimulationSpec {
                 seed: self.num("seed") as u64,
                 start_time: self.num("initial_time"),
-                integrator,
                 // alpha = 1e-4 s is about t_c/6 for the samples' h = 1e6 N/m (001 §8).
                 dt_limit: DtLimit::ContactTime,
-                substeps,
+                method: Method::Soft(SoftOptions {
+                    integrator,
+                    substeps,
+                }),
                 ..SimulationSpec::new(runs * alpha, TimeStep::Fixed(alpha))
             },
             contact: model,

@@ -19,6 +19,10 @@ use crate::material::{Material, PairOverride};
 use crate::particles::Mobility;
 use crate::{Error, Result};
 
+mod method;
+
+pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
+
 /// A whole scene.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,20 +66,6 @@ pub struct BoundarySpec {
     /// Periodic axes with their intervals, e.g. `periodic = { x = [0.0, 0.055] }`.
     #[serde(default)]
     pub periodic: Periodic,
-}
-
-/// How grains move.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Method {
-    /// Soft spheres with overlap-based contact forces and a fixed step (002, 003).
-    #[default]
-    Soft,
-    /// Hard spheres: instantaneous collisions predicted exactly during each drift (000).
-    Hard,
-    /// Approximate hard spheres: collisions gathered per fixed step, then overlaps corrected
-    /// (004), for dense flows; options in `[simulation.approx_hard]`.
-    ApproxHard,
 }
 
 /// The keyword `"auto"`.
@@ -156,7 +146,7 @@ impl<'de> Deserialize<'de> for Skin {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimulationSpec {
-    /// How grains move.
+    /// How grains move, with the method's options.
     #[serde(default)]
     pub method: Method,
     /// Simulated time to run (s).
@@ -176,9 +166,6 @@ pub struct SimulationSpec {
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
     #[serde(default)]
     pub domain: Option<[DVec3; 2]>,
-    /// Integrator of the soft method (001 §3.3); velocity Verlet when absent.
-    #[serde(default)]
-    pub integrator: crate::integrator::Integrator,
     /// How large a given dt may be: "accuracy" (t_c/10, default) or "contact_time" (t_c).
     #[serde(default)]
     pub dt_limit: crate::timestep::DtLimit,
@@ -188,19 +175,6 @@ pub struct SimulationSpec {
     /// 3 (spheres) or 2 (discs in the xy plane, density per area; see [`crate::planar`]).
     #[serde(default = "three")]
     pub dimensions: u8,
-    /// Options of `method = "approx_hard"`.
-    #[serde(default)]
-    pub approx_hard: crate::approx_hard::ApproxHardSpec,
-    /// Hard spheres: collisions approaching slower than this (m/s) are elastic, ε_n = 1
-    /// (pkdgrav's slide limit, the run parameter that keeps 000 §3.2's tumbler tractable:
-    /// grains resting on each other would otherwise collide without end, inelastic collapse).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub slide_limit: f64,
-    /// Soft method: integrator steps per time step (each of dt / substeps). Outputs, tallies
-    /// and recirculation still go by dt; PEBBLES decks use it to keep Euler stable at the
-    /// deck's `alpha` (see `integrator::euler_substeps`).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
-    pub substeps: u32,
     /// Soft method: every this many steps, the particles are sorted again along the Morton
     /// curve they are made in, so that grains near in space stay near in memory as a flow
     /// mixes them (LAMMPS's `atom_modify sort`); never when absent. Results then differ from
@@ -222,13 +196,9 @@ impl SimulationSpec {
             max_overlap: default_max_overlap(),
             skin: None,
             domain: None,
-            integrator: Default::default(),
             dt_limit: Default::default(),
             start_time: 0.0,
             dimensions: three(),
-            approx_hard: Default::default(),
-            slide_limit: 0.0,
-            substeps: 1,
             sort_every: None,
         }
     }
@@ -236,14 +206,6 @@ impl SimulationSpec {
 
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
-}
-
-fn one() -> u32 {
-    1
-}
-
-fn is_one(v: &u32) -> bool {
-    *v == 1
 }
 
 fn three() -> u8 {
@@ -447,9 +409,6 @@ pub struct OutputSpec {
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tallies: Option<crate::io::tallies::TalliesSpec>,
-    /// Every hard-sphere collision (time, bodies, relative speed) into `collisions.csv`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub collision_log: bool,
 }
 
 /// Largest number of lattice sites a scene may ask for.
@@ -522,10 +481,31 @@ impl Scene {
         };
         let document = toml::Deserializer::parse(text).map_err(|e| parse_error(&e, None))?;
         serde_path_to_error::deserialize(document).map_err(|e| {
+            if let Some(old) = method::old_spelling(text, origin) {
+                return old;
+            }
             // The path of a value at the top level is ".": nothing to name beyond the place.
             let key = e.path().to_string();
             parse_error(e.inner(), (key != ".").then_some(key))
         })
+    }
+
+    /// Parses the scene a checkpoint holds; one written before the method's options moved
+    /// into `simulation.method` is read in the new spelling.
+    pub fn from_checkpoint_toml(text: &str) -> Result<Scene> {
+        let origin = "checkpoint scene";
+        let mut doc: toml::Table = toml::from_str(text).map_err(|e| Error::Parse {
+            path: origin.into(),
+            message: e.message().replace('\n', " "),
+        })?;
+        if method::upgrade_old_spelling(&mut doc).is_none() {
+            return Scene::from_toml(text, origin);
+        }
+        let text = toml::to_string(&doc).map_err(|e| Error::Parse {
+            path: origin.into(),
+            message: e.to_string(),
+        })?;
+        Scene::from_toml(&text, origin)
     }
 
     /// Reads and parses a scene file.
@@ -562,58 +542,11 @@ impl Scene {
         let mut p = Vec::new();
         let s = &self.simulation;
         positive(&mut p, "simulation.duration", s.duration);
-        match s.dt {
-            TimeStep::Fixed(dt) => positive(&mut p, "simulation.dt", dt),
-            TimeStep::Auto(_) if s.method != Method::Soft => p.push(Error::scene(
-                "simulation.dt",
-                "\"auto\" follows the contact time of soft spheres; give dt in seconds with method = \"hard\" or \"approx_hard\"",
-            )),
-            TimeStep::Auto(_) => {}
-        }
-        if s.method == Method::Hard {
-            crate::hard::scene_problems(self, &mut p);
-        } else {
-            if self.output.collision_log {
-                p.push(Error::scene(
-                    "output.collision_log",
-                    "logs hard-sphere collisions; it needs method = \"hard\"",
-                ));
-            }
-            if s.slide_limit != 0.0 {
-                p.push(Error::scene(
-                    "simulation.slide_limit",
-                    "applies to hard-sphere collisions; it needs method = \"hard\"",
-                ));
-            }
-        }
-        self.integrator_problems(&mut p);
+        method::problems(self, &mut p);
         if !(s.max_overlap > 0.0 && s.max_overlap <= 1.0) {
             p.push(Error::scene(
                 "simulation.max_overlap",
                 format!("must be in (0, 1], got {}", s.max_overlap),
-            ));
-        }
-        if let Some(skin) = s.skin {
-            match skin {
-                Skin::Fixed(skin) => positive(&mut p, "simulation.skin", skin),
-                Skin::Auto(_) if s.method == Method::ApproxHard => p.push(Error::scene(
-                    "simulation.skin",
-                    "\"auto\" sizes the skin of soft spheres; approx_hard widens its own skin from the fastest grain, or takes one in metres",
-                )),
-                Skin::Auto(_) => {}
-            }
-            if s.method == Method::Hard {
-                p.push(Error::scene(
-                    "simulation.skin",
-                    "is sized by the hard-sphere method itself, from the fastest grain (4 v_max dt); remove it",
-                ));
-            }
-        }
-        p.extend(s.approx_hard.problems());
-        if s.method != Method::ApproxHard && s.approx_hard != Default::default() {
-            p.push(Error::scene(
-                "simulation.approx_hard",
-                "sets options of the approximate hard-sphere method; it needs method = \"approx_hard\"",
             ));
         }
         crate::planar::problems(self, &mut p);
@@ -689,50 +622,6 @@ impl Scene {
                     g.min,
                     g.max()
                 ),
-            ));
-        }
-    }
-
-    /// Runge–Kutta and Adams need the soft method and slots whose history is in rate form.
-    fn integrator_problems(&self, p: &mut Vec<Error>) {
-        use crate::contact::{Rolling, Tangential, Twisting};
-        let i = self.simulation.integrator;
-        if i != crate::integrator::Integrator::VelocityVerlet
-            && self.simulation.method != Method::Soft
-        {
-            p.push(Error::scene(
-                "simulation.integrator",
-                "applies to method = \"soft\" only",
-            ));
-        }
-        match self.simulation.sort_every {
-            Some(0) => p.push(Error::scene(
-                "simulation.sort_every",
-                "must be at least 1 (steps between sorts); leave it out to never sort",
-            )),
-            Some(_) if self.simulation.method != Method::Soft => p.push(Error::scene(
-                "simulation.sort_every",
-                "applies to method = \"soft\" only",
-            )),
-            _ => {}
-        }
-        let n = self.simulation.substeps;
-        if n == 0 {
-            p.push(Error::scene("simulation.substeps", "must be at least 1"));
-        } else if n > 1 && self.simulation.method != Method::Soft {
-            p.push(Error::scene(
-                "simulation.substeps",
-                format!("applies to method = \"soft\" only, got {n}"),
-            ));
-        }
-        let c = &self.contact;
-        let rate_form = matches!(c.tangential, Tangential::None | Tangential::Pebbles(_))
-            && c.rolling == Rolling::None
-            && c.twisting == Twisting::None;
-        if i.needs_rate_form() && !rate_form {
-            p.push(Error::scene(
-                "simulation.integrator",
-                "runge_kutta and adams_* need contact.tangential = pebbles or none and rolling = twisting = \"none\" (the spring, rolling and twisting slots integrate inside the force)",
             ));
         }
     }
@@ -1171,6 +1060,31 @@ spheres = [{ pos = [0, 0, 1e-3], radius = 5e-4 }]
             msgs.iter()
                 .any(|m| m.starts_with("walls[0].material: no material named \"steel\"")),
             "{msgs:?}"
+        );
+    }
+
+    #[test]
+    fn method_options_round_trip_and_old_checkpoint_scenes_are_read() {
+        let hard = MINIMAL.replace(
+            "dt = \"auto\"",
+            "dt = 1e-4\nmethod = { hard = { slide_limit = 0.01, collision_log = true } }",
+        );
+        let s = Scene::from_toml(&hard, "test").expect("parses");
+        let text = s.to_toml().expect("writes");
+        assert_eq!(s, Scene::from_toml(&text, "again").expect("re-parses"));
+        // A checkpoint written before the options moved holds them beside `method`, and the
+        // approx_hard table and integrator at their defaults whatever the method.
+        let old = MINIMAL
+            .replace(
+                "dt = \"auto\"",
+                "dt = 1e-4\nmethod = \"hard\"\nintegrator = \"velocity_verlet\"\nslide_limit = 0.01\n[simulation.approx_hard]\npasses = 1",
+            )
+            .replace("[contact]", "[output]\ncollision_log = true\n[contact]");
+        assert!(Scene::from_toml(&old, "old").is_err());
+        assert_eq!(Scene::from_checkpoint_toml(&old).expect("upgrades"), s);
+        assert_eq!(
+            Scene::from_checkpoint_toml(&text).expect("reads the new spelling"),
+            s
         );
     }
 
