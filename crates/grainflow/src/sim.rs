@@ -283,7 +283,8 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
     };
     // The hard-sphere methods list every periodic image a drift can reach, as ghosts; soft
     // spheres one image per pair, so every periodic length must hold three neighbour cells.
-    let ghosts = scene.simulation.method != Method::Soft && !scene.boundary.periodic.is_open();
+    let hard = !matches!(scene.simulation.method, Method::Soft(_));
+    let ghosts = hard && !scene.boundary.periodic.is_open();
     let cell = 2.0 * particles.max_radius() + skin;
     let lengths = scene.boundary.periodic.lengths().to_array();
     for (name, l) in ["x", "y", "z"].iter().zip(lengths) {

@@ -1,8 +1,8 @@
 //! Periodic images as ghosts: every image a drift can reach is seen.
 
 /// Two spheres of radius 0.02 in a unit periodic cube, 0.48 apart along x and moving apart at
-/// 2 m/s each, with `method` and the tables `rest`, in steps of `dt` (s).
-fn two_spheres(method: &str, rest: &str, dt: f64) -> grainflow::sim::Simulation {
+/// 2 m/s each, with `method`, in steps of `dt` (s).
+fn two_spheres(method: &str, dt: f64) -> grainflow::sim::Simulation {
     let text = format!(
         r#"
 [simulation]
@@ -27,7 +27,7 @@ spheres = [
   {{ pos = [0.26, 0.5, 0.5], radius = 0.02, vel = [-2, 0, 0] }},
   {{ pos = [0.74, 0.5, 0.5], radius = 0.02, vel = [2, 0, 0] }},
 ]
-{rest}"#
+"#
     );
     let scene = grainflow::scene::Scene::from_toml(&text, "ghosts").expect("parses");
     assert!(scene.problems().is_empty(), "{:?}", scene.problems());
@@ -36,7 +36,7 @@ spheres = [
 
 /// The meeting times (s) of the two hard spheres over 0.6 s in steps of `dt` (s).
 fn meetings(dt: f64) -> Vec<f64> {
-    let mut sim = two_spheres("\"hard\"", "[output]\ncollision_log = true\n", dt);
+    let mut sim = two_spheres("{ hard = { collision_log = true } }", dt);
     let mut times = Vec::new();
     while sim.world.time < 0.6 - 1e-9 {
         sim.step().expect("steps");
@@ -65,7 +65,7 @@ fn two_spheres_meet_across_the_face_and_inside_at_any_dt() {
 #[test]
 fn approximate_hard_spheres_meet_across_the_face() {
     for dt in [0.1, 0.01] {
-        let mut sim = two_spheres("\"approx_hard\"", "", dt);
+        let mut sim = two_spheres("\"approx_hard\"", dt);
         while sim.world.time < 0.2 - 1e-9 {
             sim.step().expect("steps");
         }
