@@ -107,9 +107,16 @@ impl Ghosts {
     /// `None` when that is no shift at all.
     #[inline]
     pub fn shift(&self, i: usize, k: usize, s: Image, l: DVec3) -> Option<DVec3> {
-        let (wi, wk) = (self.wraps[i], self.wraps[k]);
-        let n: Image = std::array::from_fn(|a| s[a] + wk[a] - wi[a]);
+        let n = self.image_now(i, k, s);
         (n != [0; 3]).then(|| periods(n, l))
+    }
+
+    /// Owned grain k's image `s` beside grain i, as whole periods from where both are now:
+    /// s + w_k − w_i.
+    #[inline]
+    pub fn image_now(&self, i: usize, k: usize, s: Image) -> Image {
+        let (wi, wk) = (self.wraps[i], self.wraps[k]);
+        std::array::from_fn(|a| s[a] + wk[a] - wi[a])
     }
 
     /// Grain k's unwrapped move since the ghosts were made, from `moved` = its position now
@@ -220,6 +227,7 @@ mod tests {
         g.count_wrap(0, raw, periodic.wrap(raw), l);
         assert_eq!(g.wraps[0], [1, 0, 0]);
         assert_eq!(g.shift(0, 1, [1, 0, 0], l), None);
+        assert_eq!(g.image_now(0, 1, [1, 0, 0]), [0; 3]);
         let moved = periodic.wrap(raw) - pos[0];
         assert!((g.unwrapped(0, moved, l).x - 0.15).abs() < 1e-12);
     }

@@ -624,6 +624,14 @@ fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, n
     for k in 0..world.particles.len() {
         advance(world, ds, &periodic, k, now);
     }
+    // The last partners' images as the new ghosts will number them (from where grains are now).
+    if let Some(g) = &world.neighbors.ghosts {
+        for (i, last) in ds.last.iter_mut().enumerate() {
+            if let Some(Target::Particle(j, s)) = *last {
+                *last = Some(Target::Particle(j, g.image_now(i, j, s)));
+            }
+        }
+    }
     let nl = &mut world.neighbors;
     nl.skin = nl
         .skin
