@@ -117,117 +117,7 @@ pub fn drum(runs: &[PathBuf], from: f64, out: &Path) -> Result<()> {
     let mut rows = Vec::new();
     let mut summary = String::from("run,froude,angle_deg,error_deg,frames,flowing_layer_over_d\n");
     for (n, dir) in runs.iter().enumerate() {
-        let (scene, ckpt) = load_run(dir)?;
-        let g = gravity(&scene, dir)?;
-        let drum = scene.walls.iter().find_map(|w| {
-            let wall = w.build(0);
-            match (&wall.shape, &wall.motion) {
-                (Shape::Cylinder(c), Motion::Rotate { omega, .. }) => {
-                    Some((c.origin, c.axis, c.radius, *omega))
-                }
-                _ => None,
-            }
-        });
-        let Some((center, axis, r_wall, omega)) = drum else {
-            bail!("{}: the scene has no rotating cylinder wall", dir.display());
-        };
-        let p = &ckpt.particles;
-        let glued: std::collections::HashSet<u64> = (0..p.len())
-            .filter(|&k| p.inv_mass[k] == 0.0)
-            .map(|k| p.id[k])
-            .collect();
-        let glued_d = (0..p.len())
-            .filter(|&k| p.inv_mass[k] == 0.0)
-            .map(|k| 2.0 * p.radius[k])
-            .fold(0.0, f64::max);
-        let free_r: Vec<f64> = (0..p.len())
-            .filter(|&k| p.inv_mass[k] > 0.0)
-            .map(|k| p.radius[k])
-            .collect();
-        let d = 2.0 * free_r.iter().sum::<f64>() / free_r.len().max(1) as f64;
-        let diameter = 2.0 * r_wall - 2.0 * glued_d;
-        let frame = DrumFrame::new(center, axis, g);
-        let frames = read_dump(&dir.join("particles.dump"))?;
-        let (mut angles, mut series) = (Vec::new(), String::from("time,angle_deg\n"));
-        let layers = 20;
-        let (mut vsum, mut vcount) = (vec![0.0; layers], vec![0usize; layers]);
-        for f in frames.iter().filter(|f| f.step as f64 * ckpt.dt >= from) {
-            let keep: Vec<usize> = (0..f.id.len())
-                .filter(|&k| !glued.contains(&f.id[k]))
-                .collect();
-            let pos: Vec<DVec3> = keep.iter().map(|&k| f.pos[k]).collect();
-            let vel: Vec<DVec3> = keep.iter().map(|&k| f.vel[k]).collect();
-            let Some(fit) = drum_angle(&frame, &pos, d, 0.25 * diameter) else {
-                continue;
-            };
-            angles.push(fit.angle_deg());
-            let _ = writeln!(
-                series,
-                "{:e},{:e}",
-                f.step as f64 * ckpt.dt,
-                fit.angle_deg()
-            );
-            let prof = velocity_profile(&frame, &fit, &pos, &vel, 0.25 * diameter, 2.0 * d, layers);
-            for k in 0..layers {
-                if prof.count[k] > 0 {
-                    vsum[k] += prof.velocity[k] * prof.count[k] as f64;
-                    vcount[k] += prof.count[k];
-                }
-            }
-        }
-        let (angle, error) = mean_and_error(&angles);
-        let fr = froude_number(omega, diameter, g.length());
-        let scale = omega.abs() * diameter;
-        let mut prof_csv = String::from("depth_over_d,velocity_over_omega_d,grains\n");
-        let mut pts = Vec::new();
-        let mut flowing = f64::NAN;
-        let mut prev: Option<(f64, f64)> = None;
-        for k in 0..layers {
-            if vcount[k] == 0 {
-                continue;
-            }
-            let (y, v) = ((k as f64 + 0.5) * 2.0, vsum[k] / vcount[k] as f64 / scale);
-            let _ = writeln!(prof_csv, "{y:e},{v:e},{}", vcount[k]);
-            pts.push((y, v, 0.0));
-            if let Some((y0, v0)) = prev {
-                if flowing.is_nan() && v0 > 0.0 && v <= 0.0 {
-                    flowing = y0 + (y - y0) * v0 / (v0 - v);
-                }
-            }
-            prev = Some((y, v));
-        }
-        let name = format!("run{n}");
-        write(&out.join(format!("{name}_angle.csv")), &series)?;
-        write(&out.join(format!("{name}_profile.csv")), &prof_csv)?;
-        if !pts.is_empty() {
-            xy_plot(
-                &out.join(format!("{name}_profile.png")),
-                &format!(
-                    "{}: streamwise velocity, Fr = {fr:.2e} (002 Fig. 14)",
-                    dir.display()
-                ),
-                "depth below the surface y'/d",
-                "v'_x / (ω D)",
-                &[Series {
-                    label: "mean over frames",
-                    points: pts,
-                    line: true,
-                }],
-                false,
-            )?;
-        }
-        let _ = writeln!(
-            summary,
-            "{},{fr:e},{angle:e},{error:e},{},{flowing:e}",
-            dir.display(),
-            angles.len()
-        );
-        outln!(
-            "{}: Fr = {fr:.3e}, angle = {angle:.2} ± {error:.2} deg over {} frames, flowing layer {flowing:.1} d",
-            dir.display(),
-            angles.len()
-        );
-        rows.push((fr, angle, error));
+        rows.push(drum_run(&format!("run{n}"), dir, from, out, &mut summary)?);
     }
     write(&out.join("angle_vs_froude.csv"), &summary)?;
     let table: Vec<(f64, f64, f64)> = TABLE_3.to_vec();
@@ -252,6 +142,146 @@ pub fn drum(runs: &[PathBuf], from: f64, out: &Path) -> Result<()> {
     )?;
     outln!("wrote {}", out.display());
     Ok(())
+}
+
+/// One drum run in `dir`, named `name` in the files it writes to `out`: its angle CSV and
+/// velocity profile, a row of `summary`; returns (Froude number, angle, its error) in degrees.
+fn drum_run(
+    name: &str,
+    dir: &Path,
+    from: f64,
+    out: &Path,
+    summary: &mut String,
+) -> Result<(f64, f64, f64)> {
+    let (scene, ckpt) = load_run(dir)?;
+    let g = gravity(&scene, dir)?;
+    let (center, axis, r_wall, omega) = drum_wall(&scene, dir)?;
+    let p = &ckpt.particles;
+    let glued: std::collections::HashSet<u64> = (0..p.len())
+        .filter(|&k| p.inv_mass[k] == 0.0)
+        .map(|k| p.id[k])
+        .collect();
+    let glued_d = (0..p.len())
+        .filter(|&k| p.inv_mass[k] == 0.0)
+        .map(|k| 2.0 * p.radius[k])
+        .fold(0.0, f64::max);
+    let free_r: Vec<f64> = (0..p.len())
+        .filter(|&k| p.inv_mass[k] > 0.0)
+        .map(|k| p.radius[k])
+        .collect();
+    let d = 2.0 * free_r.iter().sum::<f64>() / free_r.len().max(1) as f64;
+    let diameter = 2.0 * r_wall - 2.0 * glued_d;
+    let frame = DrumFrame::new(center, axis, g);
+    let frames = read_dump(&dir.join("particles.dump"))?;
+    let (mut angles, mut series) = (Vec::new(), String::from("time,angle_deg\n"));
+    let layers = 20;
+    let (mut vsum, mut vcount) = (vec![0.0; layers], vec![0usize; layers]);
+    for f in frames.iter().filter(|f| f.step as f64 * ckpt.dt >= from) {
+        let keep: Vec<usize> = (0..f.id.len())
+            .filter(|&k| !glued.contains(&f.id[k]))
+            .collect();
+        let pos: Vec<DVec3> = keep.iter().map(|&k| f.pos[k]).collect();
+        let vel: Vec<DVec3> = keep.iter().map(|&k| f.vel[k]).collect();
+        let Some(fit) = drum_angle(&frame, &pos, d, 0.25 * diameter) else {
+            continue;
+        };
+        angles.push(fit.angle_deg());
+        let _ = writeln!(
+            series,
+            "{:e},{:e}",
+            f.step as f64 * ckpt.dt,
+            fit.angle_deg()
+        );
+        let prof = velocity_profile(&frame, &fit, &pos, &vel, 0.25 * diameter, 2.0 * d, layers);
+        for k in 0..layers {
+            if prof.count[k] > 0 {
+                vsum[k] += prof.velocity[k] * prof.count[k] as f64;
+                vcount[k] += prof.count[k];
+            }
+        }
+    }
+    let (angle, error) = mean_and_error(&angles);
+    let fr = froude_number(omega, diameter, g.length());
+    let scale = omega.abs() * diameter;
+    let (prof_csv, pts, flowing) = flowing_layer(&vsum, &vcount, scale);
+    write(&out.join(format!("{name}_angle.csv")), &series)?;
+    write(&out.join(format!("{name}_profile.csv")), &prof_csv)?;
+    if !pts.is_empty() {
+        xy_plot(
+            &out.join(format!("{name}_profile.png")),
+            &format!(
+                "{}: streamwise velocity, Fr = {fr:.2e} (002 Fig. 14)",
+                dir.display()
+            ),
+            "depth below the surface y'/d",
+            "v'_x / (ω D)",
+            &[Series {
+                label: "mean over frames",
+                points: pts,
+                line: true,
+            }],
+            false,
+        )?;
+    }
+    let _ = writeln!(
+        summary,
+        "{},{fr:e},{angle:e},{error:e},{},{flowing:e}",
+        dir.display(),
+        angles.len()
+    );
+    outln!(
+        "{}: Fr = {fr:.3e}, angle = {angle:.2} ± {error:.2} deg over {} frames, flowing layer {flowing:.1} d",
+        dir.display(),
+        angles.len()
+    );
+    Ok((fr, angle, error))
+}
+
+/// The drum of a run's scene, its first rotating cylinder wall: centre and axis, radius (m)
+/// and angular velocity (rad/s).
+fn drum_wall(scene: &Scene, dir: &Path) -> Result<(DVec3, DVec3, f64, f64)> {
+    let drum = scene.walls.iter().find_map(|w| {
+        let wall = w.build(0);
+        match (&wall.shape, &wall.motion) {
+            (Shape::Cylinder(c), Motion::Rotate { omega, .. }) => {
+                Some((c.origin, c.axis, c.radius, *omega))
+            }
+            _ => None,
+        }
+    });
+    let Some(drum) = drum else {
+        bail!("{}: the scene has no rotating cylinder wall", dir.display());
+    };
+    Ok(drum)
+}
+
+/// The mean streamwise velocity per layer below the surface (`vsum` / `vcount`, scaled by
+/// ω D = `scale`): its CSV, the plotted points, and the flowing layer's depth (in diameters,
+/// where the velocity first changes sign; NaN if it never does).
+fn flowing_layer(
+    vsum: &[f64],
+    vcount: &[usize],
+    scale: f64,
+) -> (String, Vec<(f64, f64, f64)>, f64) {
+    let mut prof_csv = String::from("depth_over_d,velocity_over_omega_d,grains\n");
+    let mut pts = Vec::new();
+    let mut flowing = f64::NAN;
+    let mut prev: Option<(f64, f64)> = None;
+    for k in 0..vsum.len() {
+        if vcount[k] == 0 {
+            continue;
+        }
+        let (y, v) = ((k as f64 + 0.5) * 2.0, vsum[k] / vcount[k] as f64 / scale);
+        let _ = writeln!(prof_csv, "{y:e},{v:e},{}", vcount[k]);
+        pts.push((y, v, 0.0));
+        if let Some((y0, v0)) = prev {
+            if flowing.is_nan() && v0 > 0.0 && v <= 0.0 {
+                flowing = y0 + (y - y0) * v0 / (v0 - v);
+            }
+        }
+        prev = Some((y, v));
+    }
+    (prof_csv, pts, flowing)
 }
 
 /// A pile run: angle of repose of the final state (002 §5.3) from grains below `below` (m,

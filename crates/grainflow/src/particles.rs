@@ -258,7 +258,7 @@ pub fn fastest(vel: &[DVec3]) -> f64 {
 
 /// The order of `pos` along a Morton curve through cubic cells of side `cell` (m) from their
 /// lowest corner; ties keep their order.
-pub fn curve_order(pos: &[DVec3], cell: f64) -> Vec<usize> {
+pub(crate) fn curve_order(pos: &[DVec3], cell: f64) -> Vec<usize> {
     let lo = pos
         .iter()
         .fold(DVec3::splat(f64::INFINITY), |a, &x| a.min(x));

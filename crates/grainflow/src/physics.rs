@@ -37,17 +37,17 @@ pub struct Physics {
     pub domain: Option<(DVec3, DVec3)>,
     /// Periodic boundaries.
     pub periodic: Periodic,
-    /// How grains move.
+    /// How grains move, with the method's options (taken apart below for the step).
     pub method: Method,
     /// How the soft-sphere state is advanced.
     pub integrator: Integrator,
     /// 2-D mode: discs in the xy plane ([`crate::planar`]).
     pub planar: bool,
-    /// Record every hard-sphere collision (`[output] collision_log`).
+    /// Record every hard-sphere collision (the hard method's `collision_log`).
     pub log_collisions: bool,
     /// Approach speed (m/s) below which hard-sphere collisions are elastic.
     pub slide_limit: f64,
-    /// Integrator steps per time step (`simulation.substeps`).
+    /// Integrator steps per time step (the soft method's `substeps`).
     pub substeps: u32,
     /// Options of the approximate hard-sphere method (the defaults for the other methods).
     pub approx_hard: ApproxHardOptions,

@@ -443,17 +443,21 @@ impl DtHalving {
 
 /// The case: a packing-fraction sweep, dt halving and (full) a jammed pack.
 pub fn couette(full: bool) -> Result<Vec<Metric>> {
-    let dt = 1e-3;
-    let (sweep, settle, measure): (Vec<f64>, f64, f64) = if full {
-        ((0..=10).map(|k| 0.70 + 0.01 * k as f64).collect(), 3.0, 3.0)
-    } else {
-        (vec![0.70, 0.74, 0.76, 0.78], 2.0, 3.0)
+    let times = Times {
+        dt: 1e-3,
+        settle: if full { 3.0 } else { 2.0 },
+        measure: 3.0,
+        sample: 0.01,
     };
-    let sample = 0.01;
+    let sweep: Vec<f64> = if full {
+        (0..=10).map(|k| 0.70 + 0.01 * k as f64).collect()
+    } else {
+        vec![0.70, 0.74, 0.76, 0.78]
+    };
     let mut out = Vec::new();
     // Packs per point: the scene's seed, and (full) two more, because the stress differs from
     // pack to pack by more than it changes between points 0.01 apart.
-    let probe = couette_scene(0.78, dt)?;
+    let probe = couette_scene(0.78, times.dt)?;
     let (_, _, diameter) = geometry(&probe)?;
     let seed0 = probe.simulation.seed;
     let seeds: Vec<u64> = (seed0..seed0 + if full { 3 } else { 1 }).collect();
@@ -461,9 +465,9 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
     for &phi in &sweep {
         let mut at = Vec::new();
         for &s in &seeds {
-            let mut scene = couette_scene(phi, dt)?;
+            let mut scene = couette_scene(phi, times.dt)?;
             scene.simulation.seed = s;
-            at.push(run_couette(scene, settle, measure, sample)?);
+            at.push(times.run(scene)?);
         }
         packs.push(at);
     }
@@ -473,6 +477,72 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         .flatten()
         .map(|r| r.max_overlap)
         .fold(0.0, f64::max);
+    stress_metrics(&packs, seeds.len(), &mut out);
+    if full {
+        // The transition needs a wide cell: Howell et al.'s gap of 19 diameters.
+        let mut wide = Vec::new();
+        for &phi in &sweep {
+            wide.push(times.run(wide_couette_scene(phi, times.dt)?)?);
+        }
+        out.push(transition(&wide, "19-diameter cell"));
+        worst = wide.iter().map(|r| r.max_overlap).fold(worst, f64::max);
+    }
+    band_metrics(&runs, diameter, &mut out);
+    // Halving dt, each from the same two packs (seeds 1 and 2), over the same interval.
+    let phi_dt = if full { 0.78 } else { 0.74 };
+    let swept = sweep.iter().position(|&phi| phi == phi_dt);
+    let mut by_dt = Vec::new();
+    for step in [times.dt, 0.5 * times.dt] {
+        let mut pair = Vec::new();
+        for seed in [seed0, seed0 + 1] {
+            // The sweep ran this pack at this phi and dt already.
+            let pack = seeds.iter().position(|&s| s == seed);
+            if let (true, Some(k), Some(p)) = (step == times.dt, swept, pack) {
+                pair.push(packs[k][p].clone());
+                continue;
+            }
+            let mut scene = couette_scene(phi_dt, step)?;
+            scene.simulation.seed = seed;
+            let r = times.run(scene)?;
+            worst = worst.max(r.max_overlap);
+            pair.push(r);
+        }
+        by_dt.push(pair);
+    }
+    out.push(dt_halving_metric(&by_dt));
+    if full {
+        let jammed = times.run(couette_scene(JAMMED, times.dt)?)?;
+        jammed_metrics(&jammed, times.measure, &mut out);
+    }
+    out.push(Metric::at_most(
+        CASE,
+        MODEL,
+        "largest overlap after any step (of a radius)",
+        worst,
+        1e-9,
+    ));
+    Ok(out)
+}
+
+/// The times of every run of the case (s): step, settling, measuring, sampling interval.
+#[derive(Clone, Copy, Debug)]
+struct Times {
+    dt: f64,
+    settle: f64,
+    measure: f64,
+    sample: f64,
+}
+
+impl Times {
+    /// [`run_couette`] with these times.
+    fn run(&self, scene: Scene) -> Result<CouetteRun> {
+        run_couette(scene, self.settle, self.measure, self.sample)
+    }
+}
+
+/// The outer-wall stress over the sweep: it never falls significantly from one point to the
+/// next, and rises by at least an order of magnitude. `packs` holds the runs per point.
+fn stress_metrics(packs: &[Vec<CouetteRun>], seeds: usize, out: &mut Vec<Metric>) {
     // Per point: the mean stress over the packs and its standard error from the packs'
     // spread, or with one pack that of its block means.
     let points: Vec<SweepPoint> = packs
@@ -508,8 +578,7 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         CASE,
         MODEL,
         format!(
-            "outer-wall proxy stress (N/m, mean over {} pack(s)) falls significantly (by more than 2 standard errors) from one phi to the next, times [{}]",
-            seeds.len(),
+            "outer-wall proxy stress (N/m, mean over {seeds} pack(s)) falls significantly (by more than 2 standard errors) from one phi to the next, times [{}]",
             values.join(", ")
         ),
         falls as f64,
@@ -527,21 +596,12 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         (last.stress / first.stress).log10(),
         1.0,
     ));
-    if full {
-        // The transition needs a wide cell: Howell et al.'s gap of 19 diameters.
-        let mut wide = Vec::new();
-        for &phi in &sweep {
-            wide.push(run_couette(
-                wide_couette_scene(phi, dt)?,
-                settle,
-                measure,
-                sample,
-            )?);
-        }
-        out.push(transition(&wide, "19-diameter cell"));
-        worst = wide.iter().map(|r| r.max_overlap).fold(worst, f64::max);
-    }
-    // The shear band past the transition: the densest run of the sweep below 0.79.
+}
+
+/// The shear band past the transition (the densest run of the sweep below 0.79) and the
+/// flowing pack (the loosest): decay length, fit quality, the stress near the outer wall and
+/// the two velocity profiles. `diameter` is the mean grain diameter (m).
+fn band_metrics(runs: &[CouetteRun], diameter: f64, out: &mut Vec<Metric>) {
     let band = runs
         .iter()
         .rev()
@@ -589,29 +649,13 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         ),
         0.01,
     ));
-    // Halving dt, each from the same two packs (seeds 1 and 2), over the same interval.
-    let phi_dt = if full { 0.78 } else { 0.74 };
-    let mut by_dt = Vec::new();
-    for step in [dt, 0.5 * dt] {
-        let mut pair = Vec::new();
-        for seed in [seed0, seed0 + 1] {
-            let mut scene = couette_scene(phi_dt, step)?;
-            // The sweep ran this pack at this phi and dt already.
-            let swept = sweep.iter().position(|&phi| phi == phi_dt);
-            let pack = seeds.iter().position(|&s| s == seed);
-            if let (true, Some(k), Some(p)) = (step == dt, swept, pack) {
-                pair.push(packs[k][p].clone());
-                continue;
-            }
-            scene.simulation.seed = seed;
-            let r = run_couette(scene, settle, measure, sample)?;
-            worst = worst.max(r.max_overlap);
-            pair.push(r);
-        }
-        by_dt.push(pair);
-    }
+}
+
+/// Halving dt (004 §II.3): the change of the mean profile against the spread of independent
+/// packs; `by_dt` holds the two packs at dt and at dt/2.
+fn dt_halving_metric(by_dt: &[Vec<CouetteRun>]) -> Metric {
     let halving = DtHalving::new(&by_dt[0], &by_dt[1]);
-    out.push(Metric::at_most(
+    Metric::at_most(
         CASE,
         MODEL,
         format!(
@@ -620,61 +664,56 @@ pub fn couette(full: bool) -> Result<Vec<Metric>> {
         ),
         halving.change / halving.error,
         2.0,
-    ));
-    if full {
-        let jammed = run_couette(couette_scene(JAMMED, dt)?, settle, measure, sample)?;
-        let round = |v: &[f64]| {
-            v.iter()
-                .map(|x| format!("{x:.4}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        out.push(Metric::at_most(
-            CASE,
-            MODEL,
-            format!(
-                "neighbour pairs parted over the {measure} s interval in the jammed pack, phi = {:.4} (by diameter from the inner wall: [{}])",
-                jammed.phi,
-                round(&jammed.parted_by_bin)
-            ),
-            jammed.parted,
-            0.01,
-        ));
-        // A rigid body turns at one angular velocity: the profile from displacements is flat.
-        // The internal velocities are not (004 §II.2, Fig. 5: the correction moves the grains
-        // in ways their velocities do not record), so they are only printed.
-        let disp = &jammed.profiles.omega_displacement;
-        let mean = disp.iter().sum::<f64>() / disp.len() as f64;
-        let spread = disp.iter().copied().fold(f64::MIN, f64::max)
-            - disp.iter().copied().fold(f64::MAX, f64::min);
-        out.push(Metric::at_most(
-            CASE,
-            MODEL,
-            format!(
-                "jammed pack turns rigidly: spread / mean of omega from displacements over the bins, phi = {:.4} (omega/Omega from displacements [{}], internal [{}])",
-                jammed.phi,
-                round(disp),
-                round(&jammed.profiles.omega_internal)
-            ),
-            spread / mean,
-            0.1,
-        ));
-        out.push(Metric::at_most(
-            CASE,
-            MODEL,
-            "largest overlap after a step in the jammed pack (of a radius)",
-            jammed.max_overlap,
-            1e-9,
-        ));
-    }
+    )
+}
+
+/// Above jamming the pack turns as a body: almost no neighbours part over the `measure`
+/// seconds (s), the angular velocity from displacements is the same in every bin, and no
+/// overlap remains.
+fn jammed_metrics(jammed: &CouetteRun, measure: f64, out: &mut Vec<Metric>) {
+    let round = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.4}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     out.push(Metric::at_most(
         CASE,
         MODEL,
-        "largest overlap after any step (of a radius)",
-        worst,
+        format!(
+            "neighbour pairs parted over the {measure} s interval in the jammed pack, phi = {:.4} (by diameter from the inner wall: [{}])",
+            jammed.phi,
+            round(&jammed.parted_by_bin)
+        ),
+        jammed.parted,
+        0.01,
+    ));
+    // A rigid body turns at one angular velocity: the profile from displacements is flat.
+    // The internal velocities are not (004 §II.2, Fig. 5: the correction moves the grains
+    // in ways their velocities do not record), so they are only printed.
+    let disp = &jammed.profiles.omega_displacement;
+    let mean = disp.iter().sum::<f64>() / disp.len() as f64;
+    let spread = disp.iter().copied().fold(f64::MIN, f64::max)
+        - disp.iter().copied().fold(f64::MAX, f64::min);
+    out.push(Metric::at_most(
+        CASE,
+        MODEL,
+        format!(
+            "jammed pack turns rigidly: spread / mean of omega from displacements over the bins, phi = {:.4} (omega/Omega from displacements [{}], internal [{}])",
+            jammed.phi,
+            round(disp),
+            round(&jammed.profiles.omega_internal)
+        ),
+        spread / mean,
+        0.1,
+    ));
+    out.push(Metric::at_most(
+        CASE,
+        MODEL,
+        "largest overlap after a step in the jammed pack (of a radius)",
+        jammed.max_overlap,
         1e-9,
     ));
-    Ok(out)
 }
 
 #[cfg(test)]

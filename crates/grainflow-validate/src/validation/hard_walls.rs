@@ -336,28 +336,7 @@ fn wall_case(out: &mut Vec<Metric>, c: &WallCase) -> Result<()> {
         0.0,
         TOL,
     ));
-    // The first crossing of the gap through zero: sampled, then bisected.
-    let samples = 4000;
-    let mut first = f64::NAN;
-    for k in 1..=samples {
-        let (a, b) = (
-            dt * (k - 1) as f64 / samples as f64,
-            dt * k as f64 / samples as f64,
-        );
-        if gap(a) > 0.0 && gap(b) <= 0.0 {
-            let (mut lo, mut hi) = (a, b);
-            for _ in 0..200 {
-                let mid = 0.5 * (lo + hi);
-                if gap(mid) > 0.0 {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            first = 0.5 * (lo + hi);
-            break;
-        }
-    }
+    let first = first_touch(gap, dt);
     out.push(Metric::new(
         CASE,
         c.name,
@@ -370,43 +349,9 @@ fn wall_case(out: &mut Vec<Metric>, c: &WallCase) -> Result<()> {
     let local = xc - offset(tc);
     let n = (local - (c.nearest)(local)).normalize();
     let p = &sim.world.particles;
-    match c.surface {
-        Surface::Absorbing => {
-            out.push(Metric::new(
-                CASE,
-                c.name,
-                "grains absorbed minus grains left",
-                sim.world.wall_runtime.absorbed[0] as f64 - p.len() as f64,
-                1.0,
-                0.0,
-            ));
-            return Ok(());
-        }
-        Surface::Sticky => {
-            // Held where it touched, carried by the wall's rotation for dt − t_c.
-            let Motion::Rotate { omega, .. } = c.motion else {
-                return Ok(());
-            };
-            let end = DQuat::from_rotation_z(omega * (dt - tc)) * xc;
-            out.push(Metric::new(
-                CASE,
-                c.name,
-                "position carried by the wall (rel. error)",
-                rel(p.pos[0], end),
-                0.0,
-                TOL,
-            ));
-            out.push(Metric::new(
-                CASE,
-                c.name,
-                "held: inverse mass",
-                p.inv_mass[0],
-                0.0,
-                0.0,
-            ));
-            return Ok(());
-        }
-        Surface::Normal => {}
+    if c.surface != Surface::Normal {
+        surface_metrics(out, c, &sim, xc, dt - tc);
+        return Ok(());
     }
     // Eq 6–8 with the wall's surface velocity at the contact point subtracted.
     let omega_wall = built.motion.pose(0.5 * dt).omega;
@@ -452,6 +397,72 @@ fn wall_case(out: &mut Vec<Metric>, c: &WallCase) -> Result<()> {
         TOL,
     ));
     Ok(())
+}
+
+/// The first time in [0, `dt`] the `gap` crosses zero: sampled, then bisected (NaN if never).
+fn first_touch(gap: impl Fn(f64) -> f64, dt: f64) -> f64 {
+    let samples = 4000;
+    for k in 1..=samples {
+        let (a, b) = (
+            dt * (k - 1) as f64 / samples as f64,
+            dt * k as f64 / samples as f64,
+        );
+        if gap(a) > 0.0 && gap(b) <= 0.0 {
+            let (mut lo, mut hi) = (a, b);
+            for _ in 0..200 {
+                let mid = 0.5 * (lo + hi);
+                if gap(mid) > 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            return 0.5 * (lo + hi);
+        }
+    }
+    f64::NAN
+}
+
+/// The metrics of an absorbing or sticky wall: the grain is gone, or held where it touched
+/// (`xc`) and carried by the wall's rotation for the `rest` of the step (s).
+fn surface_metrics(out: &mut Vec<Metric>, c: &WallCase, sim: &Simulation, xc: DVec3, rest: f64) {
+    let p = &sim.world.particles;
+    match c.surface {
+        Surface::Absorbing => {
+            out.push(Metric::new(
+                CASE,
+                c.name,
+                "grains absorbed minus grains left",
+                sim.world.wall_runtime.absorbed[0] as f64 - p.len() as f64,
+                1.0,
+                0.0,
+            ));
+        }
+        Surface::Sticky => {
+            // Held where it touched, carried by the wall's rotation for dt − t_c.
+            let Motion::Rotate { omega, .. } = c.motion else {
+                return;
+            };
+            let end = DQuat::from_rotation_z(omega * rest) * xc;
+            out.push(Metric::new(
+                CASE,
+                c.name,
+                "position carried by the wall (rel. error)",
+                rel(p.pos[0], end),
+                0.0,
+                TOL,
+            ));
+            out.push(Metric::new(
+                CASE,
+                c.name,
+                "held: inverse mass",
+                p.inv_mass[0],
+                0.0,
+                0.0,
+            ));
+        }
+        Surface::Normal => {}
+    }
 }
 
 /// Every wall case of `hard-two-body`.
