@@ -13,6 +13,7 @@ pub mod drive;
 pub mod error;
 pub mod fill;
 pub mod frame;
+pub mod ghosts;
 pub mod gravity;
 pub mod hard;
 pub mod integrator;

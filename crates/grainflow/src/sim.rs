@@ -263,7 +263,8 @@ impl Simulation {
 }
 
 /// The neighbour list of a run of `scene`: its skin given, or sized from the fastest grain for
-/// soft spheres; refused when a periodic length cannot hold three neighbour cells.
+/// soft spheres; refused when a periodic length cannot hold three neighbour cells, unless the
+/// list keeps ghosts (the hard-sphere methods).
 fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<NeighborList> {
     // The default skin is also the largest an automatic one takes.
     let default_skin = 0.2 * particles.max_radius();
@@ -281,11 +282,14 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
             (auto.range[1], Some(auto))
         }
     };
-    // One image per pair: every periodic length must hold three neighbour cells.
+    // The hard-sphere methods list every periodic image a drift can reach, as ghosts; soft
+    // spheres one image per pair, so every periodic length must hold three neighbour cells.
+    let hard = !matches!(scene.simulation.method, Method::Soft(_));
+    let ghosts = hard && !scene.boundary.periodic.is_open();
     let cell = 2.0 * particles.max_radius() + skin;
     let lengths = scene.boundary.periodic.lengths().to_array();
     for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
-        if l > 0.0 && l < 3.0 * cell {
+        if !ghosts && l > 0.0 && l < 3.0 * cell {
             return Err(Error::scene(
                 format!("boundary.periodic.{name}"),
                 format!(
@@ -297,6 +301,9 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
     }
     let mut neighbors = NeighborList::new(skin);
     neighbors.auto = auto;
+    if ghosts {
+        neighbors.ghosts = Some(crate::ghosts::Ghosts::default());
+    }
     Ok(neighbors)
 }
 

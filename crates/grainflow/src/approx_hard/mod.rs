@@ -136,7 +136,7 @@ impl ApproxStepper {
             &mut world.particles.pos,
             &world.particles.radius,
             &world.particles.inv_mass,
-            &world.neighbors,
+            &mut world.neighbors,
             &physics.periodic,
             &world.walls,
             &world.wall_runtime.pose,
@@ -200,12 +200,7 @@ fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<S
     s.pending = pending;
     s.timers.pairs += lap(&mut clock);
     let periodic = physics.periodic;
-    let p = &mut world.particles;
-    p.pos
-        .par_iter_mut()
-        .zip(p.vel.par_iter())
-        .with_min_len(crate::particles::MIN_LEN)
-        .for_each(|(x, v)| *x = periodic.wrap(*x + *v * dt));
+    drift(world, &periodic, dt);
     world.time += dt;
     world.step += 1;
     let t = world.time;
@@ -223,7 +218,7 @@ fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<S
         &mut world.particles.pos,
         &world.particles.radius,
         &world.particles.inv_mass,
-        &world.neighbors,
+        &mut world.neighbors,
         &periodic,
         &world.walls,
         &world.wall_runtime.pose,
@@ -249,6 +244,28 @@ fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<S
     }
     check_finite(world, physics)?;
     Ok(stats)
+}
+
+/// x += v dt, wrapped into the periodic box; the list's ghosts count the wraps.
+fn drift(world: &mut World, periodic: &Periodic, dt: f64) {
+    let p = &mut world.particles;
+    let moves = p.pos.par_iter_mut().zip(p.vel.par_iter());
+    match world.neighbors.ghosts.as_mut() {
+        Some(g) => {
+            let l = periodic.lengths();
+            moves
+                .zip(g.wraps.par_iter_mut())
+                .with_min_len(crate::particles::MIN_LEN)
+                .for_each(|((x, v), w)| {
+                    let raw = *x + *v * dt;
+                    *x = periodic.wrap(raw);
+                    crate::ghosts::count_wrap(w, raw, *x, l);
+                });
+        }
+        None => moves
+            .with_min_len(crate::particles::MIN_LEN)
+            .for_each(|(x, v)| *x = periodic.wrap(*x + *v * dt)),
+    }
 }
 
 /// Seconds since `t`, and `t` reset to now.
@@ -320,18 +337,17 @@ fn gather(world: &World, physics: &Physics, dt: f64, out: &mut Vec<Pending>) {
                 let pairs = nl.partner[nl.start[i]..nl.start[i + 1]]
                     .iter()
                     .filter_map(move |&j| {
-                        let j = j as usize;
-                        if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
+                        let (k, rho) = nl.separation(i, j as usize, &p.pos, period);
+                        if p.inv_mass[i] == 0.0 && p.inv_mass[k] == 0.0 {
                             return None;
                         }
-                        let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
-                        let s = p.radius[i] + p.radius[j];
-                        pair_collision_time(rho, p.vel[j] - p.vel[i], s)
+                        let s = p.radius[i] + p.radius[k];
+                        pair_collision_time(rho, p.vel[k] - p.vel[i], s)
                             .filter(|&t| t <= dt)
                             .map(|t| Pending {
                                 t,
                                 i,
-                                target: Target::Particle(j),
+                                target: Target::Particle(j as usize),
                             })
                     });
                 let free = p.inv_mass[i] > 0.0 && !attached.get(i).is_some_and(Option::is_some);
@@ -366,7 +382,8 @@ fn resolve(
     let p = &world.particles;
     match e.target {
         Target::Particle(j) => {
-            let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], physics.periodic.lengths());
+            let period = physics.periodic.lengths();
+            let (j, rho) = world.neighbors.separation(i, j, &p.pos, period);
             let s = p.radius[i] + p.radius[j];
             if !pair_collision_time(rho, p.vel[j] - p.vel[i], s).is_some_and(|t| t <= dt) {
                 return false;

@@ -57,8 +57,8 @@ pub fn separation(
     Some((-(w_i / w * delta) * n, (w_j / w * delta) * n, delta))
 }
 
-/// A pair that may overlap during a correction: two particles, or a particle and a member of
-/// a wall.
+/// A pair that may overlap during a correction: a particle and a listed partner (a particle
+/// or a ghost), or a particle and a member of a wall.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Near {
     Pair(u32, u32),
@@ -93,14 +93,13 @@ fn near_pairs(
             }
         }
         for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-            let j = j as usize;
-            if inv_mass[i] == 0.0 && inv_mass[j] == 0.0 {
+            let (k, d) = nl.separation(i, j as usize, pos, period);
+            if inv_mass[i] == 0.0 && inv_mass[k] == 0.0 {
                 continue;
             }
-            let reach = radius[i] + radius[j] + margin;
-            let d = Periodic::minimum_image(pos[j] - pos[i], period);
+            let reach = radius[i] + radius[k] + margin;
             if d.length_squared() < reach * reach {
-                out.push(Near::Pair(i as u32, j as u32));
+                out.push(Near::Pair(i as u32, j));
             }
         }
     }
@@ -119,7 +118,7 @@ pub fn remove_overlaps(
     pos: &mut [DVec3],
     radius: &[f64],
     inv_mass: &[f64],
-    nl: &NeighborList,
+    nl: &mut NeighborList,
     periodic: &Periodic,
     walls: &[Wall],
     poses: &[Pose],
@@ -158,9 +157,9 @@ pub fn remove_overlaps(
                     }
                 }
                 Near::Pair(i, j) => {
-                    let (i, j) = (i as usize, j as usize);
+                    let i = i as usize;
+                    let (j, d) = nl.separation(i, j as usize, pos, period);
                     let r_min = radius[i].min(radius[j]);
-                    let d = Periodic::minimum_image(pos[j] - pos[i], period);
                     if let Some((di, dj, delta)) = separation(
                         d,
                         radius[i],
@@ -172,8 +171,13 @@ pub fn remove_overlaps(
                         if delta / r_min > worst.0 {
                             worst = (delta / r_min, i);
                         }
-                        pos[i] = periodic.wrap(pos[i] + push * di);
-                        pos[j] = periodic.wrap(pos[j] + push * dj);
+                        for (k, dk) in [(i, di), (j, dj)] {
+                            let raw = pos[k] + push * dk;
+                            pos[k] = periodic.wrap(raw);
+                            if let Some(g) = nl.ghosts.as_mut() {
+                                g.count_wrap(k, raw, pos[k], period);
+                            }
+                        }
                     }
                 }
             }
@@ -214,8 +218,8 @@ pub fn max_overlap(
     let mut worst = (0.0f64, 0usize);
     for i in 0..pos.len() {
         for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-            let j = j as usize;
-            let d = Periodic::minimum_image(pos[j] - pos[i], period).length();
+            let (j, d) = nl.separation(i, j as usize, pos, period);
+            let d = d.length();
             let ratio = (radius[i] + radius[j] - d) / radius[i].min(radius[j]);
             if ratio > worst.0 {
                 worst = (ratio, i);

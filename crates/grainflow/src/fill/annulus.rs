@@ -171,7 +171,7 @@ impl Annulus {
                     &mut pos,
                     &scaled,
                     &inv_mass,
-                    &nl,
+                    &mut nl,
                     &open,
                     &walls,
                     &poses,

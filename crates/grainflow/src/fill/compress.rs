@@ -238,7 +238,7 @@ pub fn compress(
                 p.pos,
                 &scaled,
                 &inv_mass,
-                &p.nl,
+                &mut p.nl,
                 &Periodic::default(),
                 walls,
                 &poses,

@@ -4,8 +4,8 @@
 use glam::DVec3;
 
 use super::resolve::{resolve_pair, resolve_wall, Motion};
-use super::{inertial_mass, CollisionRecord, DriftState, Event, Partner, Target};
-use crate::boundary::Periodic;
+use super::{inertial_mass, separation, CollisionRecord, DriftState, Event, Partner, Target};
+use crate::ghosts::Image;
 use crate::particles::Mobility;
 use crate::physics::Physics;
 use crate::walls::interact::Attachment;
@@ -57,26 +57,28 @@ pub(super) fn collide(
     let shift_i = shift(i);
     let time = world.time + e.t;
     Ok(match e.target {
-        Target::Particle(j) => {
+        Target::Particle(j, image) => {
             let shift_j = shift(j);
-            collide_pair(world, physics, ds, [i, j], [shift_i, shift_j], time)
+            let pair = ([i, j], image);
+            collide_pair(world, physics, ds, pair, [shift_i, shift_j], time)
         }
         Target::Wall(w, m) => collide_wall(world, physics, ds, e, (w, m), shift_i, time),
     })
 }
 
-/// [`collide`] for grains `i` and `j` meeting at `time` (s), each entering with its velocity
-/// shifted by `shift_i`, `shift_j` (m/s).
+/// [`collide`] for grains `i` and `j` (at its periodic `image`) meeting at `time` (s), each
+/// entering with its velocity shifted by `shift_i`, `shift_j` (m/s).
 fn collide_pair(
     world: &mut World,
     physics: &Physics,
     ds: &mut DriftState,
-    [i, j]: [usize; 2],
+    ([i, j], image): ([usize; 2], Image),
     [shift_i, shift_j]: [DVec3; 2],
     time: f64,
 ) -> f64 {
     let p = &world.particles;
-    let d = Periodic::minimum_image(p.pos[j] - p.pos[i], physics.periodic.lengths());
+    let l = physics.periodic.lengths();
+    let d = separation(world, l, (i, p.pos[i]), (j, image), p.pos[j]);
     let dist = d.length();
     let n = d / dist;
     let reach = p.radius[i] + p.radius[j];

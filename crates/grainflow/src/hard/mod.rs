@@ -11,6 +11,11 @@
 //! lazily: each keeps the drift time up to which its position is current. The whole drift is
 //! sequential, hence bit-identical for any thread count.
 //!
+//! In a periodic box the list holds every periodic image within reach as a ghost
+//! ([`crate::ghosts`]), so a partner is a grain and an image of it: two grains may meet at more
+//! than one image within a step (a drift of half a box), and each meeting is predicted. The
+//! impulses go to the grains themselves.
+//!
 //! **Walls** (000 §2.2) are predicted against every primitive of every wall. A moving wall
 //! travels in a straight line during the drift, from where its motion puts it at the start of
 //! the step to where it puts it at the end (the secant of the motion, so a wall is exactly in
@@ -34,6 +39,7 @@ use std::collections::BinaryHeap;
 use glam::DVec3;
 
 use crate::boundary::Periodic;
+use crate::ghosts::Image;
 use crate::physics::{BodyForce, Physics};
 use crate::walls::interact::{prepare, remove_particles};
 use crate::walls::Pose;
@@ -55,7 +61,8 @@ pub struct CollisionStats {
 /// What a particle will hit next.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Target {
-    Particle(usize),
+    /// A grain, at its image (whole periods, from where the list's ghosts were made).
+    Particle(usize, Image),
     /// Wall index and member of a union (0 otherwise).
     Wall(usize, usize),
 }
@@ -80,8 +87,11 @@ impl Ord for Event {
             (
                 e.i,
                 match e.target {
-                    Target::Particle(j) => j,
-                    Target::Wall(w, m) => usize::MAX - (w * crate::walls::MAX_UNION_MEMBERS + m),
+                    Target::Particle(j, s) => (j, s),
+                    Target::Wall(w, m) => (
+                        usize::MAX - (w * crate::walls::MAX_UNION_MEMBERS + m),
+                        [0; 3],
+                    ),
                 },
             )
         };
@@ -294,11 +304,62 @@ fn inertial_mass(p: &crate::particles::Particles, k: usize) -> f64 {
     }
 }
 
-/// Moves particle k's position to drift time t (grains fixed by the scene have zero velocity).
+/// Moves particle k's position to drift time t (grains fixed by the scene have zero velocity),
+/// wrapped into the periodic box; the list's ghosts count the wrap.
 fn advance(world: &mut World, ds: &mut DriftState, periodic: &Periodic, k: usize, t: f64) {
     let p = &mut world.particles;
-    p.pos[k] = periodic.wrap(p.pos[k] + p.vel[k] * (t - ds.t_last[k]));
+    let raw = p.pos[k] + p.vel[k] * (t - ds.t_last[k]);
+    p.pos[k] = periodic.wrap(raw);
+    if let Some(ghosts) = world.neighbors.ghosts.as_mut() {
+        ghosts.count_wrap(k, raw, p.pos[k], periodic.lengths());
+    }
     ds.t_last[k] = t;
+}
+
+/// The separation from grain i at `xi` to grain j's image `s` when j is at `xj` (m): the
+/// plain difference, shifted by whole periods when the image is not the grain itself.
+fn separation(
+    world: &World,
+    l: DVec3,
+    (i, xi): (usize, DVec3),
+    (j, s): (usize, Image),
+    xj: DVec3,
+) -> DVec3 {
+    let d = xj - xi;
+    match world.neighbors.ghosts.as_ref() {
+        Some(g) => g.separation(i, (j, s), d, l),
+        None => d,
+    }
+}
+
+/// Grain i's listed partners with their images: its own row (ghosts resolved to their
+/// grains), then the rows naming it, and those naming its ghosts (the image seen from i is the
+/// opposite of the ghost's).
+fn partners(world: &World, i: usize) -> impl Iterator<Item = (usize, Image)> + '_ {
+    let nl = &world.neighbors;
+    let ghosts = nl.ghosts.as_ref();
+    let resolve = move |j: u32| ghosts.map_or((j as usize, [0; 3]), |g| g.resolve(j as usize));
+    let rows = move |k: usize| {
+        let owners = &nl.links.rev_owner[nl.links.rev_start[k]..nl.links.rev_start[k + 1]];
+        owners.iter().map(|&o| o as usize)
+    };
+    let forward = nl.partner[nl.start[i]..nl.start[i + 1]]
+        .iter()
+        .map(move |&j| resolve(j));
+    let backward = rows(i).map(|k| (k, [0; 3]));
+    let of_ghosts = ghosts.into_iter().flat_map(move |g| {
+        g.of(i).flat_map(move |gi| {
+            let s = g.image[gi - g.n_owned];
+            rows(gi).map(move |k| (k, s.map(|n| -n)))
+        })
+    });
+    forward.chain(backward).chain(of_ghosts)
+}
+
+/// Order among partners met at the same time, the first wins: those after grain i before
+/// those before it, each in ascending order of grain, then image.
+fn tie(i: usize, (j, s): (usize, Image)) -> (bool, usize, Image) {
+    (j < i, j, s)
 }
 
 /// The earliest event of particle `i` from drift time `now` to `end`: its listed partners
@@ -312,27 +373,23 @@ fn predict(
     end: f64,
 ) -> Option<Event> {
     let p = &world.particles;
-    let nl = &world.neighbors;
     let period = physics.periodic.lengths();
     let xi = p.pos[i] + p.vel[i] * (now - ds.t_last[i]);
     let mut best: Option<(f64, Target)> = None;
-    let forward = nl.partner[nl.start[i]..nl.start[i + 1]]
-        .iter()
-        .map(|&j| j as usize);
-    let backward = nl.links.rev_owner[nl.links.rev_start[i]..nl.links.rev_start[i + 1]]
-        .iter()
-        .map(|&j| j as usize);
-    for j in forward.chain(backward) {
-        if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || ds.gone[j] || just_met(ds, i, j) {
+    let mut best_tie = (false, 0, [0; 3]);
+    for (j, s) in partners(world, i) {
+        let gone = ds.gone[j] || just_met(ds, i, (j, s));
+        if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || gone {
             continue;
         }
         let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
-        let rho = Periodic::minimum_image(xj - xi, period);
+        let rho = separation(world, period, (i, xi), (j, s), xj);
         if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]) {
             // t ≤ 0 relative to now is an overlap to repair at once (000 §2.3).
             let at = now + t.max(0.0);
-            if at <= end && best.is_none_or(|(b, _)| at < b) {
-                best = Some((at, Target::Particle(j)));
+            let key = tie(i, (j, s));
+            if at <= end && best.is_none_or(|(b, _)| at < b || (at == b && key < best_tie)) {
+                (best, best_tie) = (Some((at, Target::Particle(j, s))), key);
             }
         }
     }
@@ -346,8 +403,9 @@ fn predict(
 /// be met again at the same instant without end (pkdgrav skips the previous partner likewise).
 /// A wall can be met again (a concave one, after a crossing), so there only an immediate
 /// repeat (t ≤ 0) is skipped.
-fn just_met(ds: &DriftState, i: usize, j: usize) -> bool {
-    ds.last[i] == Some(Target::Particle(j)) && ds.last[j] == Some(Target::Particle(i))
+fn just_met(ds: &DriftState, i: usize, (j, s): (usize, Image)) -> bool {
+    ds.last[i] == Some(Target::Particle(j, s))
+        && ds.last[j] == Some(Target::Particle(i, s.map(|n| -n)))
 }
 
 /// Lowers `best` to particle `i`'s earliest wall contact at or before `end`, if earlier (a tie
@@ -392,7 +450,7 @@ fn event(ds: &DriftState, i: usize, t: f64, target: Target) -> Event {
         target,
         count_i: ds.count[i],
         count_j: match target {
-            Target::Particle(j) => ds.count[j],
+            Target::Particle(j, _) => ds.count[j],
             Target::Wall(..) => 0,
         },
     }
@@ -411,30 +469,31 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
     best.resize(p.len(), None);
     // Ties: partner j comes before partner o in particle k's rows when (j < k, j) < (o < k, o)
     // — forward rows (partners above k) first, each row in ascending order.
-    let offer = |best: &mut Option<(f64, Target)>, k: usize, at: f64, j: usize| {
+    let offer = |best: &mut Option<(f64, Target)>, k: usize, at: f64, j: (usize, Image)| {
         let earlier = match *best {
-            Some((b, Target::Particle(o))) => at < b || (at == b && (j < k, j) < (o < k, o)),
+            Some((b, Target::Particle(o, s))) => at < b || (at == b && tie(k, j) < tie(k, (o, s))),
             Some((b, Target::Wall(..))) => at < b,
             None => true,
         };
         if earlier {
-            *best = Some((at, Target::Particle(j)));
+            *best = Some((at, Target::Particle(j.0, j.1)));
         }
     };
+    let ghosts = nl.ghosts.as_ref();
     for i in 0..p.len() {
         for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-            let j = j as usize;
+            let (j, s) = ghosts.map_or((j as usize, [0; 3]), |g| g.resolve(j as usize));
             if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
                 continue;
             }
-            let rho = Periodic::minimum_image(p.pos[j] - p.pos[i], period);
+            let rho = separation(world, period, (i, p.pos[i]), (j, s), p.pos[j]);
             if let Some(t) =
                 pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j])
             {
                 let at = t.max(0.0);
                 if at <= dt {
-                    offer(&mut best[i], i, at, j);
-                    offer(&mut best[j], j, at, i);
+                    offer(&mut best[i], i, at, (j, s));
+                    offer(&mut best[j], j, at, (i, s.map(|n| -n)));
                 }
             }
         }
@@ -466,7 +525,7 @@ fn drift(
     let limit = COLLAPSE_PER_GRAIN * n as u64 + COLLAPSE_FLOOR;
     while let Some(e) = ds.heap.pop() {
         let j_count = match e.target {
-            Target::Particle(j) => ds.count[j],
+            Target::Particle(j, _) => ds.count[j],
             Target::Wall(..) => 0,
         };
         if e.count_i != ds.count[e.i] {
@@ -481,7 +540,7 @@ fn drift(
         }
         let i = e.i;
         advance(world, &mut ds, &periodic, i, e.t);
-        if let Target::Particle(j) = e.target {
+        if let Target::Particle(j, _) = e.target {
             advance(world, &mut ds, &periodic, j, e.t);
         }
         let overlap = collide(world, physics, &mut ds, body_acc, &e)?;
@@ -501,9 +560,9 @@ fn drift(
         }
         ds.last[i] = Some(e.target);
         let partner = match e.target {
-            Target::Particle(j) => {
+            Target::Particle(j, s) => {
                 ds.count[j] += 1;
-                ds.last[j] = Some(Target::Particle(i));
+                ds.last[j] = Some(Target::Particle(i, s.map(|n| -n)));
                 Some(j)
             }
             Target::Wall(..) => None,
@@ -564,6 +623,14 @@ fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, n
     let periodic = physics.periodic;
     for k in 0..world.particles.len() {
         advance(world, ds, &periodic, k, now);
+    }
+    // The last partners' images as the new ghosts will number them (from where grains are now).
+    if let Some(g) = &world.neighbors.ghosts {
+        for (i, last) in ds.last.iter_mut().enumerate() {
+            if let Some(Target::Particle(j, s)) = *last {
+                *last = Some(Target::Particle(j, g.image_now(i, j, s)));
+            }
+        }
     }
     let nl = &mut world.neighbors;
     nl.skin = nl

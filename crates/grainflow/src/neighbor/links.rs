@@ -28,15 +28,15 @@ pub struct Links {
 }
 
 impl Links {
-    /// The links of rows `start`, `partner`.
-    pub(super) fn of(start: &[usize], partner: &[u32]) -> Links {
+    /// The links of rows `start`, `partner`, with partners below `n_total` (ghosts included).
+    pub(super) fn of(start: &[usize], partner: &[u32], n_total: usize) -> Links {
         let n = start.len() - 1;
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
-        let mut rev_start = vec![0usize; n + 1];
+        let mut rev_start = vec![0usize; n_total + 1];
         for &j in partner {
             rev_start[j as usize + 1] += 1;
         }
-        for k in 0..n {
+        for k in 0..n_total {
             rev_start[k + 1] += rev_start[k];
         }
         let mut fill = rev_start.clone();
@@ -69,7 +69,7 @@ impl Links {
         block_cross.push(crossing as usize);
         let mut cross_to = Vec::with_capacity(crossing as usize);
         let mut cross_of = Vec::with_capacity(crossing as usize);
-        for k in 0..n {
+        for k in 0..n_total {
             for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
                 if cross_slot[s as usize] != NOT_CROSSING {
                     cross_to.push(k as u32);

@@ -8,12 +8,17 @@
 //! Cells are found by sorting integer cell keys, so a grain far from the others costs nothing.
 //! The build scans each pair of neighbouring cells once (a cell with itself and with the 13
 //! neighbours after it), reading positions copied in cell order.
+//!
+//! Across periodic faces a list pairs either by minimum image (one image per pair), or, when it
+//! keeps [`Ghosts`], with the periodic images of the grains listed after them (every image
+//! within reach): then a partner index at or past the number of grains is a ghost.
 
 use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::{MinimumImage, Periodic};
 use crate::contact::{ContactState, Extra, Formed, Slip};
+use crate::ghosts::Ghosts;
 
 mod cells;
 mod history;
@@ -48,6 +53,9 @@ pub struct NeighborList {
     pub builds: u64,
     /// Set when the skin is sized from the grains' speeds at every build.
     pub auto: Option<AutoSkin>,
+    /// The periodic images listed as partners, when the list keeps them (the hard-sphere
+    /// method in a periodic box); `None` pairs across periodic faces by minimum image.
+    pub ghosts: Option<Ghosts>,
 }
 
 /// A skin sized from the fastest grain (`simulation.skin = "auto"`): wide enough that it
@@ -94,6 +102,7 @@ impl NeighborList {
         NeighborList {
             auto: self.auto,
             builds: self.builds,
+            ghosts: self.ghosts.as_ref().map(|_| Ghosts::default()),
             ..NeighborList::new(self.skin)
         }
     }
@@ -161,8 +170,14 @@ impl NeighborList {
 
     /// True when grain `k`, at `pos` and moving at `vel` for `time` (s) more, stays within half
     /// the skin of where it was at the build.
+    /// With ghosts the move is the grain's own, unwrapped, however far it went.
     pub fn keeps(&self, k: usize, pos: DVec3, vel: DVec3, time: f64, period: DVec3) -> bool {
-        let moved = Periodic::minimum_image(pos - self.ref_pos[k], period).length();
+        let d = pos - self.ref_pos[k];
+        let moved = match &self.ghosts {
+            Some(ghosts) => ghosts.unwrapped(k, d, period),
+            None => Periodic::minimum_image(d, period),
+        }
+        .length();
         moved + vel.length() * time < 0.5 * self.skin
     }
 
@@ -199,10 +214,16 @@ impl NeighborList {
     /// steps: it takes the grains several at a time. A plain difference is never shorter than
     /// its minimum image, so only a chunk with a plain move past the limit (a grain that
     /// wrapped across a periodic face, or moved far) is measured again by minimum image.
+    /// With ghosts a move is the grain's own, unwrapped.
     #[inline(always)]
     fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> bool {
         let limit = limit * limit;
         let rs = &self.ref_pos[first..first + ps.len()];
+        if let Some(g) = &self.ghosts {
+            return (ps.iter().zip(rs).enumerate()).any(|(k, (p, r))| {
+                g.unwrapped(first + k, *p - *r, period).length_squared() > limit
+            });
+        }
         let beyond = |by_image: Option<MinimumImage>| {
             ps.iter().zip(rs).fold(false, |any, (p, r)| {
                 let d = *p - *r;
@@ -216,16 +237,47 @@ impl NeighborList {
         beyond(None) && beyond(Some(MinimumImage::new(period)))
     }
 
-    /// Rebuilds the list for `pos` and `radius` (pairs across periodic faces by their minimum
-    /// image), carrying over the history of kept pairs.
+    /// The grain that partner `j` of grain i is (itself or the owner of a ghost) and the
+    /// separation from i to it (m), for positions `pos` and periods `period`: to the ghost's
+    /// image, or else the minimum image.
+    #[inline]
+    pub fn separation(&self, i: usize, j: usize, pos: &[DVec3], period: DVec3) -> (usize, DVec3) {
+        match &self.ghosts {
+            Some(g) => {
+                let (k, s) = g.resolve(j);
+                (k, g.separation(i, (k, s), pos[k] - pos[i], period))
+            }
+            None => (j, Periodic::minimum_image(pos[j] - pos[i], period)),
+        }
+    }
+
+    /// Rebuilds the list for `pos` and `radius`, carrying over the history of kept pairs.
+    /// Pairs across periodic faces are by their minimum image, or, with ghosts, the ghosts are
+    /// made anew and each pair with an image is listed as (i, ghost of k) when k > i, or
+    /// k = i and the image is above 0 (a grain and its own image), so that it counts once.
     pub fn build(&mut self, pos: &[DVec3], radius: &[f64], periodic: &Periodic) {
         let n = pos.len();
-        let pairs = candidate_pairs(pos, radius, self.skin, periodic);
+        let (pairs, n_total) = match self.ghosts.as_mut() {
+            Some(ghosts) => {
+                let r_max = radius.iter().copied().fold(0.0, f64::max);
+                *ghosts = Ghosts::new(pos, periodic, 2.0 * r_max + self.skin);
+                let ext = ghosts.positions(pos, periodic.lengths());
+                let ghosts = &*ghosts;
+                let (radius, open) = (ghosts.extend(radius), Periodic::default());
+                let mut pairs = candidate_pairs(&ext, &radius, self.skin, &open);
+                pairs.retain(|&(i, j)| {
+                    let (k, s) = ghosts.resolve(j as usize);
+                    (i as usize) < n && (i as usize, [0; 3]) < (k, s)
+                });
+                (pairs, ghosts.total())
+            }
+            None => (candidate_pairs(pos, radius, self.skin, periodic), n),
+        };
         let (start, partner, owner) = rows(n, &pairs);
         // The history moves while the reverse rows and crossing pairs are found.
         let ((), links) = rayon::join(
             || self.carry_history(n, &start, &partner),
-            || Links::of(&start, &partner),
+            || Links::of(&start, &partner, n_total),
         );
         self.start = start;
         self.partner = partner;

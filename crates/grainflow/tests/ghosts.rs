@@ -1,0 +1,79 @@
+//! Periodic images as ghosts: every image a drift can reach is seen.
+
+/// Two spheres of radius 0.02 in a unit periodic cube, 0.48 apart along x and moving apart at
+/// 2 m/s each, with `method`, in steps of `dt` (s).
+fn two_spheres(method: &str, dt: f64) -> grainflow::sim::Simulation {
+    let text = format!(
+        r#"
+[simulation]
+method = {method}
+duration = 0.6
+dt = {dt:e}
+[boundary]
+periodic = {{ x = [0.0, 1.0], y = [0.0, 1.0], z = [0.0, 1.0] }}
+[contact]
+normal = "hertz"
+[[materials]]
+name = "m"
+density = 1.0
+youngs_modulus = 1e9
+poisson_ratio = 0.3
+restitution = 1.0
+sliding_friction = 0.0
+[[particles]]
+type = "list"
+material = "m"
+spheres = [
+  {{ pos = [0.26, 0.5, 0.5], radius = 0.02, vel = [-2, 0, 0] }},
+  {{ pos = [0.74, 0.5, 0.5], radius = 0.02, vel = [2, 0, 0] }},
+]
+"#
+    );
+    let scene = grainflow::scene::Scene::from_toml(&text, "ghosts").expect("parses");
+    assert!(scene.problems().is_empty(), "{:?}", scene.problems());
+    grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds")
+}
+
+/// The meeting times (s) of the two hard spheres over 0.6 s in steps of `dt` (s).
+fn meetings(dt: f64) -> Vec<f64> {
+    let mut sim = two_spheres("{ hard = { collision_log = true } }", dt);
+    let mut times = Vec::new();
+    while sim.world.time < 0.6 - 1e-9 {
+        sim.step().expect("steps");
+        times.extend(sim.stepper.collision_log().iter().map(|c| c.time));
+    }
+    times
+}
+
+/// They meet across the x face at t = 0.12 (the gap of 0.52 − 0.04 closes at 4 m/s), bounce
+/// back (elastic, equal masses: they swap velocities) and meet inside the box at 0.35 (a gap
+/// of 0.96 − 0.04), then across the face again at 0.58: at every dt, a step of 0.2 or 0.3 s
+/// (a drift of more than half the box) as well as a small one.
+#[test]
+fn two_spheres_meet_across_the_face_and_inside_at_any_dt() {
+    for dt in [0.3, 0.2, 0.05, 1e-3] {
+        let times = meetings(dt);
+        assert_eq!(times.len(), 3, "dt = {dt}: {times:?}");
+        for (t, expected) in times.iter().zip([0.12, 0.35, 0.58]) {
+            assert!((t - expected).abs() < 1e-12, "dt = {dt}: {times:?}");
+        }
+    }
+}
+
+/// The approximate hard spheres see the meeting across the face too: by t = 0.2 s (before they
+/// could meet inside the box) they have collided once and swapped velocities.
+#[test]
+fn approximate_hard_spheres_meet_across_the_face() {
+    for dt in [0.1, 0.01] {
+        let mut sim = two_spheres("\"approx_hard\"", dt);
+        while sim.world.time < 0.2 - 1e-9 {
+            sim.step().expect("steps");
+        }
+        assert_eq!(sim.world.collisions, 1, "dt = {dt}");
+        let v = &sim.world.particles.vel;
+        assert!(
+            (v[0].x - 2.0).abs() < 1e-12 && (v[1].x + 2.0).abs() < 1e-12,
+            "dt = {dt}: {v:?}"
+        );
+    }
+}
