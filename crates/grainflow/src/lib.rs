@@ -3,7 +3,12 @@
 //! The library holds all physics and never prints or exits; the `grainflow`
 //! binary, tests and future front ends drive the same [`sim::Simulation`] API.
 //! Data flows one way: a [`scene::Scene`] (plain data, checked on load) builds a
-//! [`sim::Simulation`] (world state + physics), which steps and feeds observers.
+//! [`sim::Simulation`] (a [`world::World`] of physical state, fixed [`physics::Physics`]
+//! and the method's [`sim::Stepper`]), which steps and feeds observers. ARCHITECTURE.md at
+//! the repository's root draws the layout. Every public item is documented; the SIMD
+//! back-ends and the ghost table are internal.
+
+#![warn(missing_docs)]
 
 pub mod analysis;
 pub mod approx_hard;
@@ -13,7 +18,7 @@ pub mod drive;
 pub mod error;
 pub mod fill;
 pub mod frame;
-pub mod ghosts;
+mod ghosts;
 pub mod gravity;
 pub mod hard;
 pub mod integrator;
@@ -25,7 +30,7 @@ pub mod physics;
 pub mod planar;
 pub mod scene;
 pub mod sim;
-pub mod simd;
+mod simd;
 pub mod soft;
 pub mod stats;
 pub mod timestep;
