@@ -12,7 +12,7 @@
 //! sequential, hence bit-identical for any thread count.
 //!
 //! In a periodic box the list holds every periodic image within reach as a ghost
-//! ([`crate::ghosts`]), so a partner is a grain and an image of it: two grains may meet at more
+//! (`ghosts.rs`), so a partner is a grain and an image of it: two grains may meet at more
 //! than one image within a step (a drift of half a box), and each meeting is predicted. The
 //! impulses go to the grains themselves.
 //!

@@ -10,7 +10,7 @@
 //! neighbours after it), reading positions copied in cell order.
 //!
 //! Across periodic faces a list pairs either by minimum image (one image per pair), or, when it
-//! keeps [`Ghosts`], with the periodic images of the grains listed after them (every image
+//! keeps its ghost table (`ghosts.rs`), with the periodic images of the grains listed after them (every image
 //! within reach): then a partner index at or past the number of grains is a ghost.
 
 use glam::DVec3;

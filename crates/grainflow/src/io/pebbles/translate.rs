@@ -1,7 +1,7 @@
 //! A parsed PEBBLES deck as a grainflow [`Scene`] (001 chapters 4–7). What a Scene cannot
 //! hold (files to load and dump, display cadences) goes into [`DeckRun`]; the physics
 //! directives go through [`super::physics`]; directives read but not acted on are listed in
-//! [`DeckRun::notes`], never dropped silently. docs/pebbles-decks.md gives the whole table. The vessel's walls are built in [`super::vessel`].
+//! [`DeckRun::notes`], never dropped silently. docs/pebbles-decks.md gives the whole table. The vessel's walls are built in `io/pebbles/vessel.rs`.
 
 use std::path::{Path, PathBuf};
 
