@@ -28,6 +28,8 @@
 
 use std::path::Path;
 
+use glam::DVec3;
+
 use super::Metric;
 use grainflow::analysis::couette::{
     exponential_decay, polar_stress, Bins, CouetteProfiles, CouetteSampler,
@@ -260,24 +262,7 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         .collect();
     let (_, outer_stress_error) = mean_and_error(&block_stress);
     let p = &w.particles;
-    let (mut near, mut parted) = (0usize, 0usize);
-    let (mut near_bin, mut parted_bin) = (vec![0usize; bins.count], vec![0usize; bins.count]);
-    for i in 0..p.len() {
-        for j in i + 1..p.len() {
-            let d0 = start[i].distance(start[j]);
-            if d0 < p.radius[i] + p.radius[j] + 0.05 * d {
-                let mid = 0.5 * (start[i] + start[j]) - bins.center;
-                let xi = (mid.x.hypot(mid.y) - bins.inner) / bins.width;
-                let b = (xi.max(0.0) as usize).min(bins.count.saturating_sub(1));
-                near += 1;
-                near_bin[b] += 1;
-                if p.pos[i].distance(p.pos[j]) > d0 + 0.25 * d {
-                    parted += 1;
-                    parted_bin[b] += 1;
-                }
-            }
-        }
-    }
+    let (parted, parted_by_bin) = parted_pairs(&start, &p.pos, &p.radius, &bins, d);
     Ok(CouetteRun {
         grains: p.len(),
         phi,
@@ -286,15 +271,47 @@ pub fn run_couette(scene: Scene, settle: f64, measure: f64, sample: f64) -> Resu
         outer_stress,
         outer_stress_error,
         outer_bin_stress: stress.last().map_or(f64::NAN, |s| s[0]),
-        parted: parted as f64 / near.max(1) as f64,
-        parted_by_bin: parted_bin
-            .iter()
-            .zip(&near_bin)
-            .map(|(&k, &n)| if n > 0 { k as f64 / n as f64 } else { f64::NAN })
-            .collect(),
+        parted,
+        parted_by_bin,
         wall_s: clock.elapsed().as_secs_f64(),
         simulated: sim.world.time,
     })
+}
+
+/// The fraction of neighbour pairs at `start` (within 5 % of the mean diameter `d` (m) of
+/// touching) that moved apart by more than a quarter diameter by `pos`, over all and per bin
+/// of the pair's midpoint at the start (NaN where no pair).
+fn parted_pairs(
+    start: &[DVec3],
+    pos: &[DVec3],
+    radius: &[f64],
+    bins: &Bins,
+    d: f64,
+) -> (f64, Vec<f64>) {
+    let (mut near, mut parted) = (0usize, 0usize);
+    let (mut near_bin, mut parted_bin) = (vec![0usize; bins.count], vec![0usize; bins.count]);
+    for i in 0..pos.len() {
+        for j in i + 1..pos.len() {
+            let d0 = start[i].distance(start[j]);
+            if d0 < radius[i] + radius[j] + 0.05 * d {
+                let mid = 0.5 * (start[i] + start[j]) - bins.center;
+                let xi = (mid.x.hypot(mid.y) - bins.inner) / bins.width;
+                let b = (xi.max(0.0) as usize).min(bins.count.saturating_sub(1));
+                near += 1;
+                near_bin[b] += 1;
+                if pos[i].distance(pos[j]) > d0 + 0.25 * d {
+                    parted += 1;
+                    parted_bin[b] += 1;
+                }
+            }
+        }
+    }
+    let by_bin = parted_bin
+        .iter()
+        .zip(&near_bin)
+        .map(|(&k, &n)| if n > 0 { k as f64 / n as f64 } else { f64::NAN })
+        .collect();
+    (parted as f64 / near.max(1) as f64, by_bin)
 }
 
 /// The mean of `x` and its standard error s/√n, with s² = Σ (x − mean)² / (n − 1) (NaN for
