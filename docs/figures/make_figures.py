@@ -18,8 +18,8 @@ What it writes (next to this script)
 
 How to run (from the repository root)
   cargo build --release
-  /work/venv/bin/pip install matplotlib          # any Python 3 with matplotlib and numpy
-  /work/venv/bin/python docs/figures/make_figures.py [--grainflow PATH]
+  python3 -m venv venv && venv/bin/pip install matplotlib   # any Python 3 with matplotlib and numpy
+  venv/bin/python docs/figures/make_figures.py [--grainflow PATH]
 PATH defaults to target/release/grainflow in the repository. Takes a few seconds.
 """
 import argparse

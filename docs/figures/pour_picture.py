@@ -2,7 +2,7 @@
 """Draw the README picture: the built-in `pour` scene at its start and its end, seen from the side.
 
 How to run (from the repository root, after `cargo run --release -- run`, which writes out/):
-  /work/venv/bin/python docs/figures/pour_picture.py [OUTDIR]
+  venv/bin/python docs/figures/pour_picture.py [OUTDIR]
 Reads the first and last frames of OUTDIR/particles.dump (default out/) and writes
 docs/figures/pour.png: circles of the true radii in the x–z plane, coloured by speed.
 """
