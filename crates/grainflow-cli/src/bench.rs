@@ -1,4 +1,4 @@
-//! `grainflow bench`: the peers' benchmark scenes (shared/peers/RESULTS.md), timed.
+//! `grainflow bench`: the peers' benchmark scenes (bench/peers/RESULTS.md), timed.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

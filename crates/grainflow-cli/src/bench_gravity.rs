@@ -1,4 +1,4 @@
-//! `grainflow bench gravity`: scene S3 of the peers' figures (`shared/peers/RESULTS.md`,
+//! `grainflow bench gravity`: scene S3 of the peers' figures (`bench/peers/RESULTS.md`,
 //! REBOUND self-gravity), speed and force accuracy of direct, tree and grid gravity.
 
 use std::process::ExitCode;

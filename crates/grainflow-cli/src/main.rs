@@ -83,7 +83,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Time the peers' benchmark scenes (S1, S2 of shared/peers/RESULTS.md), or compare
+    /// Time the peers' benchmark scenes (S1, S2 of bench/peers/RESULTS.md), or compare
     /// approx_hard with soft on the Couette flow (`couette`).
     Bench {
         /// Benchmark name; lists them when absent.

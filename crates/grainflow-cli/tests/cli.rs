@@ -270,7 +270,7 @@ fn a_reader_that_stops_early_ends_the_program_quietly() {
 
 #[test]
 fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
-    // The peers' S1 bed: 20 000 spheres (shared/peers/RESULTS.md), a few steps.
+    // The peers' S1 bed: 20 000 spheres (bench/peers/RESULTS.md), a few steps.
     let (ok, stdout, stderr) = grainflow(&["bench", "s1", "--steps", "3", "--json"]);
     assert!(ok, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
