@@ -22,6 +22,8 @@ mod particles;
 mod recirculation;
 mod stress;
 mod tallies;
+mod wall_check;
+pub mod walls;
 
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
 pub(crate) use particles::make_particles;
@@ -226,7 +228,7 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
-pub use crate::walls::spec::WallSpec;
+pub use walls::{ShapeSpec, WallSpec};
 
 /// The `[output]` table; intervals in simulated seconds, absent = not written.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -21,7 +21,8 @@
 //! the pair of materials, so the scene's `[[pairs]]` table overrides them for one wall
 //! material (000's per-wall ε_n, ε_t; 002 Table 2's particle–wall values).
 //!
-//! **Layout.** [`spec`] is a wall as a scene writes it, [`check`] what can be wrong with it;
+//! **Layout.** A wall as a scene writes it, and what can be wrong with it, is
+//! [`crate::scene::WallSpec`];
 //! [`interact`] is what every method does with walls during a run (poses, a grain placed in
 //! a wall's frame, sticky and absorbing surfaces); [`near`] lists the members that may touch
 //! each grain until the next neighbour rebuild; [`history`] keeps every wall contact's
@@ -29,7 +30,6 @@
 //! [`crate::soft::walls`].
 
 pub mod block;
-pub mod check;
 pub mod cone;
 pub mod cylinder;
 pub mod disk;
@@ -45,13 +45,13 @@ pub mod plane;
 pub mod plate;
 pub mod point;
 pub mod ring;
-pub mod spec;
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 pub use crate::contact::Touch;
 
+pub use crate::scene::walls::{ShapeSpec, WallSpec};
 pub use block::Block;
 pub use cone::Cone;
 pub use cylinder::{Cylinder, Side};
@@ -65,7 +65,6 @@ pub use plane::Plane;
 pub use plate::Plate;
 pub use point::Point;
 pub use ring::Ring;
-pub use spec::{ShapeSpec, WallSpec};
 
 /// Most members a union may have: contact histories are keyed by (wall, member) in a u32.
 pub const MAX_UNION_MEMBERS: usize = 256;

@@ -1,4 +1,4 @@
-//! Walls as written in a scene, checked field by field ([`super::check`]), and built into
+//! Walls as written in a scene, checked field by field (`wall_check.rs`), and built into
 //! [`Wall`]s.
 //!
 //! ```toml
@@ -17,8 +17,8 @@
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
-use super::indent::{self, Indented};
-use super::{
+use crate::walls::indent::{self, Indented};
+use crate::walls::{
     Block, Cone, Cylinder, Disk, Hopper, Indentation, Line, Motion, Plane, Plate, Point, Ring,
     Shape, Side, Surface, Wall,
 };

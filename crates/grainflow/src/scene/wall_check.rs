@@ -3,10 +3,10 @@
 
 use glam::DVec3;
 
-use super::indent;
-use super::spec::{ShapeSpec, WallSpec};
-use super::{Indentation, Motion, Side, MAX_UNION_MEMBERS};
-use crate::scene::{finite, nonzero, positive};
+use super::walls::{ShapeSpec, WallSpec};
+use super::{finite, nonzero, positive};
+use crate::walls::indent;
+use crate::walls::{Indentation, Motion, Side, MAX_UNION_MEMBERS};
 use crate::Error;
 
 impl WallSpec {
