@@ -39,10 +39,10 @@ pub struct Simulation {
     pub stats: ContactStats,
 }
 
-/// Each method with the scratch it keeps from step to step.
+/// Each method with its options and the scratch it keeps from step to step.
 #[derive(Clone, Debug)]
 pub enum Stepper {
-    /// Soft spheres, with the scene's integrator.
+    /// Soft spheres, with their integrator.
     Soft(SoftStepper),
     /// Event-driven hard spheres.
     Hard(HardStepper),
@@ -51,13 +51,13 @@ pub enum Stepper {
 }
 
 impl Stepper {
-    /// The stepper of `method`; the soft-sphere one keeps the per-pair reactions when
-    /// `keep_reactions` (stress output).
-    fn new(method: &Method, keep_reactions: bool) -> Stepper {
+    /// The stepper of `method`, holding its options; the soft-sphere one keeps the per-pair
+    /// reactions when `keep_reactions` (stress output).
+    fn new(method: Method, keep_reactions: bool) -> Stepper {
         match method {
-            Method::Soft(_) => Stepper::Soft(SoftStepper::new(keep_reactions)),
-            Method::Hard(_) => Stepper::Hard(HardStepper::default()),
-            Method::ApproxHard(_) => Stepper::ApproxHard(ApproxStepper::default()),
+            Method::Soft(o) => Stepper::Soft(SoftStepper::new(o, keep_reactions)),
+            Method::Hard(o) => Stepper::Hard(HardStepper::new(o)),
+            Method::ApproxHard(o) => Stepper::ApproxHard(ApproxStepper::new(o)),
         }
     }
 
@@ -144,7 +144,7 @@ impl Simulation {
             collisions: 0,
             tally: Default::default(),
         };
-        let mut stepper = Stepper::new(&physics.method, scene.output.stress.is_some());
+        let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
         let stats = stepper.start(&mut world, &physics);
         Ok(Simulation {
             world,
