@@ -1,7 +1,7 @@
 //! What stays fixed during a run: the contact law and pair table, fields, dt and limits, all
 //! taken from the scene once, so that a step never reads the scene; and the body forces of
 //! the fields, which every method adds. The method's own options live with its stepper
-//! ([`crate::sim::Stepper`]).
+//! ([`crate::stepper::Stepper`]).
 
 use glam::DVec3;
 

@@ -395,7 +395,7 @@ mod tests {
         sim: &mut crate::sim::Simulation,
     ) -> (&mut World, &Physics, &mut SoftStepper) {
         match &mut sim.stepper {
-            crate::sim::Stepper::Soft(s) => (&mut sim.world, &sim.physics, s),
+            crate::stepper::Stepper::Soft(s) => (&mut sim.world, &sim.physics, s),
             _ => panic!("a soft-sphere scene"),
         }
     }
