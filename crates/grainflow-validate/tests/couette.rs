@@ -36,7 +36,7 @@ fn approx_hard_is_bit_identical_for_one_and_two_threads() {
         pool.install(|| {
             let mut scene = couette_scene(0.76, 1e-3).expect("scene");
             for w in scene.walls.iter_mut() {
-                if let grainflow::walls::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
+                if let grainflow::scene::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
                     if *radius > 0.05 {
                         *radius = 0.14;
                     }

@@ -14,7 +14,7 @@ use glam::DVec3;
 
 use crate::particles::Particles;
 use crate::scene::Scene;
-use crate::walls::ShapeSpec;
+use crate::scene::ShapeSpec;
 use crate::Error;
 
 /// Mass of a disc of radius `r` (m) and areal density `rho` (kg/m²): m = ρ π r² (kg).

@@ -15,11 +15,11 @@ use grainflow::contact::ContactModel;
 use grainflow::gravity::Gravity;
 use grainflow::material::Material;
 use grainflow::particles::Mobility;
+use grainflow::scene::WallSpec;
 use grainflow::scene::{
     ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
 };
 use grainflow::sim::Simulation;
-use grainflow::walls::WallSpec;
 use grainflow::Result;
 
 const CASE: &str = "hard-two-body";

@@ -228,6 +228,8 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
+/// The wall vocabulary a scene shares with the runtime: motions, sides, surfaces, indentations.
+pub use crate::walls::{Indentation, Motion, Side, Surface};
 pub(crate) use walls::make_walls;
 pub use walls::{ShapeSpec, WallSpec};
 

@@ -51,7 +51,6 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::contact::Touch;
 
-pub use crate::scene::walls::{ShapeSpec, WallSpec};
 pub use block::Block;
 pub use cone::Cone;
 pub use cylinder::{Cylinder, Side};
