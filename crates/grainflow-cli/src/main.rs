@@ -39,7 +39,7 @@ use grainflow::io::Outputs;
 use grainflow::neighbor::AutoSkin;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
-use grainflow::soft::StageTimes;
+use grainflow::stats::StageTimes;
 use grainflow_validate::validation::{self, Comparison, Metric};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -478,7 +478,7 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     bar.finish();
     let t = StageTimes {
         output: output_s + clock.elapsed().as_secs_f64(),
-        ..sim.stepper.timers()
+        ..sim.timers()
     };
     eprintln!("grainflow: stages: {t}");
     let e = sim.energies();

@@ -358,7 +358,6 @@ fn a_grain_sped_past_the_list_is_listed_anew_in_the_drift() {
     sim.step().expect("steps");
     let builds = sim.world.neighbors.builds;
     let meeting = sim
-        .stepper
         .collision_log()
         .iter()
         .find(|c| {

@@ -34,7 +34,7 @@ use super::Metric;
 use grainflow::analysis::couette::{
     exponential_decay, polar_stress, Bins, CouetteProfiles, CouetteSampler,
 };
-use grainflow::approx_hard::overlap::max_overlap;
+use grainflow::approx_hard::max_overlap;
 use grainflow::scene::{AnnulusSource, ParticleSource, Scene, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::{Error, Result};

@@ -28,10 +28,10 @@
 //! drift at once and is removed at its end.
 
 mod collide;
-pub mod log;
-pub mod predict;
-pub mod quartic;
-pub mod resolve;
+pub(crate) mod log;
+pub(crate) mod predict;
+pub(crate) mod quartic;
+pub(crate) mod resolve;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -48,7 +48,7 @@ use crate::world::World;
 use crate::{Error, Result};
 use collide::collide;
 pub use log::{CollisionRecord, Partner};
-use predict::pair_collision_time;
+pub use predict::{pair_collision_time, plane_collision_time};
 
 /// Collision statistics of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

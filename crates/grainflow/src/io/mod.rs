@@ -162,7 +162,7 @@ impl Outputs {
         let t = sim.world.time + 0.5 * sim.physics.dt;
         self.overlap_peak = self.overlap_peak.max(sim.stats.max_overlap_ratio);
         if let Some(w) = &mut self.collisions {
-            for r in sim.stepper.collision_log() {
+            for r in sim.collision_log() {
                 writeln!(w, "{}", r.row())
                     .map_err(|e| Error::io(self.dir.join("collisions.csv"), e))?;
             }

@@ -184,7 +184,7 @@ pub struct SimulationSpec {
     /// Simulated time at the start (s), 001 `initial_time`; the run ends at start_time + duration.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub start_time: f64,
-    /// 3 (spheres) or 2 (discs in the xy plane, density per area; see [`crate::planar`]).
+    /// 3 (spheres) or 2 (discs in the xy plane, density per area; see `planar.rs`).
     #[serde(default = "three")]
     pub dimensions: u8,
     /// Soft method: every this many steps, the particles are sorted again along the Morton

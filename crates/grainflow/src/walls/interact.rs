@@ -1,6 +1,6 @@
 //! How walls act on grains in every method: poses at the current time, placement of a grain
 //! in a wall's frame, sticky and absorbing surfaces, grains held by walls. The soft-sphere
-//! contact forces of walls are [`crate::soft::walls`]; the near lists are [`super::near`].
+//! contact forces of walls are `soft/walls.rs`; the near lists are [`super::near`].
 //!
 //! **Sticky and absorbing walls** (000 §2.2) act at the start of each force evaluation, in
 //! ascending particle order so that runs are deterministic: a free grain touching a sticky

@@ -27,7 +27,7 @@
 //! a wall's frame, sticky and absorbing surfaces); [`near`] lists the members that may touch
 //! each grain until the next neighbour rebuild; [`history`] keeps every wall contact's
 //! history; [`mesh`] draws the shapes. The soft-sphere wall forces are
-//! [`crate::soft::walls`].
+//! `soft/walls.rs`.
 
 pub mod block;
 pub mod cone;
