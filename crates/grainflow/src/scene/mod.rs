@@ -18,6 +18,7 @@ use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
 mod method;
+mod particle_files;
 mod particles;
 mod recirculation;
 mod stress;
@@ -26,10 +27,11 @@ mod wall_check;
 pub mod walls;
 
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
+pub use particle_files::{FileSource, LammpsDataSource};
 pub(crate) use particles::make_particles;
 pub use particles::{
-    AnnulusSource, CylinderLayerSource, FileSource, LammpsDataSource, LatticeSource, ListSource,
-    PackSource, Packing, ParticleSource, RandomSource, SphereSpec,
+    AnnulusSource, CylinderLayerSource, LatticeSource, ListSource, PackSource, Packing,
+    ParticleSource, RandomSource, SphereSpec,
 };
 pub use recirculation::{Chute, Inlet, Recirculation};
 pub use stress::StressOutput;
