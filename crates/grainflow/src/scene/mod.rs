@@ -20,6 +20,7 @@ use crate::{Error, Result};
 mod method;
 mod particle_files;
 mod particles;
+mod planar;
 mod recirculation;
 mod stress;
 mod tallies;
@@ -391,7 +392,7 @@ impl Scene {
                 format!("must be in (0, 1], got {}", s.max_overlap),
             ));
         }
-        crate::planar::problems(self, &mut p);
+        planar::problems(self, &mut p);
         if let Some([lo, hi]) = s.domain {
             box_corners(&mut p, "simulation.domain", lo, hi);
         }
