@@ -48,7 +48,7 @@ pub struct Checkpoint {
     /// Touching pairs: (id_i, id_j, history).
     pub pairs: Vec<(u64, u64, ContactState)>,
     /// Touching wall contacts: (particle id, wall member as
-    /// [`crate::walls::history::WallMember::to_bits`] writes it, history).
+    /// [`crate::walls::WallMember::to_bits`] writes it, history).
     pub walls: Vec<(u64, u32, ContactState)>,
     /// Grains held by walls: (particle id, wall index, centre in the wall's placement).
     pub attached: Vec<(u64, u32, DVec3)>,
