@@ -1,12 +1,12 @@
 //! Ways to make particles: lattices (cubic, HCP), random sequential placement, files, and
 //! filling a container from the bottom (PRIME and loose fills of 001 chapter 5).
 
-pub mod annulus;
-pub mod compress;
-pub mod file;
+pub(crate) mod annulus;
+pub(crate) mod compress;
+pub(crate) mod file;
 pub mod lattice;
 pub mod layer;
-pub mod prime;
+pub(crate) mod prime;
 pub mod random;
 pub mod settle;
 

@@ -4,7 +4,7 @@
 //! * a central body: a point mass M at a position, g = −G M (x − X)/|x − X|³ (an asteroid seen
 //!   from its surface, 003 eq 34);
 //! * self-gravity of the grains, by direct summation ([`direct`], the exact reference), by a
-//!   Barnes–Hut octree with quadrupole moments ([`tree`]), or by the static grid of CELLS of
+//!   Barnes–Hut octree with quadrupole moments (`tree.rs`), or by the static grid of CELLS of
 //!   Sánchez & Scheeres (003 §4, eq 40–60, [`grid`]).
 //!
 //! G is a scene parameter (`constant`, SI by default) so pkdgrav/REBOUND-style runs with G = 1
@@ -13,7 +13,7 @@
 
 pub mod direct;
 pub mod grid;
-pub mod tree;
+pub(crate) mod tree;
 
 use glam::DVec3;
 use rayon::prelude::*;

@@ -443,7 +443,7 @@ impl CylinderLayerSource {
 
 /// `type = "annulus"`: discs (2-D) between two circles about `center` in the xy plane, radii
 /// uniform in [radius_min, radius_max], as many as cover `packing_fraction` of the annulus,
-/// placed at random and relaxed until no two overlap (004 §II; [`crate::fill::annulus`]).
+/// placed at random and relaxed until no two overlap (004 §II; `fill/annulus.rs`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnnulusSource {
@@ -588,7 +588,7 @@ impl RandomSource {
     }
 }
 
-/// How a container is filled ([`crate::fill::prime`]).
+/// How a container is filled (`fill/prime.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Packing {
