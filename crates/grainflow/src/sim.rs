@@ -282,14 +282,14 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
             (auto.range[1], Some(auto))
         }
     };
-    // The hard-sphere methods list every periodic image a drift can reach, as ghosts; soft
-    // spheres one image per pair, so every periodic length must hold three neighbour cells.
+    // In a periodic box every method lists the periodic images within reach as ghosts; the
+    // hard-sphere methods count the grains' wraps, as a drift may go far.
     let hard = !matches!(scene.simulation.method, Method::Soft(_));
-    let ghosts = hard && !scene.boundary.periodic.is_open();
+    let ghosts = !scene.boundary.periodic.is_open();
     let cell = 2.0 * particles.max_radius() + skin;
     let lengths = scene.boundary.periodic.lengths().to_array();
     for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
-        if !ghosts && l > 0.0 && l < 3.0 * cell {
+        if !hard && l > 0.0 && l < 3.0 * cell {
             return Err(Error::scene(
                 format!("boundary.periodic.{name}"),
                 format!(
@@ -302,7 +302,7 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
     let mut neighbors = NeighborList::new(skin);
     neighbors.auto = auto;
     if ghosts {
-        neighbors.ghosts = Some(crate::ghosts::Ghosts::default());
+        neighbors.ghosts = Some(crate::ghosts::Ghosts::empty(hard));
     }
     Ok(neighbors)
 }
