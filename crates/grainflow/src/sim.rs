@@ -263,8 +263,8 @@ impl Simulation {
 }
 
 /// The neighbour list of a run of `scene`: its skin given, or sized from the fastest grain for
-/// soft spheres; refused when a periodic length cannot hold three neighbour cells, unless the
-/// list keeps ghosts (the hard-sphere methods).
+/// soft spheres, keeping ghosts in a periodic box; refused for soft spheres when a periodic
+/// length is not above the skin.
 fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<NeighborList> {
     // The default skin is also the largest an automatic one takes.
     let default_skin = 0.2 * particles.max_radius();
@@ -286,15 +286,15 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
     // hard-sphere methods count the grains' wraps, as a drift may go far.
     let hard = !matches!(scene.simulation.method, Method::Soft(_));
     let ghosts = !scene.boundary.periodic.is_open();
-    let cell = 2.0 * particles.max_radius() + skin;
+    // Soft spheres find each grain's wraps by the minimum image of its move since the build,
+    // less than half the skin: right while the skin is below every period.
     let lengths = scene.boundary.periodic.lengths().to_array();
     for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
-        if !hard && l > 0.0 && l < 3.0 * cell {
+        if !hard && l > 0.0 && l <= skin {
             return Err(Error::scene(
                 format!("boundary.periodic.{name}"),
                 format!(
-                    "length {l:e} m is below 3 × (2 r_max + skin) = {:e} m; enlarge the box",
-                    3.0 * cell
+                    "length {l:e} m is not above the neighbour skin {skin:e} m; enlarge the box or give a smaller simulation.skin"
                 ),
             ));
         }
