@@ -4,14 +4,16 @@
 //! `GRAINFLOW-CKPT` magic, format version (u32), the scene as TOML (u64 length + UTF-8),
 //! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
-//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j, slip,
+//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j,
+//! from format 6 the image of j beside i (3 × i32, whole periods along x, y, z), slip,
 //! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall member (u32, the wall's index
 //! times 256 plus the member's), slip, k_n, k_t, g_n, g_t).
 //! Then grains held by walls, absorbed counts, recirculation doors (format 3) and, from format 4,
 //! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
 //! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
 //! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
-//! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far.
+//! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
+//! formats 3 to 5 with each pair's history at the one image its grains had then.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -30,7 +32,7 @@ use crate::walls::interact::Attachment;
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,8 +47,8 @@ pub struct Checkpoint {
     pub dt: f64,
     /// The particles, with the forces of the last evaluation.
     pub particles: Particles,
-    /// Touching pairs: (id_i, id_j, history).
-    pub pairs: Vec<(u64, u64, ContactState)>,
+    /// Touching pairs: (id_i, id_j, image of j beside i (format 6), history).
+    pub pairs: Vec<crate::world::PairHistory>,
     /// Touching wall contacts: (particle id, wall member as
     /// [`crate::walls::WallMember::to_bits`] writes it, history).
     pub walls: Vec<(u64, u32, ContactState)>,
@@ -67,7 +69,7 @@ impl Simulation {
     pub fn checkpoint(&self) -> Checkpoint {
         let w = &self.world;
         let p = &w.particles;
-        let pairs = w.pair_history_by_id();
+        let pairs = w.pair_history_by_id(&self.physics.periodic);
         let walls = w
             .wall_history
             .iter()
@@ -262,9 +264,12 @@ impl Checkpoint {
                 o.bytes(&p.passes[k].to_le_bytes())?;
             }
             o.u64(self.pairs.len() as u64)?;
-            for (a, b, s) in &self.pairs {
+            for (a, b, image, s) in &self.pairs {
                 o.u64(*a)?;
                 o.u64(*b)?;
+                for n in image.unwrap_or_default() {
+                    o.bytes(&n.to_le_bytes())?;
+                }
                 o.state(s)?;
             }
             o.u64(self.walls.len() as u64)?;
@@ -372,7 +377,13 @@ impl Checkpoint {
         }
         let mut pairs = Vec::new();
         for _ in 0..i.u64()? {
-            pairs.push((i.u64()?, i.u64()?, i.state()?));
+            let (a, b) = (i.u64()?, i.u64()?);
+            let image = if version >= 6 {
+                Some([i.u32()? as i32, i.u32()? as i32, i.u32()? as i32])
+            } else {
+                None
+            };
+            pairs.push((a, b, image, i.state()?));
         }
         let mut walls = Vec::new();
         for _ in 0..i.u64()? {
