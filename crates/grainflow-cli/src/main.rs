@@ -426,9 +426,10 @@ fn run(
     let (mut sim, start) = match resume {
         Some(path) => {
             let sim = Simulation::resume(scene, &base, Checkpoint::read(path)?)?;
-            if sim.world.time + 0.5 * sim.physics.dt >= duration {
+            // A checkpoint at the end (a run killed before its final files) only finishes.
+            if sim.world.time - 0.5 * sim.physics.dt > duration {
                 bail!(
-                    "{}: the checkpoint is at t = {:e} s, and the scene ends at t = {duration:e} s: nothing to run; give a longer simulation.duration to go on",
+                    "{}: the checkpoint is at t = {:e} s, past the end of the scene at t = {duration:e} s; give a longer simulation.duration to go on",
                     path.display(),
                     sim.world.time
                 );

@@ -1,9 +1,10 @@
 //! Files that survive a kill at any instant.
 //!
 //! A whole file (a frame, a checkpoint, an index, a table) is written to a temporary file
-//! created exclusively beside it, synced to the disk and renamed over the old one, and the
-//! folder is synced: a reader, or a resumed run, finds the old file or the new one, never a
-//! part. A rename replaces a symbolic link planted at the name instead of writing through it.
+//! created exclusively beside it, synced to the disk and renamed over the old one: a reader, or
+//! a resumed run, finds the old file or the new one, never a part. The folders are synced at
+//! each checkpoint ([`sync_dir`]), which makes the renames before it last through a power cut
+//! too; what a cut loses after it, the resumed run writes again. A rename replaces a symbolic link planted at the name instead of writing through it.
 //! An append-only file (the series, the dump) is synced at each checkpoint, which records its
 //! length; a resumed run cuts it back to that length before appending.
 
@@ -17,7 +18,7 @@ use crate::{Error, Result};
 const TEMP_SUFFIX: &str = ".grainflow-tmp";
 
 /// Writes `path` whole through a temporary file: `body` writes into a buffered writer; the
-/// file is synced, renamed over `path` and the folder synced. Any error names `path`.
+/// file is synced and renamed over `path`. Any error names `path`.
 pub fn write_whole(
     path: &Path,
     body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
@@ -28,8 +29,7 @@ pub fn write_whole(
         body(&mut w)?;
         let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        sync_dir(path)
+        std::fs::rename(&tmp, path)
     };
     run().map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
@@ -62,18 +62,14 @@ fn create_temp(path: &Path) -> io::Result<(PathBuf, File)> {
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
 }
 
-/// Syncs the folder holding `path`, so that a rename or a new file in it is on the disk.
-fn sync_dir(path: &Path) -> io::Result<()> {
+/// Syncs the folder `dir`, so that the files created and renamed in it are on the disk.
+pub fn sync_dir(dir: &Path) -> Result<()> {
     #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)?.sync_all()?;
-    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))?;
     #[cfg(not(unix))]
-    let _ = path;
+    let _ = dir;
     Ok(())
 }
 

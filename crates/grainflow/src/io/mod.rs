@@ -301,9 +301,10 @@ impl Outputs {
         Ok(())
     }
 
-    /// Syncs the append-only files, records their lengths and the frame counter in the
-    /// manifest, then writes the checkpoint `file` (all whole, through temporary files). A
-    /// kill between the two leaves the older checkpoint, which the manifest still names.
+    /// Syncs the append-only files and the folders, records the files' lengths and the frame
+    /// counter in the manifest, then writes the checkpoint `file` (both whole, through
+    /// temporary files). A kill between the two leaves the older checkpoint, which the
+    /// manifest still names.
     pub fn checkpoint(&mut self, sim: &Simulation, file: &str) -> Result<()> {
         let mut lengths = BTreeMap::new();
         for (name, a) in APPENDED.iter().zip(&mut self.appended) {
@@ -318,8 +319,11 @@ impl Outputs {
             frame: self.frame,
             lengths,
         });
+        durable::sync_dir(&self.dir.join("frames"))?;
         self.manifest.write(&self.dir)?;
-        sim.checkpoint().write(&self.dir.join(file))
+        durable::sync_dir(&self.dir)?;
+        sim.checkpoint().write(&self.dir.join(file))?;
+        durable::sync_dir(&self.dir)
     }
 
     /// Writes the tallies and the final checkpoint `final.gfck`, with the files synced.

@@ -159,7 +159,8 @@ impl DeckOutput {
         if let Some((file, mult)) = &self.dump_positions {
             write_positions(&self.dir.join(file), sim, *mult)?;
         }
-        write_pebble_csv(&self.dir.join(format!("{}_pebbles.csv", self.stem)), &save)
+        write_pebble_csv(&self.dir.join(format!("{}_pebbles.csv", self.stem)), &save)?;
+        crate::io::durable::sync_dir(&self.dir)
     }
 }
 
