@@ -101,16 +101,7 @@ impl Simulation {
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
         let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
-        let comparable = |s: &Scene| {
-            let mut s = s.clone();
-            s.simulation.duration = 0.0;
-            s.output = Default::default();
-            if let Method::Hard(o) = &mut s.simulation.method {
-                o.collision_log = false;
-            }
-            s
-        };
-        if comparable(&saved) != comparable(&scene) {
+        if resumable_part(&saved) != resumable_part(&scene) {
             return Err(Error::scene(
                 "scene",
                 "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
@@ -158,6 +149,18 @@ impl Simulation {
         }
         Ok(sim)
     }
+}
+
+/// The scene without what may change on resume: duration, `[output]` and the hard method's
+/// collision log.
+pub(crate) fn resumable_part(scene: &Scene) -> Scene {
+    let mut s = scene.clone();
+    s.simulation.duration = 0.0;
+    s.output = Default::default();
+    if let Method::Hard(o) = &mut s.simulation.method {
+        o.collision_log = false;
+    }
+    s
 }
 
 struct Out<W: Write>(W);
@@ -229,11 +232,11 @@ impl In<'_> {
 }
 
 impl Checkpoint {
-    /// Writes the checkpoint to `path` (through a temporary file, so a crash leaves the old one).
+    /// Writes the checkpoint to `path` whole ([`super::durable::write_whole`]: a kill leaves
+    /// the old file or the new one).
     pub fn write(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_extension("tmp");
-        let run = || -> std::io::Result<()> {
-            let mut o = Out(std::io::BufWriter::new(std::fs::File::create(&tmp)?));
+        super::durable::write_whole(path, |w| {
+            let mut o = Out(w);
             o.bytes(MAGIC)?;
             o.bytes(&VERSION.to_le_bytes())?;
             o.u64(self.scene.len() as u64)?;
@@ -311,11 +314,8 @@ impl Checkpoint {
                 o.f64(t.wall_normal[w])?;
             }
             o.u64(t.collisions)?;
-            o.u64(self.collisions)?;
-            o.0.flush()?;
-            std::fs::rename(&tmp, path)
-        };
-        run().map_err(|e| Error::io(path, e))
+            o.u64(self.collisions)
+        })
     }
 
     /// Reads a checkpoint written by [`Checkpoint::write`].
