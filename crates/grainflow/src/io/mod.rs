@@ -3,9 +3,11 @@
 
 pub mod checkpoint;
 pub mod dump;
+pub mod dump_read;
 pub mod lammps_data;
 pub mod pebbles;
 pub mod series;
+pub mod ss;
 pub mod tallies;
 pub mod vtk;
 
@@ -138,6 +140,16 @@ impl Outputs {
         let name = format!("frames/particles_{:06}.vtu", self.frame);
         vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
         self.pvd.push(sim.world.time, &name)?;
+        if let Some(units) = sim.scene.output.ss {
+            let path = self.dir.join(name.replace(".vtu", ".ss"));
+            let file = ss::ss_from_particles(&sim.world.particles, sim.world.time, units).map_err(
+                |reason| Error::Format {
+                    path: path.clone(),
+                    reason,
+                },
+            )?;
+            ss::write_ss(&path, &file, ss::SsFormat::Standard)?;
+        }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
             if w.motion != crate::walls::Motion::Fixed {
@@ -150,7 +162,8 @@ impl Outputs {
         }
         if let Some(w) = &mut self.dump {
             let path = self.dir.join("particles.dump");
-            dump::write_dump_frame(w, sim.world.step, vtk_bounds(sim), &sim.world.particles)
+            let (clock, periodic) = ((sim.world.step, sim.world.time), &sim.physics.periodic);
+            dump::write_dump_frame(w, clock, vtk_bounds(sim), periodic, &sim.world.particles)
                 .map_err(|e| Error::io(path, e))?;
         }
         self.frame += 1;
