@@ -85,6 +85,11 @@ impl SsUnits {
             SsUnits::Scene => (1.0, 1.0, 1.0),
         }
     }
+
+    /// The time unit (s): an `ss` header's time times this is the scene's time.
+    pub fn time_unit(self) -> f64 {
+        self.scales().2
+    }
 }
 
 /// One particle of an `ss` file, in the file's units.
