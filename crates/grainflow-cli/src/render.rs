@@ -117,7 +117,8 @@ pub fn balls(f: &DumpFrame, values: &[f64], (lo, hi): (f64, f64)) -> Result<Vec<
         .collect())
 }
 
-/// The box of every ball of `frames`, padded by the radii.
+/// The box of every ball of `frames`, padded by the radii and 5 % of its size (walls at its
+/// faces stay inside).
 fn extent(frames: &[(DumpFrame, Vec<Ball>)]) -> (DVec3, DVec3) {
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
     for b in frames.iter().flat_map(|(_, b)| b) {
@@ -125,7 +126,8 @@ fn extent(frames: &[(DumpFrame, Vec<Ball>)]) -> (DVec3, DVec3) {
         hi = hi.max(b.pos + b.radius);
     }
     if lo.cmple(hi).all() {
-        (lo, hi)
+        let pad = 0.05 * (hi - lo);
+        (lo - pad, hi + pad)
     } else {
         (DVec3::ZERO, DVec3::ONE)
     }
@@ -182,23 +184,23 @@ pub fn draw(look: &Look, balls: &[Ball], caption: &str) -> Result<(Vec<u8>, (usi
 fn colour_bar(rgb: &mut [u8], (w, h): (usize, usize), look: &Look, caption: &str) -> Result<()> {
     crate::plot::fonts();
     let (x0, top, bottom) = (w as i32 - BAR_STRIP as i32 + 20, 60i32, h as i32 - 40);
-    let root = BitMapBackend::with_buffer(rgb, (w as u32, h as u32)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| anyhow!("drawing the colour bar: {e}");
     for y in top..=bottom {
         let t = f64::from(bottom - y) / f64::from((bottom - top).max(1));
-        let [r, g, b] = viridis(t);
-        root.draw(&Rectangle::new(
-            [(x0, y), (x0 + 24, y)],
-            RGBColor(r, g, b).filled(),
-        ))
-        .map_err(|e| err(&e))?;
+        let colour = viridis(t);
+        for x in x0..x0 + 24 {
+            let k = 3 * (y as usize * w + x as usize);
+            let edge = y == top || y == bottom || x == x0 || x == x0 + 23;
+            rgb[k..k + 3].copy_from_slice(if edge { &[0, 0, 0] } else { &colour });
+        }
     }
+    let root = BitMapBackend::with_buffer(rgb, (w as u32, h as u32)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| anyhow!("drawing the colour bar: {e}");
     let style = ("sans-serif", 15).into_font().color(&BLACK);
     let (lo, hi) = look.range;
     for k in 0..=4 {
         let t = f64::from(k) / 4.0;
         let y = bottom - ((bottom - top) as f64 * t) as i32;
-        let label = format!("{:.3}", lo + t * (hi - lo));
+        let label = tick(lo + t * (hi - lo), hi.abs().max(lo.abs()));
         root.draw(&Text::new(label, (x0 + 30, y - 7), style.clone()))
             .map_err(|e| err(&e))?;
     }
@@ -213,6 +215,16 @@ fn colour_bar(rgb: &mut [u8], (w, h): (usize, usize), look: &Look, caption: &str
     root.draw(&Text::new(caption.to_string(), (10, 8), style))
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))
+}
+
+/// A tick label of `v` on a bar reaching `size`: three decimals, or three digits with an
+/// exponent when that would show too few of them.
+fn tick(v: f64, size: f64) -> String {
+    if size != 0.0 && !(1e-2..1e4).contains(&size) {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.3}")
+    }
 }
 
 /// Writes an RGB image as PNG.
@@ -251,18 +263,61 @@ fn scene_of(args: &RenderArgs) -> Result<Option<Scene>> {
     Ok(None)
 }
 
-/// The walls of `scene` at time `t` as polygons, infinite ones drawn `extent` (m) across.
-fn wall_polygons(scene: &Scene, extent: f64, t: f64) -> Vec<Vec<DVec3>> {
-    scene
-        .walls
-        .iter()
-        .flat_map(|spec| {
-            let (v, polys) = spec.build(0).mesh_at(extent, t);
-            polys
-                .into_iter()
-                .map(move |p| p.iter().map(|&k| v[k]).collect::<Vec<_>>())
-        })
-        .collect()
+/// The walls of `scene` at time `t` as polygons: an infinite plane as its cut through the box
+/// `view` (nothing where it misses the box), other walls as their meshes, infinite ones `extent`
+/// (m) across.
+fn wall_polygons(scene: &Scene, view: (DVec3, DVec3), t: f64) -> Vec<Vec<DVec3>> {
+    let (lo, hi) = view;
+    let extent = 0.5 * (hi - lo).max_element();
+    let mut out = Vec::new();
+    for spec in &scene.walls {
+        let wall = spec.build(0);
+        let (v, polys) = wall.mesh_at(extent, t);
+        if let (grainflow::walls::Shape::Plane(_), [a, b, c, ..]) = (&wall.shape, &v[..]) {
+            let normal = (*b - *a).cross(*c - *a).normalize_or_zero();
+            out.push(plane_cut(*a, normal, view));
+            continue;
+        }
+        out.extend(polys.into_iter().map(|p| p.iter().map(|&k| v[k]).collect()));
+    }
+    out.retain(|p| p.len() >= 2);
+    out
+}
+
+/// The polygon where the plane through `point` with unit `normal` cuts the box `lo..hi`: the
+/// points where it crosses the box's twelve edges, in order around their centre.
+fn plane_cut(point: DVec3, normal: DVec3, (lo, hi): (DVec3, DVec3)) -> Vec<DVec3> {
+    let corner = |k: usize| {
+        let pick = |bit: usize, a: f64, b: f64| if k >> bit & 1 == 0 { a } else { b };
+        DVec3::new(
+            pick(0, lo.x, hi.x),
+            pick(1, lo.y, hi.y),
+            pick(2, lo.z, hi.z),
+        )
+    };
+    let mut cut = Vec::new();
+    for a in 0..8 {
+        for bit in 0..3 {
+            let b = a | 1 << bit;
+            if b == a {
+                continue;
+            }
+            let (pa, pb) = (corner(a), corner(b));
+            let (da, db) = ((pa - point).dot(normal), (pb - point).dot(normal));
+            if (da <= 0.0) != (db <= 0.0) {
+                cut.push(pa + (pb - pa) * (da / (da - db)));
+            }
+        }
+    }
+    if cut.len() < 3 {
+        return Vec::new();
+    }
+    let centre = cut.iter().copied().sum::<DVec3>() / cut.len() as f64;
+    let u = (cut[0] - centre).normalize_or_zero();
+    let w = normal.cross(u);
+    let angle = |p: &DVec3| (*p - centre).dot(w).atan2((*p - centre).dot(u));
+    cut.sort_by(|p, q| angle(p).total_cmp(&angle(q)));
+    cut
 }
 
 /// `grainflow render`.
@@ -340,7 +395,7 @@ pub fn render(args: &RenderArgs) -> Result<String> {
     for (k, (f, b)) in drawn.iter().enumerate() {
         let t = f.time.unwrap_or(0.0);
         if let Some(s) = &scene {
-            look.walls = wall_polygons(s, (bounds.1 - bounds.0).max_element(), t);
+            look.walls = wall_polygons(s, bounds, t);
         }
         let time = f.time.map_or(String::new(), |t| format!("t = {t:.4} s, "));
         let caption = format!(
@@ -424,6 +479,28 @@ mod tests {
         // The grain at rest is the bottom of the map.
         let rest = px(47, 50);
         assert!(rest[2] > rest[1] && rest[0] > rest[1], "{rest:?}");
+        assert_eq!(tick(1.2345e-5, 1e-4), "1.23e-5");
+        // The floor z = 0.5 cuts the unit cube in the square of its four vertical edges.
+        let cut = plane_cut(
+            DVec3::new(0.0, 0.0, 0.5),
+            DVec3::Z,
+            (DVec3::ZERO, DVec3::ONE),
+        );
+        assert_eq!(cut.len(), 4);
+        assert!(cut
+            .iter()
+            .all(|p| p.z == 0.5 && (p.x == 0.0 || p.x == 1.0) && (p.y == 0.0 || p.y == 1.0)));
+        assert!(
+            cut.windows(2).all(|w| (w[0] - w[1]).length() == 1.0),
+            "in order: {cut:?}"
+        );
+        assert!(plane_cut(
+            DVec3::new(0.0, 0.0, 2.0),
+            DVec3::Z,
+            (DVec3::ZERO, DVec3::ONE)
+        )
+        .is_empty());
+        assert_eq!(tick(0.5, 1.28), "0.500");
         assert!(field_values(f, "vorticity")
             .unwrap_err()
             .to_string()
