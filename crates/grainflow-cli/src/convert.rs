@@ -104,8 +104,9 @@ pub fn read_frames(path: &Path, ss_units: SsUnits) -> Result<Vec<DumpFrame>> {
             let t = ss_units.time_unit();
             let rows = file.records.iter().enumerate().map(|(k, r)| {
                 let r = r.to_scene(ss_units);
+                // The original index is the id where it can be one.
                 row(
-                    k as u64 + 1,
+                    u64::try_from(r.index).unwrap_or(k as u64 + 1),
                     i64::from(r.colour),
                     [r.pos, r.vel, r.spin],
                     r.radius,
@@ -341,6 +342,7 @@ mod tests {
                 (a.pos, a.vel, a.spin, a.radius, a.colour),
                 (b.pos, b.vel, b.spin, b.radius, b.colour)
             );
+            assert_eq!(a.index, b.index);
             assert!((a.mass - b.mass).abs() <= 4.0 * f64::EPSILON * b.mass);
         }
         let e = convert(&dir.join("a.ss"), &dir.join("x.txt"), units).unwrap_err();
