@@ -230,6 +230,7 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
+pub(crate) use walls::make_walls;
 pub use walls::{ShapeSpec, WallSpec};
 
 /// The `[output]` table; intervals in simulated seconds, absent = not written.
