@@ -1,4 +1,5 @@
-//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
+//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases, render
+//! and convert particle files.
 
 /// Writes to standard output; when the reader has gone (`grainflow … | head`), the program ends
 /// quietly with success instead of panicking on the closed pipe.
@@ -24,8 +25,11 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod convert;
 mod pebbles;
 mod plot;
+mod raster;
+mod render;
 mod scenes;
 mod stop;
 
@@ -126,6 +130,19 @@ enum Command {
     Analyze {
         #[command(subcommand)]
         what: Analysis,
+    },
+    /// Draw a snapshot or a run's snapshots to PNG: shaded spheres coloured by a field.
+    Render(render::RenderArgs),
+    /// Convert particles between pkdgrav ss, LAMMPS dump and data, CSV and VTU (by extension).
+    Convert {
+        /// Input file (.ss, .dump, .lammpstrj, .data, .csv; .gz for dump and data).
+        input: PathBuf,
+        /// Output file (.ss, .dump, .data, .csv, .vtu); a dump keeps every frame, the others
+        /// the last.
+        output: PathBuf,
+        /// Units of ss files: pkdgrav (converted to SI) or scene (as they are).
+        #[arg(long, value_enum, default_value = "pkdgrav")]
+        ss_units: render::SsUnitsArg,
     },
 }
 
@@ -299,6 +316,18 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             json,
             full,
         } => validate(&names, list, json, full),
+        Command::Render(args) => render::render(&args).map(|s| {
+            outln!("{s}");
+            ExitCode::SUCCESS
+        }),
+        Command::Convert {
+            input,
+            output,
+            ss_units,
+        } => convert::convert(&input, &output, ss_units.into()).map(|s| {
+            outln!("{s}");
+            ExitCode::SUCCESS
+        }),
         Command::Analyze { what } => {
             match what {
                 Analysis::Drum { runs, from, out } => {

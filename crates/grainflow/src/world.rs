@@ -95,7 +95,6 @@ impl World {
         n * per_particle + self.neighbors.len().max(6 * n) * per_slot
     }
 
-
     /// The contact history of every touching pair, keyed by the particles' ids (owner,
     /// partner) and the partner's image beside the owner (whole periods from where both are).
     pub(crate) fn pair_history_by_id(&self, periodic: &Periodic) -> Vec<PairHistory> {

@@ -3,11 +3,13 @@
 
 pub mod checkpoint;
 pub mod dump;
+pub mod dump_read;
 pub mod durable;
 pub mod lammps_data;
 pub mod manifest;
 pub mod pebbles;
 pub mod series;
+pub mod ss;
 pub mod tallies;
 pub mod vtk;
 
@@ -230,6 +232,16 @@ impl Outputs {
         let name = format!("frames/particles_{:06}.vtu", self.frame);
         vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
         self.pvd.push(sim.world.time, &name)?;
+        if let Some(units) = sim.scene.output.ss {
+            let path = self.dir.join(name.replace(".vtu", ".ss"));
+            let file = ss::ss_from_particles(&sim.world.particles, sim.world.time, units).map_err(
+                |reason| Error::Format {
+                    path: path.clone(),
+                    reason,
+                },
+            )?;
+            ss::write_ss(&path, &file, ss::SsFormat::Standard)?;
+        }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
             if w.motion != crate::walls::Motion::Fixed {
@@ -240,10 +252,16 @@ impl Outputs {
                 vtk::write_mesh_vtp(&path, &v, &poly, sim.world.time)?;
             }
         }
-        let bounds = vtk_bounds(sim);
         if let Some(a) = self.appender("particles.dump") {
-            dump::write_dump_frame(a.writer(), sim.world.step, bounds, &sim.world.particles)
-                .map_err(|e| Error::io(a.path(), e))?;
+            let (clock, periodic) = ((sim.world.step, sim.world.time), &sim.physics.periodic);
+            dump::write_dump_frame(
+                a.writer(),
+                clock,
+                vtk_bounds(sim),
+                periodic,
+                &sim.world.particles,
+            )
+            .map_err(|e| Error::io(a.path(), e))?;
         }
         self.frame += 1;
         Ok(())

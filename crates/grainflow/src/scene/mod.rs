@@ -255,6 +255,9 @@ pub struct OutputSpec {
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tallies: Option<TalliesSpec>,
+    /// With snapshots, a pkdgrav `ss` file per frame in these units (`"pkdgrav"` or `"scene"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ss: Option<crate::io::ss::SsUnits>,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
