@@ -118,8 +118,10 @@ impl Simulation {
         }
         let walls = make_walls(&scene);
         let mut particles = make_particles(&scene, base, &walls)?;
-        let physics = Physics::new(&scene, &particles, &walls)?;
-        let neighbors = neighbor_list(&scene, &particles, physics.dt)?;
+        // Contact time, dt and skin cover the grains inserts will add.
+        let probe = crate::drive::insert::with_probes(&particles, &scene);
+        let physics = Physics::new(&scene, &probe, &walls)?;
+        let neighbors = neighbor_list(&scene, &probe, physics.dt)?;
         if physics.planar {
             crate::planar::check_plane(&particles)?;
             crate::planar::make_discs(&mut particles);
@@ -128,6 +130,7 @@ impl Simulation {
             *p = physics.periodic.wrap(*p);
         }
         let n = particles.len();
+        let next_id = particles.id.iter().max().map_or(0, |&i| i + 1);
         let mut world = World {
             particles,
             walls,
@@ -143,6 +146,7 @@ impl Simulation {
                 .unwrap_or_default(),
             collisions: 0,
             tally: Default::default(),
+            inserts: crate::drive::insert::Inserts::start(&physics.inserts, next_id),
         };
         let mut stepper = Stepper::new(&physics.method, scene.output.stress.is_some());
         let stats = stepper.start(&mut world, &physics);
@@ -202,6 +206,9 @@ impl Simulation {
         }
         if let Some(r) = &physics.recirculation {
             r.apply(w, self.stepper.body_acc());
+        }
+        if !physics.inserts.is_empty() {
+            crate::drive::insert::apply(&physics.inserts, w, physics);
         }
         Ok(())
     }

@@ -39,6 +39,8 @@ pub struct World {
     /// Impulses of the approximate hard-sphere method since the last reset, for the proxy
     /// stress.
     pub tally: ImpulseTally,
+    /// Grains inserted so far by the scene's `[[inserts]]`, and the next id.
+    pub inserts: crate::drive::insert::Inserts,
 }
 
 impl World {

@@ -189,6 +189,7 @@ impl PileBox {
             ],
             output: OutputSpec::default(),
             recirculation: None,
+            inserts: Vec::new(),
         }
     }
 }

@@ -524,6 +524,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
         })],
         output: OutputSpec::default(),
         recirculation: None,
+        inserts: Vec::new(),
     };
     Simulation::new(scene, Path::new("."))
 }

@@ -104,7 +104,7 @@ impl Outputs {
             let path = dir.join("series.csv");
             let mut w = create(&path, resumed)?;
             if !resumed {
-                writeln!(w, "{}", series::HEADER).map_err(|e| Error::io(&path, e))?;
+                writeln!(w, "{}", series::header(sim)).map_err(|e| Error::io(&path, e))?;
                 series::write_row(&mut w, sim, sim.stats.max_overlap_ratio)
                     .map_err(|e| Error::io(&path, e))?;
             }
