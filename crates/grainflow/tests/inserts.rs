@@ -226,3 +226,37 @@ fn a_region_too_small_for_the_rate_is_refused_with_its_fill_fraction() {
         "{msgs:?}"
     );
 }
+
+/// The silo of `scenes/silo.toml`, poured for 0.04 s (320 grains) just above its floor and
+/// opened at 0.1 s: every grain requested is inserted, every grain inserted is either in the
+/// silo or counted by the absorbing floor, and series.csv says so in its columns.
+#[test]
+fn the_silo_fills_at_its_rate_and_discharges_into_its_series() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/silo.toml");
+    let text = std::fs::read_to_string(&path)
+        .expect("scene")
+        .replace("end = 0.3 ", "end = 0.04 ")
+        .replace("center = [0.0, 0.0, 0.1]", "center = [0.0, 0.0, 0.035]")
+        .replace("length = 0.04 }", "length = 0.03 }")
+        .replace("start = 0.5 }", "start = 0.1 }");
+    let scene = Scene::from_toml(&text, "silo").expect("parses");
+    let mut sim = Simulation::new(scene, Path::new(".")).expect("builds");
+    run_to(&mut sim, 0.25);
+    let w = &sim.world;
+    let (req, done) = w.inserts.requested(&sim.physics.inserts, w.time)[0];
+    assert_eq!((req, done), (320.0, 320.0));
+    let removed = w.wall_runtime.absorbed[3];
+    assert!(removed > 0, "nothing discharged");
+    assert_eq!(w.particles.len() as u64 + removed, 320);
+    let mut csv = Vec::new();
+    grainflow::io::series::write_row(&mut csv, &sim, 0.0).expect("row");
+    let header = grainflow::io::series::header(&sim);
+    let row = String::from_utf8(csv).expect("utf-8");
+    let column = |name: &str| {
+        let k = header.split(',').position(|c| c == name).expect(name);
+        row.trim().split(',').nth(k).expect("value").to_string()
+    };
+    assert_eq!(column("removed_wall_3"), removed.to_string());
+    assert_eq!(column("inserted"), "320");
+    assert_eq!(column("particles"), w.particles.len().to_string());
+}
