@@ -19,6 +19,7 @@ use crate::{Error, Result};
 
 mod inserts;
 mod method;
+mod particle_files;
 mod particles;
 mod recirculation;
 mod stress;
@@ -28,10 +29,11 @@ pub mod walls;
 
 pub use inserts::{InsertSpec, MaterialShare, Region, SizeDistribution};
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
+pub use particle_files::{FileSource, LammpsDataSource};
 pub(crate) use particles::make_particles;
 pub use particles::{
-    AnnulusSource, CylinderLayerSource, FileSource, LammpsDataSource, LatticeSource, ListSource,
-    PackSource, Packing, ParticleSource, RandomSource, SphereSpec,
+    AnnulusSource, CylinderLayerSource, LatticeSource, ListSource, PackSource, Packing,
+    ParticleSource, RandomSource, SphereSpec,
 };
 pub use recirculation::{Chute, Inlet, Recirculation};
 pub use stress::StressOutput;
@@ -233,6 +235,7 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
+pub(crate) use walls::make_walls;
 pub use walls::{ShapeSpec, WallSpec};
 
 /// The `[output]` table; intervals in simulated seconds, absent = not written.
