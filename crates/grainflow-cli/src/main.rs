@@ -442,7 +442,9 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut next_line = 0.1;
     let mut output_s = 0.0;
+    let mut overlap_peak = sim.stats.max_overlap_ratio;
     sim.run_until(duration, |s| {
+        overlap_peak = overlap_peak.max(s.stats.max_overlap_ratio);
         let clock = Instant::now();
         outputs.observe(s)?;
         output_s += clock.elapsed().as_secs_f64();
@@ -482,14 +484,19 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     };
     eprintln!("grainflow: stages: {t}");
     let e = sim.energies();
+    let w = &sim.world;
     eprintln!(
-        "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",
-        sim.world.time,
-        sim.world.step - first_step,
+        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} grains present, {} inserted, {} removed by absorbing walls; at the last step: kinetic energy (translational + rotational) {:.3e} J, {} pair contacts, {} wall contacts; largest overlap of the run {:.2e} of the smaller radius",
+        w.time,
+        w.step - first_step,
         start.elapsed().as_secs_f64(),
+        w.particles.len(),
+        w.inserts.total(),
+        w.wall_runtime.absorbed.iter().sum::<u64>(),
         e.translational + e.rotational + 0.0,
-        sim.stats.contacts,
-        sim.stats.max_overlap_ratio
+        sim.stats.contacts - sim.stats.wall_contacts,
+        sim.stats.wall_contacts,
+        overlap_peak
     );
     Ok(ExitCode::SUCCESS)
 }
