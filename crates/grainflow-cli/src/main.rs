@@ -496,7 +496,9 @@ fn run(
     // On a terminal the bar updates in place; in a log, a plain line every tenth of the run.
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut next_line = 0.1;
+    let mut overlap_peak = sim.stats.max_overlap_ratio;
     let stopped = stop::drive(&mut sim, duration, &mut outputs, |s| {
+        overlap_peak = overlap_peak.max(s.stats.max_overlap_ratio);
         if s.world.step % 200 == 0 {
             let done = (s.world.step - first_step) as f64;
             let elapsed = start.elapsed().as_secs_f64().max(1e-9);
@@ -537,14 +539,19 @@ fn run(
     };
     eprintln!("grainflow: stages: {t}");
     let e = sim.energies();
+    let w = &sim.world;
     eprintln!(
-        "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",
-        sim.world.time,
-        sim.world.step - first_step,
+        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} grains present, {} inserted, {} removed by absorbing walls; at the last step: kinetic energy (translational + rotational) {:.3e} J, {} pair contacts, {} wall contacts; largest overlap of the run {:.2e} of the smaller radius",
+        w.time,
+        w.step - first_step,
         start.elapsed().as_secs_f64(),
+        w.particles.len(),
+        w.inserts.total(),
+        w.wall_runtime.absorbed.iter().sum::<u64>(),
         e.translational + e.rotational + 0.0,
-        sim.stats.contacts,
-        sim.stats.max_overlap_ratio
+        sim.stats.contacts - sim.stats.wall_contacts,
+        sim.stats.wall_contacts,
+        overlap_peak
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -43,8 +43,10 @@ impl Simulation {
         }
         let walls = make_walls(&scene);
         let particles = make_particles(&scene, base, &walls)?;
-        let physics = Physics::new(&scene, &particles, &walls)?;
-        let neighbors = neighbor_list(&scene, &particles, physics.dt)?;
+        // Contact time, dt and skin cover the grains inserts will add.
+        let probe = crate::drive::insert::with_probes(&particles, &scene);
+        let physics = Physics::new(&scene, &probe, &walls)?;
+        let neighbors = neighbor_list(&scene, &probe, physics.dt)?;
         let start = scene.simulation.start_time;
         let mut world = World::new(particles, walls, neighbors, start, &physics)?;
         let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
@@ -105,6 +107,9 @@ impl Simulation {
         }
         if let Some(r) = &physics.recirculation {
             r.apply(w, self.stepper.body_acc());
+        }
+        if !physics.inserts.is_empty() {
+            crate::drive::insert::apply(&physics.inserts, w, physics);
         }
         Ok(())
     }

@@ -47,6 +47,8 @@ pub struct World {
     /// Impulses of the approximate hard-sphere method since the last reset, for the proxy
     /// stress.
     pub tally: ImpulseTally,
+    /// Grains inserted so far by the scene's `[[inserts]]`, and the next id.
+    pub inserts: crate::drive::insert::Inserts,
 }
 
 impl World {
@@ -68,6 +70,7 @@ impl World {
             *p = physics.periodic.wrap(*p);
         }
         let n = particles.len();
+        let next_id = particles.id.iter().max().map_or(0, |&i| i + 1);
         Ok(World {
             particles,
             walls,
@@ -83,6 +86,7 @@ impl World {
                 .unwrap_or_default(),
             collisions: 0,
             tally: Default::default(),
+            inserts: crate::drive::insert::Inserts::start(&physics.inserts, next_id),
         })
     }
 

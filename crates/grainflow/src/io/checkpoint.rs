@@ -12,8 +12,12 @@
 //! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
 //! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
 //! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
+//! From format 6, the inserts (`[[inserts]]`): the next id (u64), the count (u64) and per
+//! insert the grains inserted (u64), their mass (f64), the insertions done (u64) and the time
+//! of the last (f64).
 //! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
-//! formats 3 to 5 with each pair's history at the one image its grains had then.
+//! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
+//! inserted.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -62,6 +66,8 @@ pub struct Checkpoint {
     pub tally: crate::approx_hard::ImpulseTally,
     /// Hard and approx_hard collisions so far (format 5; 0 when read from older formats).
     pub collisions: u64,
+    /// What the inserts have inserted (format 6; none when read from older formats).
+    pub inserts: crate::drive::insert::Inserts,
 }
 
 impl Simulation {
@@ -94,6 +100,7 @@ impl Simulation {
             doors: w.doors,
             tally: w.tally.clone(),
             collisions: w.collisions,
+            inserts: w.inserts.clone(),
         }
     }
 
@@ -137,6 +144,9 @@ impl Simulation {
         w.doors = ckpt.doors;
         w.tally = ckpt.tally;
         w.collisions = ckpt.collisions;
+        if ckpt.inserts.each.len() == w.inserts.each.len() {
+            w.inserts = ckpt.inserts;
+        }
         w.rebuild_neighbors(&sim.physics.periodic);
         w.set_pair_history_by_id(&ckpt.pairs);
         if let Stepper::Soft(s) = &mut sim.stepper {
@@ -314,7 +324,17 @@ impl Checkpoint {
                 o.f64(t.wall_normal[w])?;
             }
             o.u64(t.collisions)?;
-            o.u64(self.collisions)
+            o.u64(self.collisions)?;
+            let ins = &self.inserts;
+            o.u64(ins.next_id)?;
+            o.u64(ins.each.len() as u64)?;
+            for s in &ins.each {
+                o.u64(s.inserted)?;
+                o.f64(s.mass)?;
+                o.u64(s.events)?;
+                o.f64(s.last)?;
+            }
+            Ok(())
         })
     }
 
@@ -411,6 +431,11 @@ impl Checkpoint {
             Default::default()
         };
         let collisions = if version >= 5 { i.u64()? } else { 0 };
+        let inserts = if version >= 6 {
+            Self::inserts(i)?
+        } else {
+            Default::default()
+        };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -424,7 +449,22 @@ impl Checkpoint {
             doors,
             tally,
             collisions,
+            inserts,
         })
+    }
+
+    fn inserts(i: &mut In) -> Option<crate::drive::insert::Inserts> {
+        let next_id = i.u64()?;
+        let mut each = Vec::new();
+        for _ in 0..i.u64()?.min(i.0.len() as u64) {
+            each.push(crate::drive::insert::InsertState {
+                inserted: i.u64()?,
+                mass: i.f64()?,
+                events: i.u64()?,
+                last: i.f64()?,
+            });
+        }
+        Some(crate::drive::insert::Inserts { next_id, each })
     }
 
     fn tally(i: &mut In) -> Option<crate::approx_hard::ImpulseTally> {

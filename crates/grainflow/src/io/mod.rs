@@ -202,7 +202,7 @@ impl Outputs {
             let mut a = Appender::create(&path)?;
             let w = a.writer();
             let head = match name {
-                "series.csv" => writeln!(w, "{}", series::HEADER).and_then(|()| match fresh {
+                "series.csv" => writeln!(w, "{}", series::header(sim)).and_then(|()| match fresh {
                     true => series::write_row(w, sim, sim.stats.max_overlap_ratio),
                     false => Ok(()),
                 }),
