@@ -294,10 +294,15 @@ series_interval = 0.1
         );
     }
     let series = std::fs::read_to_string(dir.join("series.csv")).expect("series");
+    let header = series.lines().next().expect("header");
+    let column = header
+        .split(',')
+        .position(|c| c == "collisions")
+        .expect("a collisions column");
     let last = series.lines().last().expect("rows");
     let count: u64 = last
-        .rsplit(',')
-        .next()
+        .split(',')
+        .nth(column)
         .expect("column")
         .parse()
         .expect("count");

@@ -44,6 +44,8 @@ pub struct Physics {
     pub sort_every: Option<u64>,
     /// Recirculation of pebbles through exit chutes, after every step.
     pub recirculation: Option<Recirculation>,
+    /// Grains inserted at a rate, after every step.
+    pub inserts: Vec<crate::drive::insert::Insert>,
 }
 
 impl Physics {
@@ -114,6 +116,7 @@ impl Physics {
             planar: s.dimensions == 2,
             sort_every: s.sort_every,
             recirculation: scene.recirculation.clone(),
+            inserts: crate::drive::insert::Insert::all(scene),
         })
     }
 

@@ -119,6 +119,7 @@ impl Atmosphere {
         Scene {
             frame: None,
             recirculation: None,
+            inserts: Vec::new(),
             simulation: SimulationSpec {
                 method: Method::Hard(Default::default()),
                 ..SimulationSpec::new(self.duration, TimeStep::Fixed(self.dt))

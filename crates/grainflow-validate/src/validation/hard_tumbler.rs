@@ -119,6 +119,7 @@ impl HardDrum {
         Scene {
             frame: None,
             recirculation: None,
+            inserts: Vec::new(),
             simulation: SimulationSpec {
                 method: Method::Hard(HardOptions {
                     slide_limit: self.slide_limit,

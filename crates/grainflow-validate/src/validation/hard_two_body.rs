@@ -62,6 +62,7 @@ pub(super) fn scene(
         })],
         output: OutputSpec::default(),
         recirculation: None,
+        inserts: Vec::new(),
     }
 }
 

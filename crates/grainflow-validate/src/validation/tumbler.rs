@@ -189,6 +189,7 @@ impl Drum {
             ],
             output: OutputSpec::default(),
             recirculation: None,
+            inserts: Vec::new(),
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
+mod inserts;
 mod method;
 mod particle_files;
 mod particles;
@@ -27,6 +28,7 @@ mod tallies;
 mod wall_check;
 pub mod walls;
 
+pub use inserts::{InsertSpec, MaterialShare, Region, SizeDistribution};
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
 pub use particle_files::{FileSource, LammpsDataSource};
 pub(crate) use particles::make_particles;
@@ -72,6 +74,9 @@ pub struct Scene {
     /// Pebbles taken from the exit chutes and dropped back in at the top (001 chapter 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recirculation: Option<Recirculation>,
+    /// Grains poured in during the run at a rate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inserts: Vec<InsertSpec>,
 }
 
 /// The `[boundary]` table.
@@ -255,6 +260,9 @@ pub struct OutputSpec {
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tallies: Option<TalliesSpec>,
+    /// With snapshots, a pkdgrav `ss` file per frame in these units (`"pkdgrav"` or `"scene"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ss: Option<crate::io::ss::SsUnits>,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
@@ -427,6 +435,7 @@ impl Scene {
         }
         self.wall_problems(&mut p);
         self.particle_problems(&mut p);
+        self.insert_problems(&mut p);
         let o = &self.output;
         if let Some(st) = &o.stress {
             p.extend(st.problems(&self.boundary.periodic));

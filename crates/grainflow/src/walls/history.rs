@@ -177,6 +177,14 @@ impl WallHistory {
         });
     }
 
+    /// Adds `n` particles without contacts after the others; the near lists are dropped until
+    /// the next build.
+    pub fn extend(&mut self, n: usize) {
+        self.settle();
+        self.near = NearWalls::default();
+        self.own.resize(self.own.len() + n, Vec::new());
+    }
+
     /// Applies `f` to every history, in parallel: for an integrator that advances them.
     pub fn for_each_mut(&mut self, f: &(impl Fn(&mut ContactState) + Sync)) {
         self.own

@@ -217,7 +217,7 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
 /// Removes the particles with `keep[k] == false`, keeping the order of the others and the
 /// contact history of every remaining touching pair.
 pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
-    let pairs = world.pair_history_by_id();
+    let pairs = world.pair_history_by_id(periodic);
     world.particles.retain(keep);
     world.wall_history.retain(keep);
     let mut k = 0;

@@ -277,6 +277,7 @@ impl Deck {
                 ..OutputSpec::default()
             },
             recirculation,
+            inserts: Vec::new(),
         };
         let stem = Path::new(&self.origin)
             .file_stem()

@@ -257,6 +257,7 @@ impl Vessel {
                 center: DVec3::new(x, y, door),
                 normal: DVec3::Z,
                 radius: r_end + r_peb,
+                inner_radius: 0.0,
             }));
             self.chutes.push(Chute {
                 center: [x, y],
@@ -336,6 +337,7 @@ fn unions(deck: &Deck) -> Vec<WallSpec> {
                             center: DVec3::new(center[0], center[1], zz),
                             normal: DVec3::Z,
                             radius,
+                            inner_radius: 0.0,
                         };
                         vec![
                             ShapeSpec::Cylinder {
