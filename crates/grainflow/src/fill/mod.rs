@@ -3,7 +3,7 @@
 
 pub(crate) mod annulus;
 pub(crate) mod compress;
-pub(crate) mod file;
+pub mod file;
 pub mod lattice;
 pub mod layer;
 pub(crate) mod prime;

@@ -243,7 +243,7 @@ impl NeighborList {
     }
 
     /// The whole periods grain k was wrapped by since the build, at `pos` (m), for periods
-    /// `period`: counted, or found by minimum image ([`Ghosts::found_wrap`]).
+    /// `period`: counted, or found by minimum image (`Ghosts::found_wrap`).
     #[inline]
     pub fn wrap_of(&self, k: usize, pos: DVec3, period: DVec3) -> Image {
         match &self.ghosts {
