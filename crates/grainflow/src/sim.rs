@@ -48,7 +48,9 @@ impl Simulation {
         let physics = Physics::new(&scene, &probe, &walls)?;
         let neighbors = neighbor_list(&scene, &probe, physics.dt)?;
         let start = scene.simulation.start_time;
-        let mut world = World::new(particles, walls, neighbors, start, &physics)?;
+        let space = (&physics.periodic, physics.planar);
+        let mut world = World::new(particles, walls, neighbors, start, space)?;
+        crate::drive::start(&mut world, &physics);
         let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
         let stats = stepper.start(&mut world, &physics);
         Ok(Simulation {

@@ -12,7 +12,6 @@ use crate::drive::doors::DoorState;
 use crate::ghosts::Image;
 use crate::neighbor::NeighborList;
 use crate::particles::{curve_order, Particles};
-use crate::physics::Physics;
 use crate::walls::history::WallHistory;
 use crate::walls::interact::WallRuntime;
 use crate::walls::Wall;
@@ -53,24 +52,24 @@ pub struct World {
 
 impl World {
     /// The world at the start of a run: the particles made by the scene (turned into discs in
-    /// 2-D mode, after the plane is checked) wrapped into the periodic box, the walls with
-    /// empty contact history, the clock at `time` and the recirculation's doors at their start.
+    /// 2-D mode, after the plane is checked) wrapped into the `periodic` box, the walls with
+    /// empty contact history and the clock at `time`; the drives are started apart
+    /// ([`crate::drive::start`]).
     pub(crate) fn new(
         mut particles: Particles,
         walls: Vec<Wall>,
         neighbors: NeighborList,
         time: f64,
-        physics: &Physics,
+        (periodic, planar): (&Periodic, bool),
     ) -> Result<World> {
-        if physics.planar {
+        if planar {
             crate::planar::check_plane(&particles)?;
             crate::planar::make_discs(&mut particles);
         }
         for p in particles.pos.iter_mut() {
-            *p = physics.periodic.wrap(*p);
+            *p = periodic.wrap(*p);
         }
         let n = particles.len();
-        let next_id = particles.id.iter().max().map_or(0, |&i| i + 1);
         Ok(World {
             particles,
             walls,
@@ -79,14 +78,10 @@ impl World {
             wall_runtime: WallRuntime::default(),
             time,
             step: 0,
-            doors: physics
-                .recirculation
-                .as_ref()
-                .map(|r| r.start())
-                .unwrap_or_default(),
+            doors: Default::default(),
             collisions: 0,
             tally: Default::default(),
-            inserts: crate::drive::insert::Inserts::start(&physics.inserts, next_id),
+            inserts: Default::default(),
         })
     }
 

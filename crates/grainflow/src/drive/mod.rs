@@ -7,3 +7,16 @@ pub mod insert;
 pub mod recirculation;
 
 pub use doors::DoorState;
+
+use crate::physics::Physics;
+use crate::world::World;
+
+/// The drives of a run at its start: the recirculation's doors as the scene sets them, and
+/// every insert owing nothing yet, its grains numbered after the highest id present.
+pub(crate) fn start(world: &mut World, physics: &Physics) {
+    if let Some(r) = &physics.recirculation {
+        world.doors = r.start();
+    }
+    let next_id = world.particles.id.iter().max().map_or(0, |&i| i + 1);
+    world.inserts = insert::Inserts::start(&physics.inserts, next_id);
+}
