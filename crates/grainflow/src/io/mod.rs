@@ -10,6 +10,7 @@ pub mod series;
 pub mod ss;
 pub mod tallies;
 pub mod vtk;
+pub mod wall_forces;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -28,6 +29,8 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     dump: Option<BufWriter<File>>,
     series: Option<BufWriter<File>>,
+    /// `walls.csv`, force and torque on every wall at each series row.
+    wall_forces: Option<BufWriter<File>>,
     stress: Option<BufWriter<File>>,
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
@@ -80,6 +83,7 @@ impl Outputs {
             pvd,
             dump: None,
             series: None,
+            wall_forces: None,
             stress: None,
             overlap_peak: 0.0,
             collisions: None,
@@ -111,6 +115,16 @@ impl Outputs {
                     .map_err(|e| Error::io(&path, e))?;
             }
             out.series = Some(w);
+        }
+        if spec.wall_forces {
+            let path = dir.join("walls.csv");
+            let mut w = create(&path, resumed)?;
+            if !resumed {
+                let header = wall_forces::header(sim.world.walls.len());
+                writeln!(w, "{header}").map_err(|e| Error::io(&path, e))?;
+                wall_forces::write_row(&mut w, sim).map_err(|e| Error::io(&path, e))?;
+            }
+            out.wall_forces = Some(w);
         }
         if let Method::Hard(HardOptions {
             collision_log: true,
@@ -189,6 +203,10 @@ impl Outputs {
             if let Some(w) = &mut self.series {
                 series::write_row(w, sim, self.overlap_peak).map_err(|e| Error::io(path, e))?;
             }
+            if let Some(w) = &mut self.wall_forces {
+                let path = self.dir.join("walls.csv");
+                wall_forces::write_row(w, sim).map_err(|e| Error::io(path, e))?;
+            }
             self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);
         }
@@ -214,6 +232,7 @@ impl Outputs {
         for w in [
             &mut self.dump,
             &mut self.series,
+            &mut self.wall_forces,
             &mut self.stress,
             &mut self.collisions,
         ]

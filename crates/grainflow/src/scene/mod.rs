@@ -255,6 +255,9 @@ pub struct OutputSpec {
     /// With snapshots, a pkdgrav `ss` file per frame in these units (`"pkdgrav"` or `"scene"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ss: Option<crate::io::ss::SsUnits>,
+    /// Force and torque on every wall at each series row (`walls.csv`; soft spheres).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wall_forces: bool,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
@@ -433,6 +436,13 @@ impl Scene {
         }
         if let Some(t) = &o.tallies {
             p.extend(t.problems());
+        }
+        let soft = matches!(self.simulation.method, Method::Soft(_));
+        if o.wall_forces && !(soft && o.series_interval.is_some()) {
+            p.push(Error::scene(
+                "output.wall_forces",
+                "walls.csv is written at output.series_interval by method = \"soft\": set both",
+            ));
         }
         for (name, v) in [
             ("output.snapshot_interval", o.snapshot_interval),
