@@ -46,7 +46,10 @@ impl Simulation {
         let neighbors = neighbor_list(&scene, &particles, physics.dt)?;
         let start = scene.simulation.start_time;
         let mut world = World::new(particles, walls, neighbors, start, &physics)?;
-        let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
+        let mut stepper = Stepper::new(
+            scene.simulation.method,
+            scene.output.stress.is_some() || scene.output.contacts,
+        );
         let stats = stepper.start(&mut world, &physics);
         Ok(Simulation {
             world,

@@ -2,6 +2,7 @@
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
 pub mod checkpoint;
+pub mod contacts;
 pub mod dump;
 pub mod dump_read;
 pub mod lammps_data;
@@ -31,6 +32,8 @@ pub struct Outputs {
     series: Option<BufWriter<File>>,
     /// `walls.csv`, force and torque on every wall at each series row.
     wall_forces: Option<BufWriter<File>>,
+    /// `contacts.dump`, the contact network at each snapshot.
+    contacts: Option<BufWriter<File>>,
     stress: Option<BufWriter<File>>,
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
@@ -84,6 +87,7 @@ impl Outputs {
             dump: None,
             series: None,
             wall_forces: None,
+            contacts: None,
             stress: None,
             overlap_peak: 0.0,
             collisions: None,
@@ -98,6 +102,9 @@ impl Outputs {
         };
         if spec.snapshot_interval.is_some() {
             out.dump = Some(create(&dir.join("particles.dump"), resumed)?);
+            if spec.contacts {
+                out.contacts = Some(create(&dir.join("contacts.dump"), resumed)?);
+            }
             for (k, w) in sim.world.walls.iter().enumerate() {
                 let (v, poly) = w.mesh(wall_extent(sim));
                 vtk::write_mesh_vtp(&dir.join(format!("wall_{k}.vtp")), &v, &poly, t)?;
@@ -174,6 +181,13 @@ impl Outputs {
                 vtk::write_mesh_vtp(&path, &v, &poly, sim.world.time)?;
             }
         }
+        if let (Some(w), Some(list)) = (&mut self.contacts, contacts::contacts(sim)) {
+            let vtp = format!("frames/contacts_{:06}.vtp", self.frame);
+            contacts::write_contacts_vtp(&self.dir.join(vtp), &list, sim.world.time)?;
+            let clock = (sim.world.step, sim.world.time);
+            contacts::write_local_frame(w, clock, vtk_bounds(sim), &list)
+                .map_err(|e| Error::io(self.dir.join("contacts.dump"), e))?;
+        }
         if let Some(w) = &mut self.dump {
             let path = self.dir.join("particles.dump");
             let (clock, periodic) = ((sim.world.step, sim.world.time), &sim.physics.periodic);
@@ -233,6 +247,7 @@ impl Outputs {
             &mut self.dump,
             &mut self.series,
             &mut self.wall_forces,
+            &mut self.contacts,
             &mut self.stress,
             &mut self.collisions,
         ]

@@ -258,6 +258,9 @@ pub struct OutputSpec {
     /// Force and torque on every wall at each series row (`walls.csv`; soft spheres).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wall_forces: bool,
+    /// With snapshots, the contact network (`contacts.dump`, `frames/contacts_NNNNNN.vtp`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contacts: bool,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
@@ -438,6 +441,12 @@ impl Scene {
             p.extend(t.problems());
         }
         let soft = matches!(self.simulation.method, Method::Soft(_));
+        if o.contacts && !(soft && o.snapshot_interval.is_some()) {
+            p.push(Error::scene(
+                "output.contacts",
+                "the contact network is written with snapshots by method = \"soft\": set output.snapshot_interval and the method",
+            ));
+        }
         if o.wall_forces && !(soft && o.series_interval.is_some()) {
             p.push(Error::scene(
                 "output.wall_forces",
