@@ -19,7 +19,7 @@ use glam::DVec3;
 
 use crate::boundary::Periodic;
 use crate::sim::Simulation;
-use crate::{Error, Result};
+use crate::Result;
 
 /// One touching pair, as its reaction on j gives it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -172,7 +172,7 @@ pub fn write_contacts_vtp(path: &Path, contacts: &[Contact], time: f64) -> Resul
         let _ = write!(s, "{:e} {:e} {:e} ", c.normal.x, c.normal.y, c.normal.z);
     }
     s.push_str("\n</DataArray>\n</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n");
-    std::fs::write(path, s).map_err(|e| Error::io(path, e))
+    super::durable::write_text(path, &s)
 }
 
 #[cfg(test)]

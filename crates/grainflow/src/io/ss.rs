@@ -380,9 +380,10 @@ pub fn ss_from_particles(p: &Particles, time: f64, units: SsUnits) -> Result<SsF
     })
 }
 
-/// Writes `file` to `path` in XDR order and `format`.
+/// Writes `file` to `path` in XDR order and `format`, whole or not at all ([`super::durable::write_whole`]).
 pub fn write_ss(path: &Path, file: &SsFile, format: SsFormat) -> Result<()> {
-    std::fs::write(path, encode_ss(file, format)).map_err(|e| Error::io(path, e))
+    let bytes = encode_ss(file, format);
+    super::durable::write_whole(path, |w| std::io::Write::write_all(w, &bytes))
 }
 
 #[cfg(test)]
