@@ -51,7 +51,10 @@ impl Simulation {
         let space = (&physics.periodic, physics.planar);
         let mut world = World::new(particles, walls, neighbors, start, space)?;
         crate::drive::start(&mut world, &physics);
-        let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
+        let mut stepper = Stepper::new(
+            scene.simulation.method,
+            scene.output.stress.is_some() || scene.output.contacts,
+        );
         let stats = stepper.start(&mut world, &physics);
         Ok(Simulation {
             world,

@@ -2,6 +2,7 @@
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
 pub mod checkpoint;
+pub mod contacts;
 pub mod dump;
 pub mod dump_read;
 pub mod durable;
@@ -12,6 +13,7 @@ pub mod series;
 pub mod ss;
 pub mod tallies;
 pub mod vtk;
+pub mod wall_forces;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -42,11 +44,13 @@ pub enum Start {
 }
 
 /// The append-only files, in the order a checkpoint syncs them.
-const APPENDED: [&str; 4] = [
+const APPENDED: [&str; 6] = [
     "particles.dump",
     "series.csv",
     "stress.csv",
     "collisions.csv",
+    "walls.csv",
+    "contacts.dump",
 ];
 
 /// Writes a run's files into one folder at the intervals of the scene's `[output]` table.
@@ -55,7 +59,7 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     manifest: Manifest,
     /// The append-only files, as in [`APPENDED`].
-    appended: [Option<Appender>; 4],
+    appended: [Option<Appender>; 6],
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
     next_stress: f64,
@@ -109,7 +113,7 @@ impl Outputs {
             frame: mark.as_ref().map_or(0, |m| m.frame),
             pvd,
             manifest,
-            appended: [None, None, None, None],
+            appended: std::array::from_fn(|_| None),
             overlap_peak: 0.0,
             next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
@@ -189,6 +193,8 @@ impl Outputs {
             spec.series_interval.is_some(),
             spec.stress.is_some(),
             logs,
+            spec.wall_forces,
+            spec.contacts && spec.snapshot_interval.is_some(),
         ];
         for (k, name) in APPENDED.into_iter().enumerate() {
             if !wanted[k] {
@@ -214,6 +220,11 @@ impl Outputs {
                     }
                 }),
                 "collisions.csv" => writeln!(w, "{}", crate::hard::log::HEADER),
+                "walls.csv" => writeln!(w, "{}", wall_forces::header(sim.world.walls.len()))
+                    .and_then(|()| match fresh {
+                        true => wall_forces::write_row(w, sim),
+                        false => Ok(()),
+                    }),
                 _ => Ok(()),
             };
             head.map_err(|e| Error::io(&path, e))?;
@@ -250,6 +261,15 @@ impl Outputs {
                     .dir
                     .join(format!("frames/wall_{k}_{:06}.vtp", self.frame));
                 vtk::write_mesh_vtp(&path, &v, &poly, sim.world.time)?;
+            }
+        }
+        if let Some(list) = contacts::contacts(sim) {
+            if let Some(a) = self.appender("contacts.dump") {
+                let clock = (sim.world.step, sim.world.time);
+                contacts::write_local_frame(a.writer(), clock, vtk_bounds(sim), &list)
+                    .map_err(|e| Error::io(a.path(), e))?;
+                let vtp = format!("frames/contacts_{:06}.vtp", self.frame);
+                contacts::write_contacts_vtp(&self.dir.join(vtp), &list, sim.world.time)?;
             }
         }
         if let Some(a) = self.appender("particles.dump") {
@@ -296,6 +316,9 @@ impl Outputs {
             let peak = self.overlap_peak;
             if let Some(a) = self.appender("series.csv") {
                 series::write_row(a.writer(), sim, peak).map_err(|e| Error::io(a.path(), e))?;
+            }
+            if let Some(a) = self.appender("walls.csv") {
+                wall_forces::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
             }
             self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);

@@ -263,6 +263,12 @@ pub struct OutputSpec {
     /// With snapshots, a pkdgrav `ss` file per frame in these units (`"pkdgrav"` or `"scene"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ss: Option<crate::io::ss::SsUnits>,
+    /// Force and torque on every wall at each series row (`walls.csv`; soft spheres).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wall_forces: bool,
+    /// With snapshots, the contact network (`contacts.dump`, `frames/contacts_NNNNNN.vtp`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contacts: bool,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
@@ -442,6 +448,19 @@ impl Scene {
         }
         if let Some(t) = &o.tallies {
             p.extend(t.problems());
+        }
+        let soft = matches!(self.simulation.method, Method::Soft(_));
+        if o.contacts && !(soft && o.snapshot_interval.is_some()) {
+            p.push(Error::scene(
+                "output.contacts",
+                "the contact network is written with snapshots by method = \"soft\": set output.snapshot_interval and the method",
+            ));
+        }
+        if o.wall_forces && !(soft && o.series_interval.is_some()) {
+            p.push(Error::scene(
+                "output.wall_forces",
+                "walls.csv is written at output.series_interval by method = \"soft\": set both",
+            ));
         }
         for (name, v) in [
             ("output.snapshot_interval", o.snapshot_interval),
