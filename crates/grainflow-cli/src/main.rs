@@ -425,15 +425,8 @@ fn run(
     let duration = scene.simulation.start_time + scene.simulation.duration;
     let (mut sim, start) = match resume {
         Some(path) => {
-            let sim = Simulation::resume(scene, &base, Checkpoint::read(path)?)?;
-            // A checkpoint at the end (a run killed before its final files) only finishes.
-            if sim.world.time - 0.5 * sim.physics.dt > duration {
-                bail!(
-                    "{}: the checkpoint is at t = {:e} s, past the end of the scene at t = {duration:e} s; give a longer simulation.duration to go on",
-                    path.display(),
-                    sim.world.time
-                );
-            }
+            let sim = Simulation::resume(scene, &base, Checkpoint::read(path)?)
+                .with_context(|| format!("cannot resume {}", path.display()))?;
             (sim, Start::Resume)
         }
         None => (Simulation::new(scene, &base)?, Start::Fresh { overwrite }),

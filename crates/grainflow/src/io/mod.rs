@@ -2,6 +2,7 @@
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
 pub mod checkpoint;
+mod checkpoint_check;
 pub mod dump;
 pub mod durable;
 pub mod lammps_data;
