@@ -431,6 +431,7 @@ fn run(
         }
         None => (Simulation::new(scene, &base)?, Start::Fresh { overwrite }),
     };
+    let mut outputs = Outputs::open(out, &sim, start)?;
     let t_c = match sim.scene.simulation.method {
         Method::Soft(_) => format!(" (t_c = {:.3e} s)", sim.physics.contact_time),
         Method::Hard(_) | Method::ApproxHard(_) => String::new(),
@@ -443,7 +444,6 @@ fn run(
         rayon::current_num_threads(),
         out.display()
     );
-    let mut outputs = Outputs::open(out, &sim, start)?;
     let steps = sim.total_steps();
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         ProgressBar::new(steps)
