@@ -1,4 +1,5 @@
-//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
+//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases, render
+//! and convert particle files.
 
 /// Writes to standard output; when the reader has gone (`grainflow … | head`), the program ends
 /// quietly with success instead of panicking on the closed pipe.
@@ -24,8 +25,11 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod convert;
 mod pebbles;
 mod plot;
+mod raster;
+mod render;
 mod scenes;
 mod stop;
 
@@ -40,7 +44,7 @@ use grainflow::io::{Outputs, Start};
 use grainflow::neighbor::AutoSkin;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
-use grainflow::soft::StageTimes;
+use grainflow::stats::StageTimes;
 use grainflow_validate::validation::{self, Comparison, Metric};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -126,6 +130,19 @@ enum Command {
     Analyze {
         #[command(subcommand)]
         what: Analysis,
+    },
+    /// Draw a snapshot or a run's snapshots to PNG: shaded spheres coloured by a field.
+    Render(render::RenderArgs),
+    /// Convert particles between pkdgrav ss, LAMMPS dump and data, CSV and VTU (by extension).
+    Convert {
+        /// Input file (.ss, .dump, .lammpstrj, .data, .csv; .gz for dump and data).
+        input: PathBuf,
+        /// Output file (.ss, .dump, .data, .csv, .vtu); a dump keeps every frame, the others
+        /// the last.
+        output: PathBuf,
+        /// Units of ss files: pkdgrav (converted to SI) or scene (as they are).
+        #[arg(long, value_enum, default_value = "pkdgrav")]
+        ss_units: render::SsUnitsArg,
     },
 }
 
@@ -299,6 +316,18 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             json,
             full,
         } => validate(&names, list, json, full),
+        Command::Render(args) => render::render(&args).map(|s| {
+            outln!("{s}");
+            ExitCode::SUCCESS
+        }),
+        Command::Convert {
+            input,
+            output,
+            ss_units,
+        } => convert::convert(&input, &output, ss_units.into()).map(|s| {
+            outln!("{s}");
+            ExitCode::SUCCESS
+        }),
         Command::Analyze { what } => {
             match what {
                 Analysis::Drum { runs, from, out } => {
@@ -460,7 +489,9 @@ fn run(
     // On a terminal the bar updates in place; in a log, a plain line every tenth of the run.
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut next_line = 0.1;
+    let mut overlap_peak = sim.stats.max_overlap_ratio;
     let stopped = stop::drive(&mut sim, duration, &mut outputs, |s| {
+        overlap_peak = overlap_peak.max(s.stats.max_overlap_ratio);
         if s.world.step % 200 == 0 {
             let done = (s.world.step - first_step) as f64;
             let elapsed = start.elapsed().as_secs_f64().max(1e-9);
@@ -497,18 +528,23 @@ fn run(
     bar.finish();
     let t = StageTimes {
         output: outputs.seconds() + clock.elapsed().as_secs_f64(),
-        ..sim.stepper.timers()
+        ..sim.timers()
     };
     eprintln!("grainflow: stages: {t}");
     let e = sim.energies();
+    let w = &sim.world;
     eprintln!(
-        "grainflow: done: t = {:.4} s, {} steps in {:.1} s, kinetic energy {:.3e} J, {} contacts, largest overlap {:.2e} of a radius",
-        sim.world.time,
-        sim.world.step - first_step,
+        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} grains present, {} inserted, {} removed by absorbing walls; at the last step: kinetic energy (translational + rotational) {:.3e} J, {} pair contacts, {} wall contacts; largest overlap of the run {:.2e} of the smaller radius",
+        w.time,
+        w.step - first_step,
         start.elapsed().as_secs_f64(),
+        w.particles.len(),
+        w.inserts.total(),
+        w.wall_runtime.absorbed.iter().sum::<u64>(),
         e.translational + e.rotational + 0.0,
-        sim.stats.contacts,
-        sim.stats.max_overlap_ratio
+        sim.stats.contacts - sim.stats.wall_contacts,
+        sim.stats.wall_contacts,
+        overlap_peak
     );
     Ok(ExitCode::SUCCESS)
 }

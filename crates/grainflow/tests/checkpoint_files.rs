@@ -1,5 +1,5 @@
 //! Damaged checkpoints are refused with a reason, never trusted and never a panic: every single
-//! bit flipped, every truncation, random bytes; and a file of an older format (no checksum)
+//! bit flipped, every truncation, random bytes; and a file of the format before (no checksum)
 //! with a bad value is refused naming the value.
 
 use std::path::{Path, PathBuf};
@@ -90,10 +90,10 @@ fn every_flipped_bit_and_every_cut_is_refused() {
 #[test]
 fn an_older_format_with_a_bad_value_is_refused_naming_it() {
     let (good, _) = written();
-    // Format 5: the same body without the checksum.
+    // Format 6: the same body without the checksum.
     let mut old = good[..good.len() - 4].to_vec();
-    old[14..18].copy_from_slice(&5u32.to_le_bytes());
-    assert!(read_bytes(&old, "v5.gfck").is_ok());
+    old[14..18].copy_from_slice(&6u32.to_le_bytes());
+    assert!(read_bytes(&old, "v6.gfck").is_ok());
     let scene_len = u64::from_le_bytes(old[18..26].try_into().expect("8 bytes")) as usize;
     let time = 26 + scene_len;
     let first = time + 8 + 8 + 8 + 8; // time, step, dt, count
@@ -115,7 +115,7 @@ fn an_older_format_with_a_bad_value_is_refused_naming_it() {
     for (at, v, want) in cases {
         let mut bad = old.clone();
         bad[at..at + 8].copy_from_slice(&v.to_le_bytes());
-        let err = read_bytes(&bad, "v5bad.gfck").expect_err("refused");
+        let err = read_bytes(&bad, "v6bad.gfck").expect_err("refused");
         assert!(err.ends_with(want), "{err} (wanted {want})");
     }
 }

@@ -4,16 +4,20 @@
 //! `GRAINFLOW-CKPT` magic, format version (u32), the scene as TOML (u64 length + UTF-8),
 //! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
-//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j, slip,
+//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j,
+//! from format 6 the image of j beside i (3 × i32, whole periods along x, y, z), slip,
 //! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall member (u32, the wall's index
 //! times 256 plus the member's), slip, k_n, k_t, g_n, g_t).
 //! Then grains held by walls, absorbed counts, recirculation doors (format 3) and, from format 4,
 //! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
 //! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
 //! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
-//! From format 6 the file ends with the CRC-32 (u32) of every byte before it.
-//! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far.
-//! Every value read is checked ([`super::checkpoint_check`]) before a run trusts it.
+//! From format 6, the inserts (`[[inserts]]`): the next id (u64), the count (u64) and per
+//! insert the grains inserted (u64), their mass (f64), the insertions done (u64) and the time
+//! of the last (f64). From format 7 the file ends with the CRC-32 (u32) of every byte before it.
+//! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
+//! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
+//! inserted. Every value read is checked ([`super::checkpoint_check`]) before a run trusts it.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -32,7 +36,7 @@ use crate::walls::interact::Attachment;
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,10 +51,10 @@ pub struct Checkpoint {
     pub dt: f64,
     /// The particles, with the forces of the last evaluation.
     pub particles: Particles,
-    /// Touching pairs: (id_i, id_j, history).
-    pub pairs: Vec<(u64, u64, ContactState)>,
+    /// Touching pairs: (id_i, id_j, image of j beside i (format 6), history).
+    pub pairs: Vec<crate::world::PairHistory>,
     /// Touching wall contacts: (particle id, wall member as
-    /// [`crate::walls::history::WallMember::to_bits`] writes it, history).
+    /// [`crate::walls::WallMember::to_bits`] writes it, history).
     pub walls: Vec<(u64, u32, ContactState)>,
     /// Grains held by walls: (particle id, wall index, centre in the wall's placement).
     pub attached: Vec<(u64, u32, DVec3)>,
@@ -62,6 +66,8 @@ pub struct Checkpoint {
     pub tally: crate::approx_hard::ImpulseTally,
     /// Hard and approx_hard collisions so far (format 5; 0 when read from older formats).
     pub collisions: u64,
+    /// What the inserts have inserted (format 6; none when read from older formats).
+    pub inserts: crate::drive::insert::Inserts,
 }
 
 impl Simulation {
@@ -69,7 +75,7 @@ impl Simulation {
     pub fn checkpoint(&self) -> Checkpoint {
         let w = &self.world;
         let p = &w.particles;
-        let pairs = w.pair_history_by_id();
+        let pairs = w.pair_history_by_id(&self.physics.periodic);
         let walls = w
             .wall_history
             .iter()
@@ -94,6 +100,7 @@ impl Simulation {
             doors: w.doors,
             tally: w.tally.clone(),
             collisions: w.collisions,
+            inserts: w.inserts.clone(),
         }
     }
 
@@ -153,6 +160,9 @@ impl Simulation {
         w.doors = ckpt.doors;
         w.tally = ckpt.tally;
         w.collisions = ckpt.collisions;
+        if ckpt.inserts.each.len() == w.inserts.each.len() {
+            w.inserts = ckpt.inserts;
+        }
         w.rebuild_neighbors(&sim.physics.periodic);
         w.set_pair_history_by_id(&ckpt.pairs);
         if let Stepper::Soft(s) = &mut sim.stepper {
@@ -285,9 +295,12 @@ impl Checkpoint {
                 o.bytes(&p.passes[k].to_le_bytes())?;
             }
             o.u64(self.pairs.len() as u64)?;
-            for (a, b, s) in &self.pairs {
+            for (a, b, image, s) in &self.pairs {
                 o.u64(*a)?;
                 o.u64(*b)?;
+                for n in image.unwrap_or_default() {
+                    o.bytes(&n.to_le_bytes())?;
+                }
                 o.state(s)?;
             }
             o.u64(self.walls.len() as u64)?;
@@ -330,6 +343,15 @@ impl Checkpoint {
             }
             o.u64(t.collisions)?;
             o.u64(self.collisions)?;
+            let ins = &self.inserts;
+            o.u64(ins.next_id)?;
+            o.u64(ins.each.len() as u64)?;
+            for s in &ins.each {
+                o.u64(s.inserted)?;
+                o.f64(s.mass)?;
+                o.u64(s.events)?;
+                o.f64(s.last)?;
+            }
             let crc = o.1.clone().finalize();
             o.0.write_all(&crc.to_le_bytes())
         })
@@ -364,7 +386,7 @@ impl Checkpoint {
             }
             None => return Err(bad("truncated header")),
         };
-        if version >= 6 {
+        if version >= 7 {
             let (body, sum) = bytes.split_at(bytes.len().saturating_sub(4));
             let stored = u32::from_le_bytes(sum.try_into().unwrap_or_default());
             if sum.len() != 4 || crc32fast::hash(body) != stored {
@@ -410,7 +432,13 @@ impl Checkpoint {
         }
         let mut pairs = Vec::new();
         for _ in 0..i.u64()? {
-            pairs.push((i.u64()?, i.u64()?, i.state()?));
+            let (a, b) = (i.u64()?, i.u64()?);
+            let image = if version >= 6 {
+                Some([i.u32()? as i32, i.u32()? as i32, i.u32()? as i32])
+            } else {
+                None
+            };
+            pairs.push((a, b, image, i.state()?));
         }
         let mut walls = Vec::new();
         for _ in 0..i.u64()? {
@@ -438,6 +466,11 @@ impl Checkpoint {
             Default::default()
         };
         let collisions = if version >= 5 { i.u64()? } else { 0 };
+        let inserts = if version >= 6 {
+            Self::inserts(i)?
+        } else {
+            Default::default()
+        };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -451,7 +484,22 @@ impl Checkpoint {
             doors,
             tally,
             collisions,
+            inserts,
         })
+    }
+
+    fn inserts(i: &mut In) -> Option<crate::drive::insert::Inserts> {
+        let next_id = i.u64()?;
+        let mut each = Vec::new();
+        for _ in 0..i.u64()?.min(i.0.len() as u64) {
+            each.push(crate::drive::insert::InsertState {
+                inserted: i.u64()?,
+                mass: i.f64()?,
+                events: i.u64()?,
+                last: i.f64()?,
+            });
+        }
+        Some(crate::drive::insert::Inserts { next_id, each })
     }
 
     fn tally(i: &mut In) -> Option<crate::approx_hard::ImpulseTally> {

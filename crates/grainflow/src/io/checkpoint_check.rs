@@ -54,7 +54,7 @@ impl Checkpoint {
         finite(|| "time".into(), self.time)?;
         positive(|| "dt".into(), self.dt)?;
         self.check_particles()?;
-        for (k, (a, b, s)) in self.pairs.iter().enumerate() {
+        for (k, (a, b, _, s)) in self.pairs.iter().enumerate() {
             if a == b {
                 return Err(format!("pair {k}: particle id {a} paired with itself"));
             }
@@ -200,13 +200,14 @@ mod tests {
             step: 10,
             dt: 1e-5,
             particles: p,
-            pairs: vec![(0, 1, ContactState::default())],
+            pairs: vec![(0, 1, None, ContactState::default())],
             walls: vec![(2, 256 + 1, ContactState::default())],
             attached: Vec::new(),
             absorbed: Vec::new(),
             doors: Default::default(),
             tally: Default::default(),
             collisions: 0,
+            inserts: Default::default(),
         }
     }
 
@@ -239,7 +240,7 @@ mod tests {
                 "pair 0: particle id 0 paired with itself",
             ),
             (
-                |c| c.pairs[0].2.stiffness.kn = f64::NAN,
+                |c| c.pairs[0].3.stiffness.kn = f64::NAN,
                 "pair 0: k_n: must be finite, got NaN",
             ),
         ];

@@ -4,11 +4,13 @@
 pub mod checkpoint;
 mod checkpoint_check;
 pub mod dump;
+pub mod dump_read;
 pub mod durable;
 pub mod lammps_data;
 pub mod manifest;
 pub mod pebbles;
 pub mod series;
+pub mod ss;
 pub mod tallies;
 pub mod vtk;
 
@@ -202,7 +204,7 @@ impl Outputs {
             let mut a = Appender::create(&path)?;
             let w = a.writer();
             let head = match name {
-                "series.csv" => writeln!(w, "{}", series::HEADER).and_then(|()| match fresh {
+                "series.csv" => writeln!(w, "{}", series::header(sim)).and_then(|()| match fresh {
                     true => series::write_row(w, sim, sim.stats.max_overlap_ratio),
                     false => Ok(()),
                 }),
@@ -232,6 +234,16 @@ impl Outputs {
         let name = format!("frames/particles_{:06}.vtu", self.frame);
         vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
         self.pvd.push(sim.world.time, &name)?;
+        if let Some(units) = sim.scene.output.ss {
+            let path = self.dir.join(name.replace(".vtu", ".ss"));
+            let file = ss::ss_from_particles(&sim.world.particles, sim.world.time, units).map_err(
+                |reason| Error::Format {
+                    path: path.clone(),
+                    reason,
+                },
+            )?;
+            ss::write_ss(&path, &file, ss::SsFormat::Standard)?;
+        }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
             if w.motion != crate::walls::Motion::Fixed {
@@ -242,10 +254,16 @@ impl Outputs {
                 vtk::write_mesh_vtp(&path, &v, &poly, sim.world.time)?;
             }
         }
-        let bounds = vtk_bounds(sim);
         if let Some(a) = self.appender("particles.dump") {
-            dump::write_dump_frame(a.writer(), sim.world.step, bounds, &sim.world.particles)
-                .map_err(|e| Error::io(a.path(), e))?;
+            let (clock, periodic) = ((sim.world.step, sim.world.time), &sim.physics.periodic);
+            dump::write_dump_frame(
+                a.writer(),
+                clock,
+                vtk_bounds(sim),
+                periodic,
+                &sim.world.particles,
+            )
+            .map_err(|e| Error::io(a.path(), e))?;
         }
         self.frame += 1;
         Ok(())
@@ -268,7 +286,7 @@ impl Outputs {
         let t = sim.world.time + 0.5 * sim.physics.dt;
         self.overlap_peak = self.overlap_peak.max(sim.stats.max_overlap_ratio);
         if let Some(a) = self.appender("collisions.csv") {
-            for r in sim.stepper.collision_log() {
+            for r in sim.collision_log() {
                 writeln!(a.writer(), "{}", r.row()).map_err(|e| Error::io(a.path(), e))?;
             }
         }

@@ -175,8 +175,7 @@ impl Tallies {
                     continue;
                 }
                 let s = &nl.formed[slot].0;
-                let j = nl.partner[slot] as usize;
-                let d = crate::boundary::Periodic::minimum_image(p.pos[j] - p.pos[i], period);
+                let (j, d) = nl.separation(i, nl.partner[slot] as usize, &p.pos, period);
                 let dist = d.length();
                 let overlap = p.radius[i] + p.radius[j] - dist;
                 if overlap <= 0.0 || dist == 0.0 {

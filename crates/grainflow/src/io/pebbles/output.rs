@@ -119,10 +119,12 @@ impl DeckOutput {
     fn overlaps(&mut self, sim: &Simulation) -> Result<()> {
         let w = &sim.world;
         let (p, nl) = (&w.particles, &w.neighbors);
+        let period = sim.physics.periodic.lengths();
         let mut rows: Vec<(u64, u64, f64)> = (0..nl.len())
             .filter_map(|s| {
-                let (i, j) = (nl.owner(s), nl.partner[s] as usize);
-                let l = p.radius[i] + p.radius[j] - p.pos[i].distance(p.pos[j]);
+                let i = nl.owner(s);
+                let (j, d) = nl.separation(i, nl.partner[s] as usize, &p.pos, period);
+                let l = p.radius[i] + p.radius[j] - d.length();
                 let (a, b) = (p.id[i].min(p.id[j]), p.id[i].max(p.id[j]));
                 (l > 0.0).then_some((a, b, l))
             })

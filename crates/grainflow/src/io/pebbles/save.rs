@@ -97,7 +97,7 @@ impl Save {
             .map(|s| {
                 (
                     p.id[nl.owner(s)],
-                    p.id[nl.partner[s] as usize],
+                    p.id[nl.partner_grain[s] as usize],
                     nl.slip[s].displacement(),
                 )
             })
@@ -319,7 +319,7 @@ impl Save {
             if let (Some(i), Some(j)) = (at(a), at(b)) {
                 // The list stores each pair once, owner i < j; the slip belongs to the owner.
                 let (lo, hi, s) = if i < j { (i, j, s) } else { (j, i, -s) };
-                entries.push((lo, hi, state(lo, Some(hi), s)));
+                entries.push((lo, hi, None, state(lo, Some(hi), s)));
             }
         }
         let mut walls = Vec::new();
