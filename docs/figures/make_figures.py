@@ -93,7 +93,7 @@ def final_state(gf, toml, work):
     """Runs a scene; returns the last dump frame as a list of dicts keyed by column name."""
     work.mkdir(parents=True, exist_ok=True)
     (work / "scene.toml").write_text(toml)
-    subprocess.run([gf, "run", str(work / "scene.toml"), "--out", str(work / "out")],
+    subprocess.run([gf, "run", str(work / "scene.toml"), "--out", str(work / "out"), "--overwrite"],
                    check=True, capture_output=True)
     lines = (work / "out" / "particles.dump").read_text().splitlines()
     head = max(i for i, l in enumerate(lines) if l.startswith("ITEM: ATOMS"))

@@ -454,19 +454,13 @@ fn run(
     let duration = scene.simulation.start_time + scene.simulation.duration;
     let (mut sim, start) = match resume {
         Some(path) => {
-            let sim = Simulation::resume(scene, &base, Checkpoint::read(path)?)?;
-            // A checkpoint at the end (a run killed before its final files) only finishes.
-            if sim.world.time - 0.5 * sim.physics.dt > duration {
-                bail!(
-                    "{}: the checkpoint is at t = {:e} s, past the end of the scene at t = {duration:e} s; give a longer simulation.duration to go on",
-                    path.display(),
-                    sim.world.time
-                );
-            }
+            let sim = Simulation::resume(scene, &base, Checkpoint::read(path)?)
+                .with_context(|| format!("cannot resume {}", path.display()))?;
             (sim, Start::Resume)
         }
         None => (Simulation::new(scene, &base)?, Start::Fresh { overwrite }),
     };
+    let mut outputs = Outputs::open(out, &sim, start)?;
     let t_c = match sim.scene.simulation.method {
         Method::Soft(_) => format!(" (t_c = {:.3e} s)", sim.physics.contact_time),
         Method::Hard(_) | Method::ApproxHard(_) => String::new(),
@@ -479,7 +473,6 @@ fn run(
         rayon::current_num_threads(),
         out.display()
     );
-    let mut outputs = Outputs::open(out, &sim, start)?;
     let steps = sim.total_steps();
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         ProgressBar::new(steps)

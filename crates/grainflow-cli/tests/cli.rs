@@ -360,3 +360,98 @@ fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
     let (ok, _, stderr) = grainflow(&["bench", "gravity", "--scaling", "2"]);
     assert!(!ok && stderr.contains("`gravity`"), "{stderr}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_folder_holds_one_run_and_a_resume_continues_it() {
+    let dir = temp("folder");
+    let (_, template, _) = grainflow(&["scenes", "pour"]);
+    let scene = dir.join("s.toml");
+    let short = template
+        .replace("duration = 0.6 ", "duration = 0.004 ")
+        .replace("count = 2000", "count = 100")
+        .replace("snapshot_interval = 0.02 ", "snapshot_interval = 0.001 ")
+        .replace("checkpoint_interval = 0.1 ", "checkpoint_interval = 0.002 ");
+    std::fs::write(&scene, &short).expect("writes");
+    let (s, out) = (scene.to_str().expect("utf-8"), dir.join("out"));
+    let o = out.to_str().expect("utf-8");
+    let (ok, _, err) = grainflow(&["run", s, "--out", o]);
+    assert!(ok, "{err}");
+    // A second fresh run is refused, naming the folder and the way out.
+    std::fs::write(out.join("frames/particles_000099.vtu"), "old").expect("writes");
+    std::fs::write(out.join("notes.txt"), "mine").expect("writes");
+    let (ok, _, err) = grainflow(&["run", s, "--out", o]);
+    assert!(
+        !ok && err.contains("holds the outputs of an earlier run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--overwrite") && err.lines().count() == 1,
+        "{err}"
+    );
+    // --overwrite removes the old run's files (and a planted link), not the user's.
+    let elsewhere = dir.join("elsewhere.csv");
+    std::fs::write(&elsewhere, "keep").expect("writes");
+    std::fs::remove_file(out.join("series.csv")).expect("removes");
+    std::os::unix::fs::symlink(&elsewhere, out.join("series.csv")).expect("links");
+    let (ok, _, err) = grainflow(&["run", s, "--out", o, "--overwrite"]);
+    assert!(ok, "{err}");
+    assert!(!out.join("frames/particles_000099.vtu").exists());
+    assert!(out.join("notes.txt").exists());
+    assert_eq!(std::fs::read_to_string(&elsewhere).expect("reads"), "keep");
+    // Resume past the end: refused, naming the duration.
+    let at4 = dir.join("at4.gfck");
+    std::fs::copy(out.join("final.gfck"), &at4).expect("copies");
+    let f = at4.to_str().expect("utf-8");
+    let shorter = dir.join("shorter.toml");
+    std::fs::write(
+        &shorter,
+        short.replace("duration = 0.004 ", "duration = 0.001 "),
+    )
+    .expect("writes");
+    let (ok, _, err) = grainflow(&[
+        "run",
+        shorter.to_str().expect("utf-8"),
+        "--out",
+        o,
+        "--resume",
+        f,
+    ]);
+    assert!(
+        !ok && err.contains("simulation.duration: the checkpoint is at t = 3.99"),
+        "{err}"
+    );
+    // Resume to 6 ms with the index gone: frames are numbered on from the manifest.
+    let longer = dir.join("longer.toml");
+    std::fs::write(
+        &longer,
+        short.replace("duration = 0.004 ", "duration = 0.006 "),
+    )
+    .expect("writes");
+    let l = longer.to_str().expect("utf-8");
+    std::fs::remove_file(out.join("particles.pvd")).expect("removes");
+    let first = std::fs::read(out.join("frames/particles_000004.vtu")).expect("frame 4");
+    let (ok, _, err) = grainflow(&["run", l, "--out", o, "--resume", f]);
+    assert!(ok, "{err}");
+    assert!(std::fs::read(out.join("frames/particles_000004.vtu")).expect("frame 4") == first);
+    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("pvd");
+    assert!(
+        pvd.contains("particles_000005.vtu") && pvd.contains("particles_000006.vtu"),
+        "{pvd}"
+    );
+    assert!(!pvd.contains("particles_000000.vtu"), "{pvd}");
+    // Into a fresh folder: the files start with their headers.
+    let fresh = dir.join("fresh");
+    let (ok, _, err) = grainflow(&[
+        "run",
+        l,
+        "--out",
+        fresh.to_str().expect("utf-8"),
+        "--resume",
+        f,
+    ]);
+    assert!(ok, "{err}");
+    let csv = std::fs::read_to_string(fresh.join("series.csv")).expect("series");
+    assert!(csv.starts_with("time,step,"), "{csv}");
+    assert!(fresh.join("frames/particles_000000.vtu").exists());
+}

@@ -168,7 +168,7 @@ fn resume_refuses_a_different_scene() {
     .expect_err("refused");
     assert!(
         err.to_string()
-            .starts_with("scene: differs from the scene the checkpoint"),
+            .starts_with("materials[0].restitution: differs from the scene the checkpoint"),
         "{err}"
     );
 }

@@ -525,3 +525,18 @@ fn every_directive_has_its_effect_on_the_translated_run() {
         );
     }
 }
+
+#[test]
+fn dump_positions_names_a_file_in_out_never_a_path_out_of_it() {
+    for name in ["../../x.txt", "/tmp/x.txt", "sub/x.txt", "..", "."] {
+        let e = err(&translate(&format!("dump_positions {name}")));
+        assert!(
+            e.starts_with("t.inp:1: dump_positions: ")
+                && e.ends_with("must be a plain file name: the file is written into --out"),
+            "{e}"
+        );
+    }
+    assert!(ok(&translate("dump_positions_mult x.txt 2"))
+        .dump_positions
+        .is_some());
+}

@@ -14,10 +14,10 @@
 //! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
 //! From format 6, the inserts (`[[inserts]]`): the next id (u64), the count (u64) and per
 //! insert the grains inserted (u64), their mass (f64), the insertions done (u64) and the time
-//! of the last (f64).
+//! of the last (f64). From format 7 the file ends with the CRC-32 (u32) of every byte before it.
 //! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
 //! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
-//! inserted.
+//! inserted. Every value read is checked ([`super::checkpoint_check`]) before a run trusts it.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -36,7 +36,7 @@ use crate::walls::interact::Attachment;
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,13 +108,29 @@ impl Simulation {
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
         let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
-        if resumable_part(&saved) != resumable_part(&scene) {
+        let (was, is) = (resumable_part(&saved), resumable_part(&scene));
+        if was != is {
+            let field = super::checkpoint_check::differing_field(&was, &is);
             return Err(Error::scene(
-                "scene",
+                if field.is_empty() { "scene".into() } else { field },
                 "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
             ));
         }
+        let end = scene.simulation.start_time + scene.simulation.duration;
         let mut sim = Simulation::new(scene, base)?;
+        ckpt.check()
+            .and_then(|()| ckpt.check_against(sim.scene.materials.len(), sim.world.walls.len()))
+            .map_err(|reason| Error::scene("checkpoint", reason))?;
+        // A checkpoint at the end (of a run stopped before its final files) only finishes.
+        if ckpt.time - 0.5 * ckpt.dt > end {
+            return Err(Error::scene(
+                "simulation.duration",
+                format!(
+                    "the checkpoint is at t = {:e} s, past the end of the scene at t = {end:e} s; give a longer duration to go on",
+                    ckpt.time
+                ),
+            ));
+        }
         if sim.physics.dt.to_bits() != ckpt.dt.to_bits() {
             return Err(Error::scene(
                 "simulation.dt",
@@ -173,10 +189,12 @@ pub(crate) fn resumable_part(scene: &Scene) -> Scene {
     s
 }
 
-struct Out<W: Write>(W);
+/// A writer that keeps the CRC-32 of what it wrote.
+struct Out<W: Write>(W, crc32fast::Hasher);
 
 impl<W: Write> Out<W> {
     fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.1.update(b);
         self.0.write_all(b)
     }
     fn u64(&mut self, v: u64) -> std::io::Result<()> {
@@ -246,7 +264,7 @@ impl Checkpoint {
     /// the old file or the new one).
     pub fn write(&self, path: &Path) -> Result<()> {
         super::durable::write_whole(path, |w| {
-            let mut o = Out(w);
+            let mut o = Out(w, crc32fast::Hasher::new());
             o.bytes(MAGIC)?;
             o.bytes(&VERSION.to_le_bytes())?;
             o.u64(self.scene.len() as u64)?;
@@ -334,7 +352,8 @@ impl Checkpoint {
                 o.u64(s.events)?;
                 o.f64(s.last)?;
             }
-            Ok(())
+            let crc = o.1.clone().finalize();
+            o.0.write_all(&crc.to_le_bytes())
         })
     }
 
@@ -344,11 +363,16 @@ impl Checkpoint {
         std::fs::File::open(path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(&bytes, path)
+    }
+
+    /// Reads the bytes of a checkpoint file; `path` names it in errors.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Checkpoint> {
         let bad = |reason: &str| Error::Format {
             path: path.to_path_buf(),
             reason: reason.to_string(),
         };
-        let mut i = In(&bytes);
+        let mut i = In(bytes);
         if i.take(MAGIC.len()) != Some(MAGIC.as_slice()) {
             return Err(bad("not a grainflow checkpoint (magic bytes differ)"));
         }
@@ -362,7 +386,18 @@ impl Checkpoint {
             }
             None => return Err(bad("truncated header")),
         };
-        Self::body(&mut i, version).ok_or_else(|| bad("truncated or corrupt checkpoint"))
+        if version >= 7 {
+            let (body, sum) = bytes.split_at(bytes.len().saturating_sub(4));
+            let stored = u32::from_le_bytes(sum.try_into().unwrap_or_default());
+            if sum.len() != 4 || crc32fast::hash(body) != stored {
+                return Err(bad("checksum differs: the file is damaged or cut short"));
+            }
+            i.0 = &i.0[..i.0.len() - 4];
+        }
+        let ckpt =
+            Self::body(&mut i, version).ok_or_else(|| bad("truncated or corrupt checkpoint"))?;
+        ckpt.check().map_err(|reason| bad(&reason))?;
+        Ok(ckpt)
     }
 
     fn body(i: &mut In, version: u32) -> Option<Checkpoint> {

@@ -89,8 +89,22 @@ pub fn remove_stale(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Creates `path` anew for writing: an old file or link there is removed first, and the new
+/// one is created exclusively, so nothing is written through a link.
+pub fn create_new(path: &Path) -> Result<File> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(Error::io(path, e)),
+        _ => {}
+    }
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))
+}
+
 /// Refuses to write through a symbolic link at `path`.
-fn refuse_link(path: &Path) -> Result<()> {
+pub fn refuse_link(path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(Error::Format {
             path: path.to_path_buf(),
@@ -110,18 +124,9 @@ impl Appender {
     /// Creates `path` anew (an old file or link there is removed first, and the new one is
     /// created exclusively).
     pub fn create(path: &Path) -> Result<Appender> {
-        match std::fs::remove_file(path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(Error::io(path, e)),
-            _ => {}
-        }
-        let f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
         Ok(Appender {
             path: path.to_path_buf(),
-            w: BufWriter::new(f),
+            w: BufWriter::new(create_new(path)?),
         })
     }
 

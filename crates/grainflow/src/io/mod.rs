@@ -2,6 +2,7 @@
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
 pub mod checkpoint;
+mod checkpoint_check;
 pub mod contacts;
 pub mod dump;
 pub mod dump_read;
@@ -95,6 +96,7 @@ impl Outputs {
     /// Opens the output folder for `sim` as `start` says, writes the manifest and, for a
     /// fresh run, the first snapshot and rows.
     pub fn open(dir: &Path, sim: &Simulation, start: Start) -> Result<Outputs> {
+        durable::refuse_link(&dir.join("frames"))?;
         std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
         durable::remove_stale(dir)?;
         durable::remove_stale(&dir.join("frames"))?;

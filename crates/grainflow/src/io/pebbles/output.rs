@@ -39,7 +39,7 @@ impl DeckOutput {
     pub fn new(dir: &Path, run: &DeckRun, sim: &Simulation) -> Result<DeckOutput> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(format!("{}.out", run.stem));
-        let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        let f = crate::io::durable::create_new(&path)?;
         let mut o = DeckOutput {
             dir: dir.to_path_buf(),
             stem: run.stem.clone(),

@@ -285,7 +285,7 @@ impl Deck {
         Ok(DeckRun {
             scene,
             restore: fill.restore,
-            dump_positions: self.dump_positions(),
+            dump_positions: self.dump_positions()?,
             cadence: Cadence {
                 display: freq("display_frequency"),
                 positions: freq("position_display_frequency"),
@@ -560,17 +560,32 @@ impl Deck {
     }
 
     /// `dump_positions` / `dump_positions_mult`: the file and the factor, the later wins.
-    fn dump_positions(&self) -> Option<(PathBuf, f64)> {
-        let d = ["dump_positions", "dump_positions_mult"]
+    /// The file is written into `--out`: a plain name, never a path out of it.
+    fn dump_positions(&self) -> Result<Option<(PathBuf, f64)>> {
+        let Some(d) = ["dump_positions", "dump_positions_mult"]
             .iter()
             .filter_map(|n| self.last(n))
-            .max_by_key(|d| d.line)?;
+            .max_by_key(|d| d.line)
+        else {
+            return Ok(None);
+        };
         let mult = if d.name == "dump_positions" {
             1.0
         } else {
             self.nums(d.name).unwrap_or_default()[0]
         };
-        Some((PathBuf::from(self.word(d.name).unwrap_or_default()), mult))
+        let name = self.word(d.name).unwrap_or_default();
+        let plain = matches!(
+            Path::new(name).components().collect::<Vec<_>>()[..],
+            [std::path::Component::Normal(n)] if n == name
+        );
+        if !plain || name.contains(['/', '\\']) {
+            return Err(self.error(
+                d.name,
+                format!("{name:?} must be a plain file name: the file is written into --out"),
+            ));
+        }
+        Ok(Some((PathBuf::from(name), mult)))
     }
 
     /// `recirculate_params` / `recirculate` as a recirculation table (001 §4.2, chapter 6).
