@@ -522,7 +522,7 @@ fn check(arg: &str) -> Result<ExitCode> {
     outln!("  steps:                {}", sim.total_steps());
     outln!(
         "  memory estimate:      {:.1} MiB",
-        sim.memory_estimate() as f64 / (1024.0 * 1024.0)
+        sim.world.memory_estimate() as f64 / (1024.0 * 1024.0)
     );
     Ok(ExitCode::SUCCESS)
 }

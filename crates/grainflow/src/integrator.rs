@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use crate::contact::ContactState;
 use crate::particles::MIN_LEN;
 use crate::physics::Physics;
-use crate::scene::Integrator;
+use crate::scene::{Integrator, SoftOptions};
 use crate::soft::{self, ContactStats, SoftStepper};
 use crate::world::World;
 use crate::Result;
@@ -125,18 +125,22 @@ fn set_state(world: &mut World, physics: &Physics, base: &[[DVec3; 3]], dy: &[[D
         });
 }
 
-/// Advances the world by one step of `physics.dt` with `physics.integrator`, taken as
-/// `physics.substeps` steps of dt / substeps; stops at the first sub-step that goes unstable.
+/// Advances the world by one step of `physics.dt` with the stepper's integrator, taken as
+/// `substeps` steps of dt / substeps; stops at the first sub-step that goes unstable.
 pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper) -> Result<ContactStats> {
-    let h = physics.dt / f64::from(physics.substeps);
+    let SoftOptions {
+        integrator,
+        substeps,
+    } = s.options;
+    let h = physics.dt / f64::from(substeps);
     let mut stats = ContactStats::default();
-    for _ in 0..physics.substeps {
-        stats = match physics.integrator {
+    for _ in 0..substeps {
+        stats = match integrator {
             Integrator::VelocityVerlet => soft::step(world, physics, s, h),
             Integrator::Euler => euler(world, physics, s, h),
             Integrator::RungeKutta | Integrator::AdamsBashforth | Integrator::AdamsMoulton => {
                 let mut work = std::mem::take(&mut s.integrator);
-                let stats = match physics.integrator {
+                let stats = match integrator {
                     Integrator::RungeKutta => runge_kutta(world, physics, s, &mut work, h),
                     m => adams(
                         world,

@@ -4,7 +4,7 @@
 //! binary, tests and future front ends drive the same [`sim::Simulation`] API.
 //! Data flows one way: a [`scene::Scene`] (plain data, checked on load) builds a
 //! [`sim::Simulation`] (a [`world::World`] of physical state, fixed [`physics::Physics`]
-//! and the method's [`sim::Stepper`]), which steps and feeds observers. ARCHITECTURE.md at
+//! and the method's [`stepper::Stepper`]), which steps and feeds observers. ARCHITECTURE.md at
 //! the repository's root draws the layout. Every public item is documented; the SIMD
 //! back-ends and the ghost table are internal.
 
@@ -15,6 +15,7 @@ pub mod approx_hard;
 pub mod boundary;
 pub mod contact;
 pub mod drive;
+pub mod energy;
 pub mod error;
 pub mod fill;
 pub mod frame;
@@ -33,6 +34,7 @@ pub mod sim;
 mod simd;
 pub mod soft;
 pub mod stats;
+pub mod stepper;
 pub mod timestep;
 pub mod walls;
 pub mod world;

@@ -1,6 +1,7 @@
-//! What stays fixed during a run: the method with its options, the contact law and pair
-//! table, fields, dt and limits, all taken from the scene once, so that a step never reads
-//! the scene; and the body forces of the fields, which every method adds.
+//! What stays fixed during a run: the contact law and pair table, fields, dt and limits, all
+//! taken from the scene once, so that a step never reads the scene; and the body forces of
+//! the fields, which every method adds. The method's own options live with its stepper
+//! ([`crate::stepper::Stepper`]).
 
 use glam::DVec3;
 
@@ -10,9 +11,7 @@ use crate::frame::Frame;
 use crate::gravity::{Gravity, GravityWork};
 use crate::material::{PairOverride, PairTable};
 use crate::particles::Particles;
-use crate::scene::{
-    ApproxHardOptions, HardOptions, Integrator, Method, Recirculation, Scene, TimeStep,
-};
+use crate::scene::{Method, Recirculation, Scene, TimeStep};
 use crate::timestep::{contact_time_of, ContactKind, AUTO_FRACTION};
 use crate::walls::Wall;
 use crate::{Error, Result};
@@ -38,20 +37,8 @@ pub struct Physics {
     pub domain: Option<(DVec3, DVec3)>,
     /// Periodic boundaries.
     pub periodic: Periodic,
-    /// How grains move, with the method's options (taken apart below for the step).
-    pub method: Method,
-    /// How the soft-sphere state is advanced.
-    pub integrator: Integrator,
     /// 2-D mode: discs in the xy plane ([`crate::planar`]).
     pub planar: bool,
-    /// Record every hard-sphere collision (the hard method's `collision_log`).
-    pub log_collisions: bool,
-    /// Approach speed (m/s) below which hard-sphere collisions are elastic.
-    pub slide_limit: f64,
-    /// Integrator steps per time step (the soft method's `substeps`).
-    pub substeps: u32,
-    /// Options of the approximate hard-sphere method (the defaults for the other methods).
-    pub approx_hard: ApproxHardOptions,
     /// Steps between sorts of the soft-sphere grains along the Morton curve
     /// (`simulation.sort_every`).
     pub sort_every: Option<u64>,
@@ -82,10 +69,9 @@ impl Physics {
             ));
         }
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
-        let (soft, hard, approx_hard) = match scene.simulation.method {
-            Method::Soft(o) => (Some(o), HardOptions::default(), Default::default()),
-            Method::Hard(o) => (None, o, Default::default()),
-            Method::ApproxHard(o) => (None, HardOptions::default(), o),
+        let soft = match scene.simulation.method {
+            Method::Soft(o) => Some(o),
+            Method::Hard(_) | Method::ApproxHard(_) => None,
         };
         let n = f64::from(soft.map_or(1, |o| o.substeps.max(1)));
         let dt = match scene.simulation.dt {
@@ -125,13 +111,7 @@ impl Physics {
             max_overlap: s.max_overlap,
             domain: s.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,
-            method: s.method,
-            integrator: soft.unwrap_or_default().integrator,
             planar: s.dimensions == 2,
-            log_collisions: hard.collision_log,
-            slide_limit: hard.slide_limit,
-            substeps: soft.unwrap_or_default().substeps,
-            approx_hard,
             sort_every: s.sort_every,
             recirculation: scene.recirculation.clone(),
         })

@@ -2,25 +2,20 @@
 //!
 //! [`World`] is the physical state (particles, walls, contact history, clock) and can be
 //! checkpointed and resumed bit for bit; [`Physics`] is what does not change during a run
-//! (method, contact law, pair table, fields, dt, limits); [`Stepper`] is the method with its
-//! scratch. A step is one `match` on the stepper; observers read the simulation after it.
+//! (contact law, pair table, fields, dt, limits); [`Stepper`] is the method with its options
+//! and scratch. A step is one `match` on the stepper; observers read the simulation after it.
 
 use std::path::Path;
 
 use glam::DVec3;
 
-use crate::approx_hard::ApproxStepper;
-use crate::contact::{ContactForce, ContactState};
-use crate::hard::{CollisionRecord, HardStepper};
+use crate::energy::Energies;
 use crate::neighbor::{AutoSkin, NeighborList};
 use crate::particles::Particles;
 use crate::physics::Physics;
-use crate::scene::{make_particles, Method, Scene, Skin};
-use crate::soft::SoftStepper;
-use crate::stats::{ContactStats, StageTimes};
-use crate::walls::history::WallHistory;
-use crate::walls::interact::WallRuntime;
-use crate::walls::Wall;
+use crate::scene::{make_particles, make_walls, Method, Scene, Skin};
+use crate::stats::ContactStats;
+use crate::stepper::Stepper;
 use crate::world::World;
 use crate::{Error, Result};
 
@@ -39,77 +34,6 @@ pub struct Simulation {
     pub stats: ContactStats,
 }
 
-/// Each method with the scratch it keeps from step to step.
-#[derive(Clone, Debug)]
-pub enum Stepper {
-    /// Soft spheres, with the scene's integrator.
-    Soft(SoftStepper),
-    /// Event-driven hard spheres.
-    Hard(HardStepper),
-    /// Approximate hard spheres (004).
-    ApproxHard(ApproxStepper),
-}
-
-impl Stepper {
-    /// The stepper of `method`; the soft-sphere one keeps the per-pair reactions when
-    /// `keep_reactions` (stress output).
-    fn new(method: &Method, keep_reactions: bool) -> Stepper {
-        match method {
-            Method::Soft(_) => Stepper::Soft(SoftStepper::new(keep_reactions)),
-            Method::Hard(_) => Stepper::Hard(HardStepper::default()),
-            Method::ApproxHard(_) => Stepper::ApproxHard(ApproxStepper::default()),
-        }
-    }
-
-    /// Readies the built world for the first step: the soft-sphere forces at the initial
-    /// state, or the initial overlaps of the approximate hard spheres corrected (004 §I).
-    fn start(&mut self, world: &mut World, physics: &Physics) -> ContactStats {
-        match self {
-            Stepper::Soft(s) => return s.compute_forces(world, physics, 0.0),
-            Stepper::Hard(_) => {}
-            Stepper::ApproxHard(s) => s.start(world, physics),
-        }
-        ContactStats::default()
-    }
-
-    /// Wall-clock time per stage so far (none for event-driven hard spheres).
-    pub fn timers(&self) -> StageTimes {
-        match self {
-            Stepper::Soft(s) => s.timers,
-            Stepper::Hard(_) => StageTimes::default(),
-            Stepper::ApproxHard(s) => s.timers,
-        }
-    }
-
-    /// Body-force acceleration of every particle at the last evaluation (m/s²).
-    pub fn body_acc(&self) -> &[DVec3] {
-        match self {
-            Stepper::Soft(s) => &s.body.acc,
-            Stepper::Hard(s) => &s.body.acc,
-            Stepper::ApproxHard(s) => &s.body.acc,
-        }
-    }
-
-    /// The hard-sphere collisions of the last step, when the scene logs them.
-    pub fn collision_log(&self) -> &[CollisionRecord] {
-        match self {
-            Stepper::Hard(s) => &s.drift.log,
-            _ => &[],
-        }
-    }
-}
-
-/// Energies of the current state (J).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Energies {
-    /// Σ ½ m v².
-    pub translational: f64,
-    /// Σ ½ I ω².
-    pub rotational: f64,
-    /// Gravitational potential energy.
-    pub potential: f64,
-}
-
 impl Simulation {
     /// Builds a simulation from a scene; `base` is the folder relative paths are read from.
     pub fn new(scene: Scene, base: &Path) -> Result<Simulation> {
@@ -117,34 +41,12 @@ impl Simulation {
             return Err(first);
         }
         let walls = make_walls(&scene);
-        let mut particles = make_particles(&scene, base, &walls)?;
+        let particles = make_particles(&scene, base, &walls)?;
         let physics = Physics::new(&scene, &particles, &walls)?;
         let neighbors = neighbor_list(&scene, &particles, physics.dt)?;
-        if physics.planar {
-            crate::planar::check_plane(&particles)?;
-            crate::planar::make_discs(&mut particles);
-        }
-        for p in particles.pos.iter_mut() {
-            *p = physics.periodic.wrap(*p);
-        }
-        let n = particles.len();
-        let mut world = World {
-            particles,
-            walls,
-            neighbors,
-            wall_history: WallHistory::new(n),
-            wall_runtime: WallRuntime::default(),
-            time: scene.simulation.start_time,
-            step: 0,
-            doors: physics
-                .recirculation
-                .as_ref()
-                .map(|r| r.start())
-                .unwrap_or_default(),
-            collisions: 0,
-            tally: Default::default(),
-        };
-        let mut stepper = Stepper::new(&physics.method, scene.output.stress.is_some());
+        let start = scene.simulation.start_time;
+        let mut world = World::new(particles, walls, neighbors, start, &physics)?;
+        let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
         let stats = stepper.start(&mut world, &physics);
         Ok(Simulation {
             world,
@@ -181,7 +83,7 @@ impl Simulation {
     }
 
     /// Sorts the soft-sphere grains along the Morton curve now, as `simulation.sort_every`
-    /// does ([`SoftStepper::sort`]); nothing for the hard-sphere methods.
+    /// does ([`crate::soft::SoftStepper::sort`]); nothing for the hard-sphere methods.
     pub fn sort_along_curve(&mut self) {
         if let Stepper::Soft(s) = &mut self.stepper {
             s.sort(&mut self.world, &self.physics);
@@ -222,43 +124,12 @@ impl Simulation {
 
     /// Energies of the current state.
     pub fn energies(&self) -> Energies {
-        let p = &self.world.particles;
-        let t = self.world.time;
-        let external: f64 = (0..p.len())
-            .filter(|&k| p.inv_mass[k] > 0.0)
-            .map(|k| {
-                self.physics.gravity.potential(p.mass[k], p.pos[k])
-                    + self
-                        .physics
-                        .frame
-                        .map_or(0.0, |f| f.potential(t, p.mass[k], p.pos[k]))
-            })
-            .sum();
-        let potential = external + self.physics.gravity.self_potential(&p.pos, &p.mass);
-        Energies {
-            translational: p.translational_energy(),
-            rotational: p.rotational_energy(),
-            potential,
-        }
+        Energies::of(&self.world, &self.physics)
     }
 
     /// Number of steps to cover the scene's duration.
     pub fn total_steps(&self) -> u64 {
         (self.scene.simulation.duration / self.physics.dt).round() as u64
-    }
-
-    /// Bytes the state takes, roughly: particle arrays, neighbour slots and their history.
-    pub fn memory_estimate(&self) -> usize {
-        let per_particle = 8 * (3 * 6 + 6) + 2 + 8;
-        let per_slot =
-            4 + 4 + std::mem::size_of::<ContactState>() + std::mem::size_of::<ContactForce>() + 4;
-        self.world.particles.len() * per_particle
-            + self
-                .world
-                .neighbors
-                .len()
-                .max(6 * self.world.particles.len())
-                * per_slot
     }
 }
 
@@ -305,13 +176,4 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
         neighbors.ghosts = Some(crate::ghosts::Ghosts::empty(hard));
     }
     Ok(neighbors)
-}
-
-/// The walls of a scene with unit directions (already checked by [`Scene::problems`]).
-fn make_walls(scene: &Scene) -> Vec<Wall> {
-    scene
-        .walls
-        .iter()
-        .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
-        .collect()
 }

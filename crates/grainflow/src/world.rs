@@ -3,18 +3,20 @@
 //! Particles, walls, the contact history of pairs and walls, the clock, the drive state
 //! (recirculation doors) and the tallies of collisions and impulses. What a method needs
 //! only within a step (packed grains, crossing reactions, drift events, integrator stages)
-//! is its stepper's scratch ([`crate::sim::Stepper`]), not part of the world.
+//! is its stepper's scratch ([`crate::stepper::Stepper`]), not part of the world.
 
 use crate::approx_hard::tally::ImpulseTally;
 use crate::boundary::Periodic;
-use crate::contact::ContactState;
+use crate::contact::{ContactForce, ContactState};
 use crate::drive::doors::DoorState;
 use crate::ghosts::Image;
 use crate::neighbor::NeighborList;
 use crate::particles::{curve_order, Particles};
+use crate::physics::Physics;
 use crate::walls::history::WallHistory;
 use crate::walls::interact::WallRuntime;
 use crate::walls::Wall;
+use crate::Result;
 
 /// A touching pair's contact history keyed by the two grains' ids and the second's image
 /// beside the first (whole periods; `None` where a checkpoint written before images were kept
@@ -48,6 +50,55 @@ pub struct World {
 }
 
 impl World {
+    /// The world at the start of a run: the particles made by the scene (turned into discs in
+    /// 2-D mode, after the plane is checked) wrapped into the periodic box, the walls with
+    /// empty contact history, the clock at `time` and the recirculation's doors at their start.
+    pub(crate) fn new(
+        mut particles: Particles,
+        walls: Vec<Wall>,
+        neighbors: NeighborList,
+        time: f64,
+        physics: &Physics,
+    ) -> Result<World> {
+        if physics.planar {
+            crate::planar::check_plane(&particles)?;
+            crate::planar::make_discs(&mut particles);
+        }
+        for p in particles.pos.iter_mut() {
+            *p = physics.periodic.wrap(*p);
+        }
+        let n = particles.len();
+        Ok(World {
+            particles,
+            walls,
+            neighbors,
+            wall_history: WallHistory::new(n),
+            wall_runtime: WallRuntime::default(),
+            time,
+            step: 0,
+            doors: physics
+                .recirculation
+                .as_ref()
+                .map(|r| r.start())
+                .unwrap_or_default(),
+            collisions: 0,
+            tally: Default::default(),
+        })
+    }
+
+    /// Bytes the state takes, roughly: particle arrays, neighbour slots and their history.
+    pub fn memory_estimate(&self) -> usize {
+        let per_particle = 8 * (3 * 6 + 6) + 2 + 8;
+        let per_slot = 4
+            + 4
+            + 4
+            + std::mem::size_of::<ContactState>()
+            + std::mem::size_of::<ContactForce>()
+            + 4;
+        let n = self.particles.len();
+        n * per_particle + self.neighbors.len().max(6 * n) * per_slot
+    }
+
     /// The contact history of every touching pair, keyed by the particles' ids (owner,
     /// partner) and the partner's image beside the owner (whole periods from where both are).
     pub(crate) fn pair_history_by_id(&self, periodic: &Periodic) -> Vec<PairHistory> {

@@ -86,10 +86,12 @@ impl Pending {
     }
 }
 
-/// The method's scratch, kept from step to step; its impulse tallies are part of the world
-/// ([`World::tally`]).
+/// The method: its options and its scratch, kept from step to step; its impulse tallies are
+/// part of the world ([`World::tally`]).
 #[derive(Clone, Debug, Default)]
 pub struct ApproxStepper {
+    /// Passes, friction rule and overlap correction (`simulation.method.approx_hard`).
+    pub options: ApproxHardOptions,
     /// Collisions gathered in the current pass.
     pending: Vec<Pending>,
     /// Body-force accelerations at the start of the step.
@@ -127,11 +129,19 @@ fn grain(p: &Particles, k: usize) -> Grain {
 }
 
 impl ApproxStepper {
+    /// A stepper with `options` and empty scratch.
+    pub fn new(options: ApproxHardOptions) -> Self {
+        ApproxStepper {
+            options,
+            ..Default::default()
+        }
+    }
+
     /// Corrects the overlaps of the initial state before the first step (004 §I).
     pub fn start(&mut self, world: &mut World, physics: &Physics) {
         world.rebuild_neighbors(&physics.periodic);
         crate::walls::interact::prepare(world, &physics.periodic);
-        let spec = &physics.approx_hard;
+        let spec = &self.options;
         overlap::remove_overlaps(
             &mut world.particles.pos,
             &world.particles.radius,
@@ -158,7 +168,7 @@ impl ApproxStepper {
 /// Advances the world by one step of `physics.dt` (see the module documentation).
 fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<StepStats> {
     let dt = physics.dt;
-    let spec = &physics.approx_hard;
+    let spec = s.options;
     let mut clock = std::time::Instant::now();
     crate::walls::interact::prepare(world, &physics.periodic);
     s.body.update(physics, &world.particles, world.time);
@@ -192,7 +202,7 @@ fn step(world: &mut World, physics: &Physics, s: &mut ApproxStepper) -> Result<S
                 .then((x.1, x.2, x.3).cmp(&(y.1, y.2, y.3)))
         });
         for e in &pending {
-            if resolve(world, physics, spec, dt, e) {
+            if resolve(world, physics, &spec, dt, e) {
                 stats.collisions += 1;
             }
         }

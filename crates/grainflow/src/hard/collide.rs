@@ -8,6 +8,7 @@ use super::{inertial_mass, separation, CollisionRecord, DriftState, Event, Partn
 use crate::ghosts::Image;
 use crate::particles::Mobility;
 use crate::physics::Physics;
+use crate::scene::HardOptions;
 use crate::walls::interact::Attachment;
 use crate::walls::Surface;
 use crate::world::World;
@@ -40,6 +41,7 @@ fn restitution(eps_n: f64, speed: f64, slide_limit: f64) -> f64 {
 pub(super) fn collide(
     world: &mut World,
     physics: &Physics,
+    options: &HardOptions,
     ds: &mut DriftState,
     body_acc: &[DVec3],
     e: &Event,
@@ -60,9 +62,9 @@ pub(super) fn collide(
         Target::Particle(j, image) => {
             let shift_j = shift(j);
             let pair = ([i, j], image);
-            collide_pair(world, physics, ds, pair, [shift_i, shift_j], time)
+            collide_pair(world, physics, options, ds, pair, [shift_i, shift_j], time)
         }
-        Target::Wall(w, m) => collide_wall(world, physics, ds, e, (w, m), shift_i, time),
+        Target::Wall(w, m) => collide_wall(world, physics, options, ds, e, (w, m), shift_i),
     })
 }
 
@@ -71,6 +73,7 @@ pub(super) fn collide(
 fn collide_pair(
     world: &mut World,
     physics: &Physics,
+    options: &HardOptions,
     ds: &mut DriftState,
     ([i, j], image): ([usize; 2], Image),
     [shift_i, shift_j]: [DVec3; 2],
@@ -105,7 +108,7 @@ fn collide_pair(
             inertial_mass(p, j),
             p.radius[i],
             p.radius[j],
-            restitution(params.restitution, -u.dot(n), physics.slide_limit),
+            restitution(params.restitution, -u.dot(n), options.slide_limit),
             params.tangential_restitution,
         );
         let a = Motion {
@@ -123,7 +126,7 @@ fn collide_pair(
         out = resolve(DVec3::ZERO, DVec3::ZERO);
     }
     let (a, b, u) = out;
-    if physics.log_collisions {
+    if options.collision_log {
         ds.log.push(CollisionRecord {
             time,
             particle: p.id[i],
@@ -138,18 +141,18 @@ fn collide_pair(
     overlap
 }
 
-/// [`collide`] for grain `e.i` meeting member `m` of wall `w` at `time` (s), entering with its
-/// velocity shifted by `shift_i` (m/s).
+/// [`collide`] for grain `e.i` meeting member `m` of wall `w` at the event's time, entering
+/// with its velocity shifted by `shift_i` (m/s).
 fn collide_wall(
     world: &mut World,
     physics: &Physics,
+    options: &HardOptions,
     ds: &mut DriftState,
     e: &Event,
     (w, m): (usize, usize),
     shift_i: DVec3,
-    time: f64,
 ) -> f64 {
-    let i = e.i;
+    let (i, time) = (e.i, world.time + e.t);
     let p = &world.particles;
     let wall = &world.walls[w];
     let wd = ds.walls[w];
@@ -162,7 +165,7 @@ fn collide_wall(
     let surface = at(p.pos[i] - s * n);
     let contact_velocity = |si: DVec3| p.vel[i] + si + p.omega[i].cross(-s * n) - surface;
     let u = contact_velocity(shift_i);
-    if physics.log_collisions {
+    if options.collision_log {
         ds.log.push(CollisionRecord {
             time,
             particle: p.id[i],
@@ -184,7 +187,7 @@ fn collide_wall(
                     },
                     s,
                     surface,
-                    restitution(params.restitution, -u.dot(n), physics.slide_limit),
+                    restitution(params.restitution, -u.dot(n), options.slide_limit),
                     params.tangential_restitution,
                 );
                 Motion {

@@ -41,6 +41,7 @@ use glam::DVec3;
 use crate::boundary::Periodic;
 use crate::ghosts::Image;
 use crate::physics::{BodyForce, Physics};
+use crate::scene::HardOptions;
 use crate::walls::interact::{prepare, remove_particles};
 use crate::walls::Pose;
 use crate::world::World;
@@ -190,9 +191,11 @@ pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
     }
 }
 
-/// The hard-sphere method's scratch, kept from step to step.
+/// The hard-sphere method: its options and its scratch, kept from step to step.
 #[derive(Clone, Debug, Default)]
 pub struct HardStepper {
+    /// The slide limit and whether collisions are logged (`simulation.method.hard`).
+    pub options: HardOptions,
     /// Scratch of the drift, with the collision log of the last step.
     pub drift: DriftState,
     /// Body-force accelerations after the last drift.
@@ -200,6 +203,14 @@ pub struct HardStepper {
 }
 
 impl HardStepper {
+    /// A stepper with `options` and empty scratch.
+    pub fn new(options: HardOptions) -> Self {
+        HardStepper {
+            options,
+            ..Default::default()
+        }
+    }
+
     /// Advances the world by one step of `physics.dt` with hard-sphere collisions, counting
     /// them in [`World::collisions`].
     pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<CollisionStats> {
@@ -543,7 +554,7 @@ fn drift(
         if let Target::Particle(j, _) = e.target {
             advance(world, &mut ds, &periodic, j, e.t);
         }
-        let overlap = collide(world, physics, &mut ds, body_acc, &e)?;
+        let overlap = collide(world, physics, &s.options, &mut ds, body_acc, &e)?;
         stats.max_overlap_ratio = stats.max_overlap_ratio.max(overlap);
         if overlap > physics.max_overlap {
             return Err(unstable(world, &e, format!(

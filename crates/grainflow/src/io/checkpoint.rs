@@ -25,7 +25,8 @@ use crate::contact::normal::Stiffness;
 use crate::contact::ContactState;
 use crate::particles::{Mobility, Particles};
 use crate::scene::{Method, Scene};
-use crate::sim::{Simulation, Stepper};
+use crate::sim::Simulation;
+use crate::stepper::Stepper;
 use crate::walls::history::WallMember;
 use crate::walls::interact::Attachment;
 use crate::{Error, Result};
@@ -149,11 +150,11 @@ impl Simulation {
         w.set_pair_history_by_id(&ckpt.pairs);
         if let Stepper::Soft(s) = &mut sim.stepper {
             s.follow_list(&sim.world);
-        }
-        if sim.physics.integrator.needs_rate_form() {
-            // Slip rates are not stored: the evaluation at the saved state gives them again,
-            // bit for bit (the slips are unchanged by an evaluation with dt = 0).
-            sim.evaluate_forces();
+            if s.options.integrator.needs_rate_form() {
+                // Slip rates are not stored: the evaluation at the saved state gives them
+                // again, bit for bit (the slips are unchanged by an evaluation with dt = 0).
+                sim.evaluate_forces();
+            }
         }
         Ok(sim)
     }

@@ -18,6 +18,7 @@ use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
 mod method;
+mod particle_files;
 mod particles;
 mod recirculation;
 mod stress;
@@ -26,10 +27,11 @@ mod wall_check;
 pub mod walls;
 
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
+pub use particle_files::{FileSource, LammpsDataSource};
 pub(crate) use particles::make_particles;
 pub use particles::{
-    AnnulusSource, CylinderLayerSource, FileSource, LammpsDataSource, LatticeSource, ListSource,
-    PackSource, Packing, ParticleSource, RandomSource, SphereSpec,
+    AnnulusSource, CylinderLayerSource, LatticeSource, ListSource, PackSource, Packing,
+    ParticleSource, RandomSource, SphereSpec,
 };
 pub use recirculation::{Chute, Inlet, Recirculation};
 pub use stress::StressOutput;
@@ -228,6 +230,7 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
+pub(crate) use walls::make_walls;
 pub use walls::{ShapeSpec, WallSpec};
 
 /// The `[output]` table; intervals in simulated seconds, absent = not written.

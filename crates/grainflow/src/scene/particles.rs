@@ -1,19 +1,17 @@
 //! The `[[particles]]` sources: each source's fields, its checks and how it makes particles,
 //! side by side; [`make_particles`] makes those of every source of a scene.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use super::particle_files::{FileSource, LammpsDataSource};
 use super::{box_corners, finite, in_range, positive, Method, Scene};
 use crate::fill::lattice::{lattice_spaced, LatticeKind};
-use crate::fill::{
-    annulus::Annulus, file::read_particle_file, layer::cylinder_layer, random::random_placement,
-};
-use crate::io::lammps_data::read_lammps_data;
+use crate::fill::{annulus::Annulus, layer::cylinder_layer, random::random_placement};
 use crate::particles::{core_shell_mass_inertia, curve_order, Mobility, ParticleSpec, Particles};
 use crate::walls::Wall;
 use crate::{Error, Result};
@@ -48,15 +46,15 @@ pub enum ParticleSource {
 }
 
 /// What a source needs to make its particles, besides its own fields.
-struct Making<'a> {
+pub(super) struct Making<'a> {
     /// Index of the source in `particles`, for messages.
     k: usize,
     /// Index of the source's material.
     material: usize,
     /// Density of the source's material (kg/m³).
-    density: f64,
+    pub(super) density: f64,
     /// Folder relative paths are read from.
-    base: &'a Path,
+    pub(super) base: &'a Path,
     /// The scene's walls (packing keeps clear of them).
     walls: &'a [Wall],
     /// Overlap left by relaxed packings, as a fraction of the smaller radius.
@@ -67,7 +65,7 @@ struct Making<'a> {
 
 impl Making<'_> {
     /// A free sphere of the source's material without spin.
-    fn free(&self, pos: DVec3, radius: f64, vel: DVec3) -> ParticleSpec {
+    pub(super) fn free(&self, pos: DVec3, radius: f64, vel: DVec3) -> ParticleSpec {
         ParticleSpec {
             pos,
             vel,
@@ -290,63 +288,6 @@ impl ListSource {
                 mobility: s.mobility,
             })
             .collect()
-    }
-}
-
-/// `type = "file"`: a CSV file with columns x, y, z, radius and optionally vx, vy, vz.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileSource {
-    /// Material name.
-    pub material: String,
-    /// Path of the file, relative to the scene.
-    pub path: PathBuf,
-}
-
-impl FileSource {
-    fn make(&self, m: &Making) -> Result<Vec<ParticleSpec>> {
-        Ok(read_particle_file(&m.base.join(&self.path))?
-            .into_iter()
-            .map(|f| m.free(f.pos, f.radius, f.vel))
-            .collect())
-    }
-}
-
-/// `type = "lammps_data"`: the atoms of a LAMMPS data file (atom_style sphere, `.gz` allowed),
-/// with their velocities and spins; the file's per-atom density must equal the material's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LammpsDataSource {
-    /// Material name of every atom.
-    pub material: String,
-    /// Path of the data file, relative to the scene.
-    pub path: PathBuf,
-}
-
-impl LammpsDataSource {
-    fn make(&self, m: &Making) -> Result<Vec<ParticleSpec>> {
-        let path = m.base.join(&self.path);
-        let atoms = read_lammps_data(&path)?;
-        let density = m.density;
-        if let Some(a) = atoms
-            .iter()
-            .find(|a| (a.density - density).abs() > 1e-9 * density)
-        {
-            return Err(Error::Format {
-                path,
-                reason: format!(
-                    "atom {} has density {} kg/m³ but material \"{}\" has {density}",
-                    a.id, a.density, self.material
-                ),
-            });
-        }
-        Ok(atoms
-            .iter()
-            .map(|a| ParticleSpec {
-                omega: a.omega,
-                ..m.free(a.pos, a.radius, a.vel)
-            })
-            .collect())
     }
 }
 

@@ -17,6 +17,7 @@
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use super::Scene;
 use crate::walls::indent::{self, Indented};
 use crate::walls::{
     Block, Cone, Cylinder, Disk, Hopper, Indentation, Line, Motion, Plane, Plate, Point, Ring,
@@ -174,6 +175,15 @@ pub enum ShapeSpec {
         /// The primitives.
         members: Vec<ShapeSpec>,
     },
+}
+
+/// The walls of a scene with unit directions (already checked by [`Scene::problems`]).
+pub(crate) fn make_walls(scene: &Scene) -> Vec<Wall> {
+    scene
+        .walls
+        .iter()
+        .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
+        .collect()
 }
 
 impl WallSpec {

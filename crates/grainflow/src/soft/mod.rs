@@ -32,16 +32,20 @@ use crate::contact::Body;
 use crate::integrator::IntegratorWork;
 use crate::particles::CHUNK;
 use crate::physics::{BodyForce, Physics};
+use crate::scene::SoftOptions;
 pub use crate::stats::{ContactStats, StageTimes};
 use crate::walls::interact::{apply_surfaces, place, Candidates};
 use crate::world::World;
 use crate::{Error, Result};
 use walls::wall_forces;
 
-/// The soft-sphere method's scratch, kept from step to step; none of it is part of the
-/// physical state (a resume makes it again, [`SoftStepper::compute_forces`]).
+/// The soft-sphere method: its options and its scratch, kept from step to step; none of the
+/// scratch is part of the physical state (a resume makes it again,
+/// [`SoftStepper::compute_forces`]).
 #[derive(Clone, Debug, Default)]
 pub struct SoftStepper {
+    /// The integrator and its sub-steps (`simulation.method.soft`).
+    pub options: SoftOptions,
     /// Every grain's state as the pair loop reads it, packed at each force evaluation.
     packed: Packed,
     /// Per slot, the force and torque of the last evaluation on the partner j (zero for
@@ -69,15 +73,17 @@ pub struct SoftStepper {
 }
 
 impl SoftStepper {
-    /// A stepper that keeps the per-pair reactions when `keep_reactions` (stress output).
-    pub fn new(keep_reactions: bool) -> Self {
+    /// A stepper with `options` that keeps the per-pair reactions when `keep_reactions`
+    /// (stress output).
+    pub fn new(options: SoftOptions, keep_reactions: bool) -> Self {
         SoftStepper {
+            options,
             keep_reactions,
             ..Default::default()
         }
     }
 
-    /// Advances the world by one step of `physics.dt` with the scene's integrator, after
+    /// Advances the world by one step of `physics.dt` with its integrator, after
     /// sorting the grains along the Morton curve when `simulation.sort_every` asks for it.
     pub fn step(&mut self, world: &mut World, physics: &Physics) -> Result<ContactStats> {
         // Sorted before the step, so that the step's own evaluation fills what is kept per
@@ -388,7 +394,7 @@ mod tests {
         sim: &mut crate::sim::Simulation,
     ) -> (&mut World, &Physics, &mut SoftStepper) {
         match &mut sim.stepper {
-            crate::sim::Stepper::Soft(s) => (&mut sim.world, &sim.physics, s),
+            crate::stepper::Stepper::Soft(s) => (&mut sim.world, &sim.physics, s),
             _ => panic!("a soft-sphere scene"),
         }
     }
