@@ -97,6 +97,22 @@ fn eight<'a>(v: &'a [u32], k: usize, count: usize, tail: &'a mut [u32; LANES]) -
     }
 }
 
+/// [`eight`] of the owners, partners and partners' grains `slots`, with their `tails`.
+#[inline(always)]
+fn eights<'a>(
+    (owner, partner, grain): Slots<'a>,
+    k: usize,
+    count: usize,
+    tails: &'a mut [[u32; LANES]; 3],
+) -> (&'a [u32; LANES], &'a [u32; LANES], &'a [u32; LANES]) {
+    let [tail_i, tail_p, tail_j] = tails;
+    (
+        eight(owner, k, count, tail_i),
+        eight(partner, k, count, tail_p),
+        eight(grain, k, count, tail_j),
+    )
+}
+
 /// The touching flags of the histories of the `count` slots from `k`, as bits.
 #[inline(always)]
 fn touched(slip: &[Slip], k: usize, count: usize) -> u32 {
@@ -146,12 +162,7 @@ impl Rows<'_> {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
                 ask_ahead(&history, k);
-                let [tail_i, tail_p, tail_j] = &mut tails;
-                let (oi, op, oj) = (
-                    eight(owner, k, count, tail_i),
-                    eight(partner, k, count, tail_p),
-                    eight(grain, k, count, tail_j),
-                );
+                let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
                 let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                 // As Rows::test: (x_k − x_i) − (h_i − h_j), the shifts read only where one
                 // may not be 0 (some grain wrapped, or a partner is a ghost): else d − (+0)
@@ -304,12 +315,7 @@ mod avx2 {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
                     ask_ahead(&history, k);
-                    let [tail_i, tail_p, tail_j] = &mut tails;
-                    let (oi, op, oj) = (
-                        eight(owner, k, count, tail_i),
-                        eight(partner, k, count, tail_p),
-                        eight(grain, k, count, tail_j),
-                    );
+                    let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
                     let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                     // As Rows::test: (x_k − x_i) − (h_i − h_j), the shifts read only where one
                     // may not be 0 (some grain wrapped, or a partner is a ghost): else d − (+0)
