@@ -78,8 +78,6 @@ struct Rows<'a> {
     /// Centres and radii of the grains, and shifts of the grains and ghosts ([`Packed`]).
     pos: &'a [Run],
     shift: &'a [Run],
-    /// Whether some grain has a shift ([`Packed::any_shifted`]).
-    any_shifted: bool,
     /// The grains' state, as many as there are grains.
     vel: &'a [DVec3],
     omega: &'a [DVec3],
@@ -166,7 +164,6 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         cross_slot,
         pos: &packed.pos[..n],
         shift: &packed.shift[..n_total],
-        any_shifted: packed.any_shifted,
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],

@@ -28,9 +28,6 @@ pub struct Packed {
     pub(in crate::soft) shifted: Vec<bool>,
     /// ... and whether its shifts were written at the last packing.
     pub(in crate::soft) rewritten: Vec<bool>,
-    /// Whether some grain's shift is not 0 (a grain wrapped since the build): else only the
-    /// ghosts have shifts.
-    pub any_shifted: bool,
     /// The neighbour list's build the shifts are for.
     built: Option<u64>,
     /// The material of every grain, when they all have the same.
@@ -51,7 +48,6 @@ impl Packed {
         if self.built != Some(nl.builds) {
             self.shift.clear();
             self.shifted.clear();
-            self.any_shifted = false;
         }
         self.pos.resize(n, Run::default());
         self.shift.resize(total, Run::default());
@@ -66,7 +62,6 @@ impl Packed {
         self.material = facts.and_then(|f| f.material);
         self.fixed = facts.is_some_and(|f| f.fixed);
         self.fresh = true;
-        self.any_shifted = self.shifted.iter().any(|&s| s);
         match &nl.ghosts {
             // A list built for other grains: the rebuild to come packs again.
             Some(g) if g.n_owned != self.pos.len() => {

@@ -40,10 +40,16 @@ impl Rows<'_> {
 }
 
 impl Rows<'_> {
-    /// Whether the eight partners `p` are their grains `k` (no ghost among them).
+    /// h_i − h_j of the eight owners `i` and partners `j`, taken run by run and then
+    /// transposed into lane sets (x, y, z, 0): one transposition for the two.
+    ///
+    /// # Safety
+    /// Every index names a run of the shifts (the overlap test checks them).
     #[inline(always)]
-    fn same(&self, p: &[u32; LANES], k: &[u32; LANES]) -> bool {
-        p.iter().zip(k).fold(true, |all, (p, k)| all & (p == k))
+    unsafe fn shifts(&self, i: &[u32; LANES], j: &[u32; LANES]) -> [F; 4] {
+        // SAFETY: the caller's promise.
+        let at = |k: u32| Quad::new(unsafe { self.shift.get_unchecked(k as usize) }.0);
+        F::from_quads(std::array::from_fn(|a| at(i[a]) - at(j[a])))
     }
 
     /// The runs `v` of the eight grains or ghosts `k` transposed into lane sets: x, y, z and
@@ -164,16 +170,9 @@ impl Rows<'_> {
                 ask_ahead(&history, k);
                 let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
                 let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
-                // As Rows::test: (x_k − x_i) − (h_i − h_j), the shifts read only where one
-                // may not be 0 (some grain wrapped, or a partner is a ghost): else d − (+0)
-                // is d, to the bit.
-                let mut d = [0, 1, 2].map(|c| _mm512_sub_pd(pj[c], pi[c]));
-                if self.any_shifted || !self.same(op, oj) {
-                    let (hi, hj) = (runs(self.shift, oi), runs(self.shift, op));
-                    for (c, d) in d.iter_mut().enumerate() {
-                        *d = _mm512_sub_pd(*d, _mm512_sub_pd(hi[c], hj[c]));
-                    }
-                }
+                // As Rows::test: (x_k − x_i) − (h_i − h_j).
+                let h = self.shifts(oi, op).map(F::raw);
+                let d = [0, 1, 2].map(|c| _mm512_sub_pd(_mm512_sub_pd(pj[c], pi[c]), h[c]));
                 let sq = d.map(|d| _mm512_mul_pd(d, d));
                 let d2 = _mm512_add_pd(_mm512_add_pd(sq[0], sq[1]), sq[2]);
                 let (r_i, r_j) = (pi[3], pj[3]);
@@ -317,22 +316,14 @@ mod avx2 {
                     ask_ahead(&history, k);
                     let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
                     let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
-                    // As Rows::test: (x_k − x_i) − (h_i − h_j), the shifts read only where one
-                    // may not be 0 (some grain wrapped, or a partner is a ghost): else d − (+0)
-                    // is d, to the bit.
-                    let shifts = (self.any_shifted || !self.same(op, oj))
-                        .then(|| (runs(self.shift, oi), runs(self.shift, op)));
+                    // As Rows::test: (x_k − x_i) − (h_i − h_j).
+                    let shift = self.shifts(oi, op).map(F::halves);
                     let mut apart = 0u32;
                     let mut lists = [[zero; 2]; 6];
                     for h in 0..2 {
                         let d = [0, 1, 2].map(|c| {
                             let d = _mm256_sub_pd(pj[c][h], pi[c][h]);
-                            match &shifts {
-                                Some((si, sj)) => {
-                                    _mm256_sub_pd(d, _mm256_sub_pd(si[c][h], sj[c][h]))
-                                }
-                                None => d,
-                            }
+                            _mm256_sub_pd(d, shift[c][h])
                         });
                         let sq = d.map(|d| _mm256_mul_pd(d, d));
                         let d2 = _mm256_add_pd(_mm256_add_pd(sq[0], sq[1]), sq[2]);
@@ -402,8 +393,8 @@ mod tests {
         // its diameter so that some contacts separated: over every block, runs of BATCH slots
         // and a short run at the end, both tests must list the same touching pairs with the
         // same separations, radii and flags, and the same separated slots, bit for bit; again
-        // with two grains in five immovable, whose pairs with each other take the scalar law,
-        // and every shift read (S1 is periodic: partners across the faces are ghosts).
+        // with two grains in five immovable, whose pairs with each other take the scalar law
+        // (S1 is periodic: partners across the faces are ghosts, with shifts).
         let toml = include_str!("../../../../../scenes/bench/s1.toml");
         let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
@@ -434,8 +425,6 @@ mod tests {
                 cross_slot: &nl.links.cross_slot,
                 pos: &packed.pos,
                 shift: &packed.shift,
-                // The second round reads every shift, as after a wrap (the same bits).
-                any_shifted: fixed || packed.any_shifted,
                 vel: &p.vel,
                 omega: &p.omega,
                 radius: &p.radius,
