@@ -212,8 +212,8 @@ fn impossible_gravity_and_boundary_combinations_are_refused_by_name() {
         first(&bad_axis),
         "gravity.self_gravity.softening: must be ≥ 0, got -1"
     );
-    // A periodic box no longer than the neighbour skin (2.2e-4 m: a fifth of the largest
-    // radius).
+    // A periodic box no longer than the neighbour skin (a fifth of the largest radius, which
+    // the lattice's spread of 0.1 puts just under 1.1e-3 m: 2.1999e-4 m).
     let spin =
         include_str!("../../../scenes/spin-up.toml").replace("x = [0.0, 0.02]", "x = [0.0, 1e-4]");
     let scene = Scene::from_toml(&spin, "test").expect("parses");
@@ -221,7 +221,7 @@ fn impossible_gravity_and_boundary_combinations_are_refused_by_name() {
         .expect_err("refused")
         .to_string();
     assert!(
-        e.starts_with("boundary.periodic.x: length 1e-4 m is not above the neighbour skin 2.19"),
+        e.starts_with("boundary.periodic.x: length 1e-4 m is not above the neighbour skin 2.1999"),
         "{e}"
     );
 }

@@ -2,7 +2,7 @@
 //!
 //! [`World`] is the physical state (particles, walls, contact history, clock) and can be
 //! checkpointed and resumed bit for bit; [`Physics`] is what does not change during a run
-//! (contact law, pair table, fields, dt, limits); [`Stepper`] is the method with its options
+//! (contact law, pair table, fields, dt, limits); `Stepper` is the method with its options
 //! and scratch. A step is one `match` on the stepper; observers read the simulation after it.
 
 use std::path::Path;
@@ -10,11 +10,12 @@ use std::path::Path;
 use glam::DVec3;
 
 use crate::energy::Energies;
+use crate::hard::CollisionRecord;
 use crate::neighbor::{AutoSkin, NeighborList};
 use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::scene::{make_particles, make_walls, Method, Scene, Skin};
-use crate::stats::ContactStats;
+use crate::stats::{ContactStats, StageTimes};
 use crate::stepper::Stepper;
 use crate::world::World;
 use crate::{Error, Result};
@@ -26,8 +27,8 @@ pub struct Simulation {
     pub world: World,
     /// Fixed physics.
     pub physics: Physics,
-    /// The method with its scratch.
-    pub stepper: Stepper,
+    /// The method with its options and scratch.
+    pub(crate) stepper: Stepper,
     /// The scene it was built from.
     pub scene: Scene,
     /// Statistics of the last force evaluation.
@@ -42,8 +43,10 @@ impl Simulation {
         }
         let walls = make_walls(&scene);
         let particles = make_particles(&scene, base, &walls)?;
-        let physics = Physics::new(&scene, &particles, &walls)?;
-        let neighbors = neighbor_list(&scene, &particles, physics.dt)?;
+        // Contact time, dt and skin cover the grains inserts will add.
+        let probe = crate::drive::insert::with_probes(&particles, &scene);
+        let physics = Physics::new(&scene, &probe, &walls)?;
+        let neighbors = neighbor_list(&scene, &probe, physics.dt)?;
         let start = scene.simulation.start_time;
         let mut world = World::new(particles, walls, neighbors, start, &physics)?;
         let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
@@ -83,7 +86,7 @@ impl Simulation {
     }
 
     /// Sorts the soft-sphere grains along the Morton curve now, as `simulation.sort_every`
-    /// does ([`crate::soft::SoftStepper::sort`]); nothing for the hard-sphere methods.
+    /// does (`SoftStepper::sort`); nothing for the hard-sphere methods.
     pub fn sort_along_curve(&mut self) {
         if let Stepper::Soft(s) = &mut self.stepper {
             s.sort(&mut self.world, &self.physics);
@@ -105,6 +108,9 @@ impl Simulation {
         if let Some(r) = &physics.recirculation {
             r.apply(w, self.stepper.body_acc());
         }
+        if !physics.inserts.is_empty() {
+            crate::drive::insert::apply(&physics.inserts, w, physics);
+        }
         Ok(())
     }
 
@@ -120,6 +126,17 @@ impl Simulation {
             observe(self)?;
         }
         Ok(())
+    }
+
+    /// Wall-clock time per stage so far (none for event-driven hard spheres).
+    pub fn timers(&self) -> StageTimes {
+        self.stepper.timers()
+    }
+
+    /// The hard-sphere collisions of the last step, when the scene logs them
+    /// (`simulation.method.hard.collision_log`).
+    pub fn collision_log(&self) -> &[CollisionRecord] {
+        self.stepper.collision_log()
     }
 
     /// Energies of the current state.

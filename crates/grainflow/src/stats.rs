@@ -6,6 +6,8 @@
 pub struct ContactStats {
     /// Touching particle–particle and particle–wall pairs.
     pub contacts: usize,
+    /// Of these, the particle–wall contacts.
+    pub wall_contacts: usize,
     /// Largest overlap divided by the smaller radius of its pair (−).
     pub max_overlap_ratio: f64,
     /// Index of the particle with that overlap.
@@ -27,6 +29,7 @@ impl ContactStats {
         };
         ContactStats {
             contacts: a.contacts + b.contacts,
+            wall_contacts: a.wall_contacts + b.wall_contacts,
             non_finite,
             ..worst
         }

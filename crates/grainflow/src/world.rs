@@ -3,7 +3,7 @@
 //! Particles, walls, the contact history of pairs and walls, the clock, the drive state
 //! (recirculation doors) and the tallies of collisions and impulses. What a method needs
 //! only within a step (packed grains, crossing reactions, drift events, integrator stages)
-//! is its stepper's scratch ([`crate::stepper::Stepper`]), not part of the world.
+//! is its stepper's scratch (`Stepper` in `stepper.rs`), not part of the world.
 
 use crate::approx_hard::tally::ImpulseTally;
 use crate::boundary::Periodic;
@@ -47,6 +47,8 @@ pub struct World {
     /// Impulses of the approximate hard-sphere method since the last reset, for the proxy
     /// stress.
     pub tally: ImpulseTally,
+    /// Grains inserted so far by the scene's `[[inserts]]`, and the next id.
+    pub inserts: crate::drive::insert::Inserts,
 }
 
 impl World {
@@ -68,6 +70,7 @@ impl World {
             *p = physics.periodic.wrap(*p);
         }
         let n = particles.len();
+        let next_id = particles.id.iter().max().map_or(0, |&i| i + 1);
         Ok(World {
             particles,
             walls,
@@ -83,6 +86,7 @@ impl World {
                 .unwrap_or_default(),
             collisions: 0,
             tally: Default::default(),
+            inserts: crate::drive::insert::Inserts::start(&physics.inserts, next_id),
         })
     }
 
@@ -137,7 +141,7 @@ impl World {
     /// Puts the particles in `order` (the particle at new index k is the one at `order[k]`)
     /// with all their state, and rebuilds the neighbour list keeping every contact's history.
     /// The impulse tallies and a stepper's per-grain scratch are not carried: the soft-sphere
-    /// stepper permutes its own ([`crate::soft::SoftStepper::sort`]), and
+    /// stepper permutes its own (`SoftStepper::sort`), and
     /// `simulation.sort_every` is refused for the hard-sphere methods.
     pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
         use crate::particles::permute;

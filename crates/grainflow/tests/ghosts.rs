@@ -55,7 +55,7 @@ fn meetings(dt: f64) -> Vec<f64> {
     let mut times = Vec::new();
     while sim.world.time < 0.6 - 1e-9 {
         sim.step().expect("steps");
-        times.extend(sim.stepper.collision_log().iter().map(|c| c.time));
+        times.extend(sim.collision_log().iter().map(|c| c.time));
     }
     times
 }

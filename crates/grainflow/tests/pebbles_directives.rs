@@ -18,8 +18,8 @@ use grainflow::scene::{
     Chute, Inlet, Integrator, ListSource, Method, PackSource, Packing, ParticleSource,
     Recirculation, TimeStep,
 };
+use grainflow::scene::{Motion, ShapeSpec, Side};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Side};
 use grainflow::DVec3;
 
 #[path = "pebbles_directives/parameters.rs"]
@@ -348,7 +348,7 @@ fn assert_chute(a: &Run, b: &Run, r_h: f64, depth: f64) {
         tube: depth,
     }));
     assert!(new.iter().any(|s| matches!(s,
-        ShapeSpec::Disk { center, normal, radius }
+        ShapeSpec::Disk { center, normal, radius, .. }
             if *center == DVec3::new(0.0, 0.0, door) && *normal == DVec3::Z && *radius >= r_h)));
     assert_eq!(new.len(), 2, "{new:?}");
 }
@@ -442,6 +442,7 @@ fn cylinder() -> Vec<ShapeSpec> {
         center: DVec3::new(0.5, 0.1, z),
         normal: DVec3::Z,
         radius: 0.2,
+        inner_radius: 0.0,
     };
     vec![
         ShapeSpec::Cylinder {

@@ -36,8 +36,8 @@ use grainflow::material::Material;
 use grainflow::scene::{
     ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
+use grainflow::scene::{ShapeSpec, Side, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{ShapeSpec, Side, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "atmosphere";
@@ -119,6 +119,7 @@ impl Atmosphere {
         Scene {
             frame: None,
             recirculation: None,
+            inserts: Vec::new(),
             simulation: SimulationSpec {
                 method: Method::Hard(Default::default()),
                 ..SimulationSpec::new(self.duration, TimeStep::Fixed(self.dt))

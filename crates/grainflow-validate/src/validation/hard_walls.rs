@@ -17,8 +17,8 @@ use glam::{DQuat, DVec3};
 use super::hard_two_body::{rel, scene, sphere};
 use super::Metric;
 use grainflow::scene::SphereSpec;
+use grainflow::scene::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "hard-two-body";
@@ -78,6 +78,7 @@ fn cases() -> Vec<WallCase> {
         center: DVec3::ZERO,
         normal: DVec3::Z,
         radius: 1.0,
+        inner_radius: 0.0,
     };
     let cylinder = |radius: f64, side: Side, length: Option<f64>| ShapeSpec::Cylinder {
         origin: DVec3::ZERO,
@@ -91,6 +92,7 @@ fn cases() -> Vec<WallCase> {
         normal: DVec3::Z,
         u: DVec3::X,
         half_size: [1.0, 0.5],
+        holes: Vec::new(),
     };
     let spin_z = |omega: f64| Motion::Rotate {
         center: DVec3::ZERO,

@@ -34,8 +34,8 @@ use grainflow::material::PairOverride;
 use grainflow::scene::{
     Auto, LatticeSource, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
+use grainflow::scene::{Motion, ShapeSpec, Surface, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Surface, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "pile";
@@ -102,6 +102,7 @@ impl PileBox {
                     normal: DVec3::new(-side * RAMP.cos(), RAMP.sin(), 0.0),
                     u: along,
                     half_size: [0.5 * len, ht],
+                    holes: Vec::new(),
                 },
                 surface: Surface::Normal,
                 motion: Motion::Fixed,
@@ -114,6 +115,7 @@ impl PileBox {
                 normal: DVec3::Y,
                 u: DVec3::X,
                 half_size: [0.5 * self.slot + 2.0 * self.grain_radius, ht],
+                holes: Vec::new(),
             },
             surface: Surface::Normal,
             motion: Motion::Translate {
@@ -187,6 +189,7 @@ impl PileBox {
             ],
             output: OutputSpec::default(),
             recirculation: None,
+            inserts: Vec::new(),
         }
     }
 }

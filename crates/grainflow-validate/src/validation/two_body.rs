@@ -110,6 +110,7 @@ fn scene(
         })],
         output: OutputSpec::default(),
         recirculation: None,
+        inserts: Vec::new(),
     }
 }
 

@@ -31,13 +31,12 @@ use grainflow::gravity::Gravity;
 use grainflow::material::{effective_modulus, Material};
 use grainflow::particles::Mobility;
 use grainflow::scene::{
-    ListSource, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
+    Indentation, ListSource, Motion, OutputSpec, ParticleSource, Scene, ShapeSpec, Side,
+    SimulationSpec, SphereSpec, Surface, TimeStep, WallSpec,
 };
 use grainflow::sim::Simulation;
 use grainflow::walls::indent::Row;
-use grainflow::walls::{
-    plate::any_perpendicular, Indentation, Motion, Shape, ShapeSpec, Side, Surface, WallSpec,
-};
+use grainflow::walls::{plate::any_perpendicular, Shape};
 use grainflow::Result;
 
 const CASE: &str = "wall-contacts";
@@ -219,6 +218,7 @@ fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
                 normal: n,
                 u: e1,
                 half: [1.0, 0.6],
+                holes: Vec::new(),
             }),
             vec![flat(c, e1, e2, [-1.0, -0.6], [1.0, 0.6])],
             Box::new(never),
@@ -229,10 +229,39 @@ fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
                 center: c,
                 normal: n,
                 radius: 1.2,
+                inner: 0.0,
             }),
             // Polar parameters (radius, angle): the rim is the clamped radius.
             vec![Patch {
                 lo: [0.0, -std::f64::consts::PI],
+                hi: [1.2, std::f64::consts::PI],
+                periodic: [false, true],
+                s: Box::new(move |[rho, phi]| {
+                    let radial = phi.cos() * e1 + phi.sin() * e2;
+                    let tangent = -phi.sin() * e1 + phi.cos() * e2;
+                    [
+                        c + rho * radial,
+                        radial,
+                        rho * tangent,
+                        DVec3::ZERO,
+                        tangent,
+                        -rho * radial,
+                    ]
+                }),
+            }],
+            Box::new(never),
+        ),
+        (
+            "annulus",
+            Shape::Disk(Disk {
+                center: c,
+                normal: n,
+                radius: 1.2,
+                inner: 0.5,
+            }),
+            // Polar parameters (radius, angle): both rims are the clamped radius.
+            vec![Patch {
+                lo: [0.5, -std::f64::consts::PI],
                 hi: [1.2, std::f64::consts::PI],
                 periodic: [false, true],
                 s: Box::new(move |[rho, phi]| {
@@ -494,6 +523,7 @@ fn one_sphere(wall: WallSpec, pos: DVec3, g: DVec3, e: f64, mu: f64) -> Result<S
         })],
         output: OutputSpec::default(),
         recirculation: None,
+        inserts: Vec::new(),
     };
     Simulation::new(scene, Path::new("."))
 }
@@ -549,6 +579,7 @@ fn resting_faces() -> Vec<(&'static str, WallSpec, DVec3, DVec3)> {
                 normal: z,
                 u: DVec3::X,
                 half_size: [2.0, 1.0],
+                holes: Vec::new(),
             }),
             o,
             z,
@@ -559,6 +590,7 @@ fn resting_faces() -> Vec<(&'static str, WallSpec, DVec3, DVec3)> {
                 center: o,
                 normal: z,
                 radius: 2.0,
+                inner_radius: 0.0,
             }),
             o,
             z,

@@ -12,8 +12,12 @@
 //! the impulse tallies of `approx_hard` (004 eq 3–4): start time (f64), grain count, per grain
 //! Σ J ⊗ l (9 f64, column-major), Σ|J_n|, Σ|J_t|; wall count, per wall Σ J (3 f64) and Σ|J_n|;
 //! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
+//! From format 6, the inserts (`[[inserts]]`): the next id (u64), the count (u64) and per
+//! insert the grains inserted (u64), their mass (f64), the insertions done (u64) and the time
+//! of the last (f64).
 //! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
-//! formats 3 to 5 with each pair's history at the one image its grains had then.
+//! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
+//! inserted.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -50,7 +54,7 @@ pub struct Checkpoint {
     /// Touching pairs: (id_i, id_j, image of j beside i (format 6), history).
     pub pairs: Vec<crate::world::PairHistory>,
     /// Touching wall contacts: (particle id, wall member as
-    /// [`crate::walls::history::WallMember::to_bits`] writes it, history).
+    /// [`crate::walls::WallMember::to_bits`] writes it, history).
     pub walls: Vec<(u64, u32, ContactState)>,
     /// Grains held by walls: (particle id, wall index, centre in the wall's placement).
     pub attached: Vec<(u64, u32, DVec3)>,
@@ -62,6 +66,8 @@ pub struct Checkpoint {
     pub tally: crate::approx_hard::ImpulseTally,
     /// Hard and approx_hard collisions so far (format 5; 0 when read from older formats).
     pub collisions: u64,
+    /// What the inserts have inserted (format 6; none when read from older formats).
+    pub inserts: crate::drive::insert::Inserts,
 }
 
 impl Simulation {
@@ -94,6 +100,7 @@ impl Simulation {
             doors: w.doors,
             tally: w.tally.clone(),
             collisions: w.collisions,
+            inserts: w.inserts.clone(),
         }
     }
 
@@ -101,16 +108,7 @@ impl Simulation {
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
         let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
-        let comparable = |s: &Scene| {
-            let mut s = s.clone();
-            s.simulation.duration = 0.0;
-            s.output = Default::default();
-            if let Method::Hard(o) = &mut s.simulation.method {
-                o.collision_log = false;
-            }
-            s
-        };
-        if comparable(&saved) != comparable(&scene) {
+        if resumable_part(&saved) != resumable_part(&scene) {
             return Err(Error::scene(
                 "scene",
                 "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
@@ -146,6 +144,9 @@ impl Simulation {
         w.doors = ckpt.doors;
         w.tally = ckpt.tally;
         w.collisions = ckpt.collisions;
+        if ckpt.inserts.each.len() == w.inserts.each.len() {
+            w.inserts = ckpt.inserts;
+        }
         w.rebuild_neighbors(&sim.physics.periodic);
         w.set_pair_history_by_id(&ckpt.pairs);
         if let Stepper::Soft(s) = &mut sim.stepper {
@@ -158,6 +159,18 @@ impl Simulation {
         }
         Ok(sim)
     }
+}
+
+/// The scene without what may change on resume: duration, `[output]` and the hard method's
+/// collision log.
+pub(crate) fn resumable_part(scene: &Scene) -> Scene {
+    let mut s = scene.clone();
+    s.simulation.duration = 0.0;
+    s.output = Default::default();
+    if let Method::Hard(o) = &mut s.simulation.method {
+        o.collision_log = false;
+    }
+    s
 }
 
 struct Out<W: Write>(W);
@@ -229,11 +242,11 @@ impl In<'_> {
 }
 
 impl Checkpoint {
-    /// Writes the checkpoint to `path` (through a temporary file, so a crash leaves the old one).
+    /// Writes the checkpoint to `path` whole ([`super::durable::write_whole`]: a kill leaves
+    /// the old file or the new one).
     pub fn write(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_extension("tmp");
-        let run = || -> std::io::Result<()> {
-            let mut o = Out(std::io::BufWriter::new(std::fs::File::create(&tmp)?));
+        super::durable::write_whole(path, |w| {
+            let mut o = Out(w);
             o.bytes(MAGIC)?;
             o.bytes(&VERSION.to_le_bytes())?;
             o.u64(self.scene.len() as u64)?;
@@ -312,10 +325,17 @@ impl Checkpoint {
             }
             o.u64(t.collisions)?;
             o.u64(self.collisions)?;
-            o.0.flush()?;
-            std::fs::rename(&tmp, path)
-        };
-        run().map_err(|e| Error::io(path, e))
+            let ins = &self.inserts;
+            o.u64(ins.next_id)?;
+            o.u64(ins.each.len() as u64)?;
+            for s in &ins.each {
+                o.u64(s.inserted)?;
+                o.f64(s.mass)?;
+                o.u64(s.events)?;
+                o.f64(s.last)?;
+            }
+            Ok(())
+        })
     }
 
     /// Reads a checkpoint written by [`Checkpoint::write`].
@@ -411,6 +431,11 @@ impl Checkpoint {
             Default::default()
         };
         let collisions = if version >= 5 { i.u64()? } else { 0 };
+        let inserts = if version >= 6 {
+            Self::inserts(i)?
+        } else {
+            Default::default()
+        };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -424,7 +449,22 @@ impl Checkpoint {
             doors,
             tally,
             collisions,
+            inserts,
         })
+    }
+
+    fn inserts(i: &mut In) -> Option<crate::drive::insert::Inserts> {
+        let next_id = i.u64()?;
+        let mut each = Vec::new();
+        for _ in 0..i.u64()?.min(i.0.len() as u64) {
+            each.push(crate::drive::insert::InsertState {
+                inserted: i.u64()?,
+                mass: i.f64()?,
+                events: i.u64()?,
+                last: i.f64()?,
+            });
+        }
+        Some(crate::drive::insert::Inserts { next_id, each })
     }
 
     fn tally(i: &mut In) -> Option<crate::approx_hard::ImpulseTally> {

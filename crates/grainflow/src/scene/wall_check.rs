@@ -6,6 +6,7 @@ use glam::DVec3;
 use super::walls::{ShapeSpec, WallSpec};
 use super::{finite, nonzero, positive};
 use crate::walls::indent;
+use crate::walls::plate::Hole;
 use crate::walls::{Indentation, Motion, Side, MAX_UNION_MEMBERS};
 use crate::Error;
 
@@ -128,13 +129,28 @@ impl ShapeSpec {
                 normal,
                 u,
                 half_size,
-            } => plate_problems(*center, *normal, *u, *half_size, &f, p),
+                holes,
+            } => {
+                plate_problems(*center, *normal, *u, *half_size, &f, p);
+                holes_problems(holes, *half_size, at, p);
+            }
             ShapeSpec::Disk {
                 center,
                 normal,
                 radius,
+                inner_radius,
+            } => {
+                finite(p, f("center"), *center);
+                nonzero(p, f("normal"), *normal);
+                positive(p, f("radius"), *radius);
+                if !(*inner_radius >= 0.0 && inner_radius < radius) {
+                    p.push(Error::scene(
+                        f("inner_radius"),
+                        format!("must be ≥ 0 and below radius ({radius}), got {inner_radius}"),
+                    ));
+                }
             }
-            | ShapeSpec::Ring {
+            ShapeSpec::Ring {
                 center,
                 normal,
                 radius,
@@ -250,6 +266,42 @@ fn plate_problems(
             f("half_size"),
             format!("must be > 0, got {half_size:?}"),
         ));
+    }
+}
+
+/// Problems of a plate's holes at field path `at`: each of positive radius, wholly inside the
+/// rectangle of `half_size`, and apart from every other (the closest point of
+/// [`crate::walls::Plate`] relies on both).
+fn holes_problems(holes: &[Hole], half_size: [f64; 2], at: &str, p: &mut Vec<Error>) {
+    for (n, h) in holes.iter().enumerate() {
+        let f = format!("{at}.holes[{n}]");
+        if !(h.radius.is_finite() && h.radius > 0.0) {
+            p.push(Error::scene(
+                format!("{f}.radius"),
+                format!("must be a finite number > 0, got {}", h.radius),
+            ));
+            continue;
+        }
+        let inside = (0..2).all(|a| h.at[a].is_finite() && h.at[a].abs() + h.radius < half_size[a]);
+        if !inside {
+            p.push(Error::scene(
+                format!("{f}.at"),
+                format!(
+                    "the hole of radius {} at {:?} must lie inside the plate (half sizes {half_size:?})",
+                    h.radius, h.at
+                ),
+            ));
+        }
+        let apart = |o: &Hole| {
+            let d = (h.at[0] - o.at[0]).hypot(h.at[1] - o.at[1]);
+            d > h.radius + o.radius
+        };
+        if let Some(m) = holes[..n].iter().position(|o| !apart(o)) {
+            p.push(Error::scene(
+                format!("{f}.at"),
+                format!("overlaps holes[{m}]; holes must be apart from each other"),
+            ));
+        }
     }
 }
 

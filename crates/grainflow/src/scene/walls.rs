@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Scene;
 use crate::walls::indent::{self, Indented};
+use crate::walls::plate::Hole;
 use crate::walls::{
     Block, Cone, Cylinder, Disk, Hopper, Indentation, Line, Motion, Plane, Plate, Point, Ring,
     Shape, Side, Surface, Wall,
@@ -70,8 +71,13 @@ pub enum ShapeSpec {
         u: DVec3,
         /// Half-sizes along u and n × u (m).
         half_size: [f64; 2],
+        /// Circular holes (an orifice plate): `{ at = [a, b], radius = r }`, `at` the centre's
+        /// offsets along u and n × u (m); inside the rectangle and apart from each other.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        holes: Vec<Hole>,
     },
-    /// Finite disk, both faces and rim.
+    /// Finite disk, both faces and rim; an annulus (a floor with a central orifice) when
+    /// `inner_radius` > 0, with the hole's rim touchable too.
     Disk {
         /// Centre (m).
         center: DVec3,
@@ -79,6 +85,9 @@ pub enum ShapeSpec {
         normal: DVec3,
         /// Radius (m).
         radius: f64,
+        /// Radius of the central hole (m), below `radius`; 0 (default) for a full disk.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        inner_radius: f64,
     },
     /// Cylinder: infinite (`side` inside, outside or both) or of given `length` (a thin tube).
     Cylinder {
@@ -252,15 +261,18 @@ impl ShapeSpec {
                 normal,
                 u,
                 half_size,
-            } => Shape::Plate(plate(*center, *normal, *u, *half_size)),
+                holes,
+            } => Shape::Plate(plate(*center, *normal, *u, *half_size, holes)),
             ShapeSpec::Disk {
                 center,
                 normal,
                 radius,
+                inner_radius,
             } => Shape::Disk(Disk {
                 center: *center,
                 normal: normal.normalize(),
                 radius: *radius,
+                inner: *inner_radius,
             }),
             ShapeSpec::Cylinder {
                 origin,
@@ -350,14 +362,20 @@ fn plane(
 }
 
 /// The plate at `center` with unit `normal` and in-plane axis `u` made perpendicular to it.
-fn plate(center: DVec3, normal: DVec3, u: DVec3, half_size: [f64; 2]) -> Plate {
+fn plate(center: DVec3, normal: DVec3, u: DVec3, half_size: [f64; 2], holes: &[Hole]) -> Plate {
     let n = normal.normalize();
     Plate {
         center,
         normal: n,
         u: (u - u.dot(n) * n).normalize(),
         half: half_size,
+        holes: holes.to_vec(),
     }
+}
+
+/// Whether an optional length is left at its default 0 (not written back).
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// The block from `min` to `max`: a solid, or a vat of six half-spaces (`side` inside).

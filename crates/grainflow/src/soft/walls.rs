@@ -569,6 +569,7 @@ fn at(v: &[[f64; LANES]; 3], l: usize) -> DVec3 {
 fn touching(k: usize, c: Touch, r: f64) -> ContactStats {
     ContactStats {
         contacts: 1,
+        wall_contacts: 1,
         max_overlap_ratio: c.overlap / r,
         worst: k,
         non_finite: None,

@@ -135,7 +135,7 @@ impl WallHistory {
     /// Replaces every contact by `contacts`, (particle, member, state), for `n` particles,
     /// for a restart; the histories of listed members move beside the near lists when those
     /// were built for these particles (else at the next build) and every one of `walls` is
-    /// [`listable`].
+    /// `listable`.
     pub fn restore(
         &mut self,
         n: usize,
@@ -175,6 +175,14 @@ impl WallHistory {
             k += 1;
             keep[k - 1]
         });
+    }
+
+    /// Adds `n` particles without contacts after the others; the near lists are dropped until
+    /// the next build.
+    pub fn extend(&mut self, n: usize) {
+        self.settle();
+        self.near = NearWalls::default();
+        self.own.resize(self.own.len() + n, Vec::new());
     }
 
     /// Applies `f` to every history, in parallel: for an integrator that advances them.

@@ -1,6 +1,6 @@
 //! How walls act on grains in every method: poses at the current time, placement of a grain
 //! in a wall's frame, sticky and absorbing surfaces, grains held by walls. The soft-sphere
-//! contact forces of walls are [`crate::soft::walls`]; the near lists are [`super::near`].
+//! contact forces of walls are `soft/walls.rs`; the near lists are `near.rs`.
 //!
 //! **Sticky and absorbing walls** (000 §2.2) act at the start of each force evaluation, in
 //! ascending particle order so that runs are deterministic: a free grain touching a sticky
@@ -112,7 +112,7 @@ pub enum Candidates {
     /// The free grains listed near a member of a sticky or absorbing wall, each against its
     /// listed members only, when the near lists cover every such wall: right after the
     /// rebuild check, a grain cannot touch a member it is not listed near
-    /// ([`super::near::NearWalls`]).
+    /// (`NearWalls`).
     /// Else every free grain.
     Near,
 }

@@ -24,7 +24,11 @@ impl Shape {
                 plate::any_perpendicular(p.normal),
                 [extent, extent],
             ),
-            Shape::Plate(p) => square(p.center, p.normal, p.u, p.half),
+            Shape::Plate(p) => plate_with_holes(p, thin),
+            Shape::Disk(d) if d.inner > 0.0 => band(
+                circle(d.center, d.normal, d.inner),
+                circle(d.center, d.normal, d.radius),
+            ),
             Shape::Disk(d) => (circle(d.center, d.normal, d.radius), vec![(0..N).collect()]),
             Shape::Cylinder(c) => {
                 let h = 0.5 * c.length.unwrap_or(2.0 * extent);
@@ -93,6 +97,28 @@ fn square(c: DVec3, n: DVec3, u: DVec3, half: [f64; 2]) -> Mesh {
         .map(|&(a, b)| c + a * half[0] * u + b * half[1] * v)
         .collect();
     (corners, vec![vec![0, 1, 2, 3]])
+}
+
+/// A plate as its rectangle, with each hole's rim drawn as a thin band (a polygon cannot hold
+/// a hole).
+fn plate_with_holes(p: &plate::Plate, thin: f64) -> Mesh {
+    let mut mesh = square(p.center, p.normal, p.u, p.half);
+    let v = p.normal.cross(p.u);
+    for h in &p.holes {
+        let c = p.center + h.at[0] * p.u + h.at[1] * v;
+        let (verts, polys) = band(
+            circle(c, p.normal, h.radius),
+            circle(c, p.normal, h.radius + thin),
+        );
+        let base = mesh.0.len();
+        mesh.0.extend(verts);
+        mesh.1.extend(
+            polys
+                .into_iter()
+                .map(|q| q.into_iter().map(|k| k + base).collect()),
+        );
+    }
+    mesh
 }
 
 /// The cone `c` from where its radius is zero (or z = −extent) to z = extent.
@@ -171,6 +197,7 @@ fn hopper_part(part: &HopperPart, extent: f64) -> Mesh {
                 center: DVec3::new(0.0, 0.0, h),
                 normal: DVec3::Z,
                 radius: extent,
+                inner: 0.0,
             })
             .mesh(extent)
         }

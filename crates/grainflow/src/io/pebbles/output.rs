@@ -161,7 +161,8 @@ impl DeckOutput {
         if let Some((file, mult)) = &self.dump_positions {
             write_positions(&self.dir.join(file), sim, *mult)?;
         }
-        write_pebble_csv(&self.dir.join(format!("{}_pebbles.csv", self.stem)), &save)
+        write_pebble_csv(&self.dir.join(format!("{}_pebbles.csv", self.stem)), &save)?;
+        crate::io::durable::sync_dir(&self.dir)
     }
 }
 
@@ -174,7 +175,7 @@ pub fn write_pebble_csv(path: &Path, save: &Save) -> Result<()> {
             b.id, b.pos.x, b.pos.y, b.pos.z, b.radius, b.passes
         ));
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::io::durable::write_text(path, &text)
 }
 
 fn open(path: &Path) -> Result<BufReader<File>> {
@@ -245,7 +246,7 @@ pub fn split_data(path: &Path, dir: &Path, frequency: u64, skips: u64) -> Result
         |s| s % every == 0,
         |step, text| {
             let file = dir.join(format!("{step:012}"));
-            std::fs::write(&file, text).map_err(|e| Error::io(&file, e))?;
+            crate::io::durable::write_text(&file, &text)?;
             written.push(file);
             Ok(true)
         },

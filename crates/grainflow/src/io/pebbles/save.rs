@@ -152,13 +152,9 @@ impl Save {
         writeln!(w, "end_save")
     }
 
-    /// Writes the save to a file.
+    /// Writes the save to a file, whole ([`crate::io::durable::write_whole`]).
     pub fn write(&self, path: &Path) -> Result<()> {
-        let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-        let mut w = std::io::BufWriter::new(f);
-        self.write_to(&mut w)
-            .and_then(|_| w.flush())
-            .map_err(|e| Error::io(path, e))
+        crate::io::durable::write_whole(path, |w| self.write_to(w))
     }
 
     /// Reads a save file (the first save block in it).
@@ -398,5 +394,5 @@ pub fn write_positions(path: &Path, sim: &Simulation, mult: f64) -> Result<()> {
         text.push_str(&v3(p.pos[k] * mult));
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::io::durable::write_text(path, &text)
 }

@@ -15,7 +15,7 @@ use glam::DVec3;
 
 use super::{Deck, Solid};
 use crate::scene::Chute;
-use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
+use crate::scene::{Indentation, Motion, ShapeSpec, Side, WallSpec};
 use crate::{Error, Result};
 
 /// What [`vessel`] builds.
@@ -257,6 +257,7 @@ impl Vessel {
                 center: DVec3::new(x, y, door),
                 normal: DVec3::Z,
                 radius: r_end + r_peb,
+                inner_radius: 0.0,
             }));
             self.chutes.push(Chute {
                 center: [x, y],
@@ -336,6 +337,7 @@ fn unions(deck: &Deck) -> Vec<WallSpec> {
                             center: DVec3::new(center[0], center[1], zz),
                             normal: DVec3::Z,
                             radius,
+                            inner_radius: 0.0,
                         };
                         vec![
                             ShapeSpec::Cylinder {
