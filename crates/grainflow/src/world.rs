@@ -88,8 +88,12 @@ impl World {
     /// Bytes the state takes, roughly: particle arrays, neighbour slots and their history.
     pub fn memory_estimate(&self) -> usize {
         let per_particle = 8 * (3 * 6 + 6) + 2 + 8;
-        let per_slot =
-            4 + 4 + std::mem::size_of::<ContactState>() + std::mem::size_of::<ContactForce>() + 4;
+        let per_slot = 4
+            + 4
+            + 4
+            + std::mem::size_of::<ContactState>()
+            + std::mem::size_of::<ContactForce>()
+            + 4;
         let n = self.particles.len();
         n * per_particle + self.neighbors.len().max(6 * n) * per_slot
     }

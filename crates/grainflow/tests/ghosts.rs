@@ -3,30 +3,45 @@
 /// Two spheres of radius 0.02 in a unit periodic cube, 0.48 apart along x and moving apart at
 /// 2 m/s each, with `method`, in steps of `dt` (s).
 fn two_spheres(method: &str, dt: f64) -> grainflow::sim::Simulation {
+    let head = format!(
+        "[simulation]\nmethod = {method}\nduration = 0.6\ndt = {dt:e}\n[boundary]\n\
+         periodic = {{ x = [0.0, 1.0], y = [0.0, 1.0], z = [0.0, 1.0] }}"
+    );
+    two_hertz_spheres(
+        &head,
+        [1.0, 1e9],
+        [
+            "pos = [0.26, 0.5, 0.5], radius = 0.02, vel = [-2, 0, 0]",
+            "pos = [0.74, 0.5, 0.5], radius = 0.02, vel = [2, 0, 0]",
+        ],
+    )
+}
+
+/// The simulation of two Hertz spheres, of one elastic frictionless material of density and
+/// Young's modulus `material` (kg/m³, Pa; ν = 0.3), each given by its entry of `spheres`,
+/// after the `[simulation]` and `[boundary]` tables `head`.
+fn two_hertz_spheres(
+    head: &str,
+    material: [f64; 2],
+    spheres: [&str; 2],
+) -> grainflow::sim::Simulation {
+    let [density, young] = material;
+    let [a, b] = spheres;
     let text = format!(
-        r#"
-[simulation]
-method = {method}
-duration = 0.6
-dt = {dt:e}
-[boundary]
-periodic = {{ x = [0.0, 1.0], y = [0.0, 1.0], z = [0.0, 1.0] }}
+        r#"{head}
 [contact]
 normal = "hertz"
 [[materials]]
 name = "m"
-density = 1.0
-youngs_modulus = 1e9
+density = {density:e}
+youngs_modulus = {young:e}
 poisson_ratio = 0.3
 restitution = 1.0
 sliding_friction = 0.0
 [[particles]]
 type = "list"
 material = "m"
-spheres = [
-  {{ pos = [0.26, 0.5, 0.5], radius = 0.02, vel = [-2, 0, 0] }},
-  {{ pos = [0.74, 0.5, 0.5], radius = 0.02, vel = [2, 0, 0] }},
-]
+spheres = [{{ {a} }}, {{ {b} }}]
 "#
     );
     let scene = grainflow::scene::Scene::from_toml(&text, "ghosts").expect("parses");
@@ -89,34 +104,17 @@ fn soft_spheres_touch_at_both_images_in_a_short_periodic_box() {
     let (r, l, e): (f64, f64, f64) = (0.01, 0.036, 0.001);
     let (young, nu): (f64, f64) = (1e7, 0.3);
     let x0 = 0.005;
-    let text = format!(
-        r#"
-[simulation]
-duration = 1e-3
-dt = 1e-6
-[boundary]
-periodic = {{ x = [0.0, {l}] }}
-[contact]
-normal = "hertz"
-[[materials]]
-name = "m"
-density = 1000.0
-youngs_modulus = {young:e}
-poisson_ratio = {nu}
-restitution = 1.0
-sliding_friction = 0.0
-[[particles]]
-type = "list"
-material = "m"
-spheres = [
-  {{ pos = [{x0}, 0.0, 0.0], radius = {r} }},
-  {{ pos = [{}, 0.0, 0.0], radius = {r} }},
-]
-"#,
-        x0 + 0.5 * l + e
+    let head = format!(
+        "[simulation]\nduration = 1e-3\ndt = 1e-6\n[boundary]\nperiodic = {{ x = [0.0, {l}] }}"
     );
-    let scene = grainflow::scene::Scene::from_toml(&text, "short box").expect("parses");
-    let sim = grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let sim = two_hertz_spheres(
+        &head,
+        [1000.0, young],
+        [
+            &format!("pos = [{x0}, 0.0, 0.0], radius = {r}"),
+            &format!("pos = [{}, 0.0, 0.0], radius = {r}", x0 + 0.5 * l + e),
+        ],
+    );
     let e_star = young / (2.0 * (1.0 - nu * nu));
     let kn = 4.0 / 3.0 * e_star * (0.5 * r).sqrt();
     let hertz = |d: f64| kn * (2.0 * r - d).powf(1.5);

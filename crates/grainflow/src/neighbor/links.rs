@@ -138,9 +138,12 @@ pub(super) fn rows(
         let base = start[rows.start];
         for i in rows {
             let row = &mut slots[start[i] - base..start[i + 1] - base];
+            // A row of grains alone is in the order of its partners either way.
             match by_grain {
-                Some(g) => row.sort_unstable_by_key(|&j| g.resolve(j as usize)),
-                None => row.sort_unstable(),
+                Some(g) if row.iter().any(|&j| j as usize >= g.n_owned) => {
+                    row.sort_unstable_by_key(|&j| g.resolve(j as usize));
+                }
+                _ => row.sort_unstable(),
             }
         }
     });

@@ -203,13 +203,19 @@ impl NeighborList {
         }
         pos.par_chunks(crate::particles::CHUNK)
             .enumerate()
-            .any(|(c, ps)| self.chunk_moved(c * crate::particles::CHUNK, ps, period, limit))
+            .any(|(c, ps)| {
+                self.chunk_moved(c * crate::particles::CHUNK, ps, period, limit)
+                    .0
+            })
     }
 
     /// True when one of the grains `first..first + ps.len()`, now at `ps`, moved more than half
     /// the skin since the build ([`Self::needs_rebuild`] for a chunk of grains; the count is
     /// the caller's to check), so that the drift can tell while the chunk is in cache.
-    pub(crate) fn left_half_skin(&self, first: usize, ps: &[DVec3], period: DVec3) -> bool {
+    /// Also says whether some grain's plain move (not folded) passed half the skin: unless
+    /// one did, no grain of the chunk wrapped since the build (a wrap is a plain move of
+    /// nearly a period, and a period is longer than the skin).
+    pub(crate) fn left_half_skin(&self, first: usize, ps: &[DVec3], period: DVec3) -> (bool, bool) {
         self.chunk_moved(first, ps, period, 0.5 * self.skin)
     }
 
@@ -219,15 +225,17 @@ impl NeighborList {
     /// steps: it takes the grains several at a time. A plain difference is never shorter than
     /// its minimum image, so only a chunk with a plain move past the limit (a grain that
     /// wrapped across a periodic face, or moved far) is measured again by minimum image.
-    /// With ghosts whose wraps are counted a move is the grain's own, unwrapped.
+    /// With ghosts whose wraps are counted a move is the grain's own, unwrapped. Also says
+    /// whether some plain move passed the limit (always, with counted wraps).
     #[inline(always)]
-    fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> bool {
+    fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> (bool, bool) {
         let limit = limit * limit;
         let rs = &self.ref_pos[first..first + ps.len()];
         if let Some(g) = self.ghosts.as_ref().filter(|g| g.counted) {
-            return (ps.iter().zip(rs).enumerate()).any(|(k, (p, r))| {
+            let moved = (ps.iter().zip(rs).enumerate()).any(|(k, (p, r))| {
                 g.unwrapped(first + k, *p - *r, period).length_squared() > limit
             });
+            return (moved, true);
         }
         let beyond = |by_image: Option<MinimumImage>| {
             ps.iter().zip(rs).fold(false, |any, (p, r)| {
@@ -239,7 +247,8 @@ impl NeighborList {
                 any | (d.length_squared() > limit)
             })
         };
-        beyond(None) && beyond(Some(MinimumImage::new(period)))
+        let plain = beyond(None);
+        (plain && beyond(Some(MinimumImage::new(period))), plain)
     }
 
     /// The whole periods grain k was wrapped by since the build, at `pos` (m), for periods

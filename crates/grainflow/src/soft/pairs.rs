@@ -22,7 +22,7 @@ use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
 use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
-pub(super) use packing::{pack, pack_chunk, pack_ghosts, shift_chunk, Facts};
+pub(super) use packing::{pack, pack_chunk, shift_chunk, Facts};
 pub use packing::{Packed, Run};
 use runs::{add, quads, run, subtract, vec, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
 
@@ -67,15 +67,15 @@ enum PairConstants {
     ByMaterial,
 }
 
-/// What every block of the pair loop reads. A partner's centre and shift are read at its
-/// index (a grain or a ghost), everything else at its grain's.
+/// What every block of the pair loop reads. A partner's shift is read at its index (a grain or
+/// a ghost), everything else at its grain's.
 struct Rows<'a> {
     start: &'a [usize],
     owner: &'a [u32],
     partner: &'a [u32],
     partner_grain: &'a [u32],
     cross_slot: &'a [u32],
-    /// Centres and radii, then shifts ([`Packed`]), of the grains and their ghosts.
+    /// Centres and radii of the grains, and shifts of the grains and ghosts ([`Packed`]).
     pos: &'a [Run],
     shift: &'a [Run],
     /// The grains' state, as many as there are grains.
@@ -122,7 +122,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         inv_inertia,
         ..
     } = particles;
-    let (n, n_total) = (particles.len(), packed.pos.len());
+    let (n, n_total) = (particles.len(), packed.shift.len());
     let crate::neighbor::NeighborList {
         start,
         owner,
@@ -162,7 +162,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         partner,
         partner_grain,
         cross_slot,
-        pos: &packed.pos[..n_total],
+        pos: &packed.pos[..n],
         shift: &packed.shift[..n_total],
         vel: &vel[..n],
         omega: &omega[..n],
@@ -261,7 +261,7 @@ impl Rows<'_> {
         let largest = owner.iter().chain(grain).fold(0, |m, &k| m.max(k));
         let last = partner.iter().fold(0, |m, &k| m.max(k));
         assert!(
-            (largest as usize) < self.vel.len() && (last as usize) < self.pos.len(),
+            (largest as usize) < self.pos.len() && (last as usize) < self.shift.len(),
             "a listed pair names a particle of the store"
         );
         let slots = (owner, partner, grain);
@@ -325,11 +325,11 @@ impl Rows<'_> {
             let (i, p, j) = (owner[k] as usize, partner[k] as usize, grain[k] as usize);
             prefetch(self.vel.as_ptr().wrapping_add(j));
             prefetch(self.omega.as_ptr().wrapping_add(j));
-            // SAFETY: `overlaps` checked every owner and partner against the store.
+            // SAFETY: `overlaps` checked every owner, partner and grain against the store.
             let (p_i, p_j, h_i, h_j) = unsafe {
                 let (pos, shift) = (self.pos, self.shift);
                 let at = |v: &[Run], k: usize| Quad::new(v.get_unchecked(k).0);
-                (at(pos, i), at(pos, p), at(shift, i), at(shift, p))
+                (at(pos, i), at(pos, j), at(shift, i), at(shift, p))
             };
             let d = (p_j - p_i) - (h_i - h_j);
             let (p_i, p_j) = (p_i.to_array(), p_j.to_array());

@@ -42,18 +42,18 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
     // built for these grains (else the rebuild to come packs them).
     let shifts = neighbors.ghosts.is_some() && !stale;
     let (runs, shift) = (&mut packed.pos[..n], &mut packed.shift[..n]);
+    let flags = packed
+        .shifted
+        .par_iter_mut()
+        .zip(packed.rewritten.par_iter_mut());
     let (left, facts) = pos
         .par_chunks_mut(CHUNK)
         .zip(vel.par_chunks_mut(CHUNK))
         .zip(omega.par_chunks_mut(CHUNK))
         .zip(runs.par_chunks_mut(CHUNK))
-        .zip(
-            shift
-                .par_chunks_mut(CHUNK)
-                .zip(packed.shifted.par_iter_mut()),
-        )
+        .zip(shift.par_chunks_mut(CHUNK).zip(flags))
         .enumerate()
-        .map(|(c, ((((xs, vs), ws), qp), (qs, shifted)))| {
+        .map(|(c, ((((xs, vs), ws), qp), (qs, flags)))| {
             let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
             kick(vs, &force[a..b], &inv_mass[a..b], h);
             kick(ws, &torque[a..b], &inv_inertia[a..b], h);
@@ -67,20 +67,21 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
                 }
             }
             pairs::pack_chunk(qp, xs, &radius[a..b]);
+            let (left, moved) = match stale {
+                true => (false, true),
+                false => neighbors.left_half_skin(a, xs, period),
+            };
             if shifts {
-                pairs::shift_chunk(qs, shifted, xs, neighbors.built_at(a..b), period);
+                let built = neighbors.built_at(a..b);
+                pairs::shift_chunk(qs, (flags.0, flags.1), xs, built, period, moved);
             }
-            let left = !stale && neighbors.left_half_skin(a, xs, period);
             (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
         })
         .reduce(
             || (false, None),
             |(l, f), (m, g)| (l || m, Facts::both(f, g)),
         );
-    if shifts {
-        pairs::pack_ghosts(packed, neighbors, period);
-    }
-    packed.note(facts, neighbors.builds);
+    packed.note(facts, neighbors, period);
     stale || left
 }
 

@@ -10,24 +10,25 @@ use crate::neighbor::NeighborList;
 use crate::particles::Particles;
 
 /// The grains' centres and radii as the pair loop reads them, as runs of four numbers (one
-/// aligned load each, for every listed pair), the owned grains' then their ghosts' (copies of
-/// their owners'), each with its shift, and two facts of the particles it needs.
+/// aligned load each, for every listed pair), a shift for each grain and ghost, and two facts
+/// of the particles it needs.
 ///
-/// The separation of a listed pair (i, j) is d = (x_j − x_i) − (h_i − h_j), with h the shift
-/// of each index: w L for an owned grain that wrapped by w whole periods since the build, and
-/// (s + w_k) L for ghost j, image s of grain k. For one wrap or image it is the minimum image
-/// to the bit (d − (±L) is d ∓ L), and with no shift d − (+0) keeps every bit of d, −0 included.
+/// The separation of a listed pair (i, j) is d = (x_k − x_i) − (h_i − h_j), with k the grain
+/// of j (j itself, or the grain of ghost j) and h the shift of each index: w L for a grain
+/// that wrapped by w whole periods since the build, and (s + w_k) L for ghost j, image s of
+/// grain k. For one wrap or image it is the minimum image to the bit (d − (±L) is d ∓ L), and
+/// with no shift d − (+0) keeps every bit of d, −0 included.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Packed {
-    /// Centre (m) and radius (m): the owned grains, then their ghosts.
+    /// Centre (m) and radius (m) of each grain.
     pub pos: Vec<Run>,
-    /// Shift (m) of each index of `pos` along x, y, z, then 0.
+    /// Shift (m) along x, y, z, then 0, of each grain and then each ghost.
     pub shift: Vec<Run>,
-    /// Per chunk of owned grains ([`CHUNK`]): whether some shift in it is not 0.
+    /// Per chunk of grains ([`CHUNK`]): whether some shift in it is not 0 ...
     pub(in crate::soft) shifted: Vec<bool>,
-    /// The owned grains the runs are for.
-    owned: usize,
-    /// The neighbour list's build the shifts and ghosts are for.
+    /// ... and whether its shifts were written at the last packing.
+    pub(in crate::soft) rewritten: Vec<bool>,
+    /// The neighbour list's build the shifts are for.
     built: Option<u64>,
     /// The material of every grain, when they all have the same.
     pub material: Option<u16>,
@@ -40,27 +41,37 @@ pub struct Packed {
 }
 
 impl Packed {
-    /// Room for the grains and ghosts of list `nl` with `n` owned grains; every shift 0 when
-    /// the number of owned grains changed.
+    /// Room for `n` grains and the ghosts of list `nl`; every shift 0 when the list was built
+    /// since the shifts were written.
     pub(in crate::soft) fn resize(&mut self, n: usize, nl: &NeighborList) {
         let total = n + nl.ghosts.as_ref().map_or(0, |g| g.owner.len());
-        if n != self.owned {
+        if self.built != Some(nl.builds) {
             self.shift.clear();
             self.shifted.clear();
-            self.owned = n;
         }
-        self.pos.resize(total, Run::default());
+        self.pos.resize(n, Run::default());
         self.shift.resize(total, Run::default());
         self.shifted.resize(n.div_ceil(CHUNK), false);
+        self.rewritten.resize(n.div_ceil(CHUNK), false);
     }
 
     /// Notes what `facts` tells of every grain (None: there are none), that the runs hold the
-    /// grains as they are now and the list's build `built` they are for.
-    pub(in crate::soft) fn note(&mut self, facts: Option<Facts>, built: u64) {
+    /// grains as they are now, and the ghosts' shifts for list `nl` and periods `l` (the
+    /// grains' written first).
+    pub(in crate::soft) fn note(&mut self, facts: Option<Facts>, nl: &NeighborList, l: DVec3) {
         self.material = facts.and_then(|f| f.material);
         self.fixed = facts.is_some_and(|f| f.fixed);
         self.fresh = true;
-        self.built = Some(built);
+        match &nl.ghosts {
+            // A list built for other grains: the rebuild to come packs again.
+            Some(g) if g.n_owned != self.pos.len() => {
+                self.built = None;
+                return;
+            }
+            Some(g) => shift_ghosts(self, g, l, self.built != Some(nl.builds)),
+            None => {}
+        }
+        self.built = Some(nl.builds);
     }
 }
 
@@ -97,33 +108,33 @@ impl Facts {
     }
 }
 
-/// Packs every grain's centre and radius for the pair loop with their shifts, and their
-/// ghosts', for the list `nl` and periods `period`, unless the drift just did for this build.
+/// Packs every grain's centre and radius for the pair loop with their shifts, and the ghosts'
+/// shifts, for the list `nl` and periods `period`, unless the drift just did for this build.
 #[inline(never)]
 pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles, nl: &NeighborList, period: DVec3) {
-    if q.fresh && q.built == Some(nl.builds) && q.owned == p.len() {
+    if q.fresh && q.built == Some(nl.builds) && q.pos.len() == p.len() {
         return;
     }
     q.resize(p.len(), nl);
-    let n = p.len();
     let ghosts = nl.ghosts.is_some();
-    let (pos, shift) = (&mut q.pos[..n], &mut q.shift[..n]);
-    let facts = pos
+    let n = p.len();
+    let facts = q
+        .pos
         .par_chunks_mut(CHUNK)
-        .zip(shift.par_chunks_mut(CHUNK))
-        .zip(q.shifted.par_iter_mut())
+        .zip(q.shift[..n].par_chunks_mut(CHUNK))
+        .zip(q.shifted.par_iter_mut().zip(q.rewritten.par_iter_mut()))
         .enumerate()
-        .map(|(c, ((pos, shift), shifted))| {
+        .map(|(c, ((pos, shift), flags))| {
             let (a, b) = (c * CHUNK, c * CHUNK + pos.len());
             pack_chunk(pos, &p.pos[a..b], &p.radius[a..b]);
             if ghosts {
-                shift_chunk(shift, shifted, &p.pos[a..b], nl.built_at(a..b), period);
+                let (x, built) = (&p.pos[a..b], nl.built_at(a..b));
+                shift_chunk(shift, flags, x, built, period, true);
             }
             Some(Facts::of(&p.material[a..b], &p.inv_mass[a..b]))
         })
         .reduce(|| None, Facts::both);
-    pack_ghosts(q, nl, period);
-    q.note(facts, nl.builds);
+    q.note(facts, nl, period);
 }
 
 /// Packs one chunk of grains' centres `x` and radii `r` into runs.
@@ -134,24 +145,27 @@ pub(in crate::soft) fn pack_chunk(pos: &mut [Run], x: &[DVec3], r: &[f64]) {
     }
 }
 
-/// The shifts of one chunk of owned grains at `x` that were at `built` at the list's build,
-/// for periods `l`: w L for the whole periods w each wrapped by since ([`Ghosts::found_wrap`]),
-/// with `shifted`, whether some is not 0. Only a chunk with a grain that moved more than half
-/// a period along an axis (so wrapped), or that had a shift, is written.
+/// The shifts of one chunk of grains at `x` that were at `built` at the list's build, for
+/// periods `l`: w L for the whole periods w each wrapped by since ([`Ghosts::found_wrap`]).
+/// `flags` are the chunk's [`Packed::shifted`] and [`Packed::rewritten`]. Written only when
+/// `moved` (some grain of the chunk may have wrapped: its plain move passed half the skin)
+/// and some grain did, or the chunk had a shift.
 #[inline(always)]
 pub(in crate::soft) fn shift_chunk(
     shift: &mut [Run],
-    shifted: &mut bool,
+    (shifted, rewritten): (&mut bool, &mut bool),
     x: &[DVec3],
     built: &[DVec3],
     l: DVec3,
+    moved: bool,
 ) {
     let half = DVec3::select(l.cmpeq(DVec3::ZERO), DVec3::INFINITY, 0.5 * l);
-    let wrapped = x
-        .iter()
-        .zip(built)
-        .fold(false, |any, (x, b)| any | (*x - *b).abs().cmpgt(half).any());
-    if !wrapped && !*shifted {
+    let wrapped = moved
+        && x.iter()
+            .zip(built)
+            .any(|(x, b)| (*x - *b).abs().cmpgt(half).any());
+    *rewritten = wrapped || *shifted;
+    if !*rewritten {
         return;
     }
     *shifted = wrapped;
@@ -161,15 +175,14 @@ pub(in crate::soft) fn shift_chunk(
     }
 }
 
-/// Each ghost's centre and radius, its owner's, and its shift (s + w_k) L, for the list `nl`
-/// and periods `l`, the owners' runs and shifts packed first.
-pub(in crate::soft) fn pack_ghosts(q: &mut Packed, nl: &NeighborList, l: DVec3) {
-    let Some(g) = &nl.ghosts else {
+/// Each ghost's shift (s + w_k) L for ghosts `g` and periods `l`, from its grain's: of every
+/// ghost when `all`, else of those whose grain's chunk was written.
+fn shift_ghosts(q: &mut Packed, g: &Ghosts, l: DVec3, all: bool) {
+    if !all && !q.rewritten.iter().any(|&r| r) {
         return;
-    };
-    let n = g.n_owned;
-    let (own, ghost) = q.pos.split_at_mut(n);
-    let (own_shift, ghost_shift) = q.shift.split_at_mut(n);
+    }
+    let (own, ghost) = q.shift.split_at_mut(g.n_owned);
+    let rewritten = &q.rewritten;
     let wrap = |h: &Run| -> Image {
         std::array::from_fn(|a| {
             if l[a] > 0.0 {
@@ -181,13 +194,11 @@ pub(in crate::soft) fn pack_ghosts(q: &mut Packed, nl: &NeighborList, l: DVec3) 
     };
     ghost
         .par_iter_mut()
-        .zip(ghost_shift.par_iter_mut())
         .zip(g.owner.par_iter().zip(g.image.par_iter()))
         .with_min_len(crate::particles::MIN_LEN)
-        .for_each(|((q, h), (&k, s))| {
-            let k = k as usize;
-            *q = own[k];
-            let w = wrap(&own_shift[k]);
+        .filter(|(_, (&k, _))| all || rewritten[k as usize / CHUNK])
+        .for_each(|(h, (&k, s))| {
+            let w = wrap(&own[k as usize]);
             let sh = periods(std::array::from_fn(|a| s[a] + w[a]), l);
             *h = Run([sh.x, sh.y, sh.z, 0.0]);
         });

@@ -40,6 +40,18 @@ impl Rows<'_> {
 }
 
 impl Rows<'_> {
+    /// h_i − h_j of the eight owners `i` and partners `j`, taken run by run and then
+    /// transposed into lane sets (x, y, z, 0): one transposition for the two.
+    ///
+    /// # Safety
+    /// Every index names a run of the shifts (the overlap test checks them).
+    #[inline(always)]
+    unsafe fn shifts(&self, i: &[u32; LANES], j: &[u32; LANES]) -> [F; 4] {
+        // SAFETY: the caller's promise.
+        let at = |k: u32| Quad::new(unsafe { self.shift.get_unchecked(k as usize) }.0);
+        F::from_quads(std::array::from_fn(|a| at(i[a]) - at(j[a])))
+    }
+
     /// The runs `v` of the eight grains or ghosts `k` transposed into lane sets: x, y, z and
     /// radius of centres, or x, y, z and 0 of shifts.
     ///
@@ -91,6 +103,22 @@ fn eight<'a>(v: &'a [u32], k: usize, count: usize, tail: &'a mut [u32; LANES]) -
     }
 }
 
+/// [`eight`] of the owners, partners and partners' grains `slots`, with their `tails`.
+#[inline(always)]
+fn eights<'a>(
+    (owner, partner, grain): Slots<'a>,
+    k: usize,
+    count: usize,
+    tails: &'a mut [[u32; LANES]; 3],
+) -> (&'a [u32; LANES], &'a [u32; LANES], &'a [u32; LANES]) {
+    let [tail_i, tail_p, tail_j] = tails;
+    (
+        eight(owner, k, count, tail_i),
+        eight(partner, k, count, tail_p),
+        eight(grain, k, count, tail_j),
+    )
+}
+
 /// The touching flags of the histories of the `count` slots from `k`, as bits.
 #[inline(always)]
 fn touched(slip: &[Slip], k: usize, count: usize) -> u32 {
@@ -140,18 +168,11 @@ impl Rows<'_> {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
                 ask_ahead(&history, k);
-                let [tail_i, tail_p, tail_j] = &mut tails;
-                let (oi, op, oj) = (
-                    eight(owner, k, count, tail_i),
-                    eight(partner, k, count, tail_p),
-                    eight(grain, k, count, tail_j),
-                );
-                let (pi, pj) = (runs(self.pos, oi), runs(self.pos, op));
-                let (hi, hj) = (runs(self.shift, oi), runs(self.shift, op));
-                // As Rows::test: (x_j − x_i) − (h_i − h_j).
-                let d = [0, 1, 2].map(|c| {
-                    _mm512_sub_pd(_mm512_sub_pd(pj[c], pi[c]), _mm512_sub_pd(hi[c], hj[c]))
-                });
+                let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
+                let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
+                // As Rows::test: (x_k − x_i) − (h_i − h_j).
+                let h = self.shifts(oi, op).map(F::raw);
+                let d = [0, 1, 2].map(|c| _mm512_sub_pd(_mm512_sub_pd(pj[c], pi[c]), h[c]));
                 let sq = d.map(|d| _mm512_mul_pd(d, d));
                 let d2 = _mm512_add_pd(_mm512_add_pd(sq[0], sq[1]), sq[2]);
                 let (r_i, r_j) = (pi[3], pj[3]);
@@ -293,21 +314,16 @@ mod avx2 {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
                     ask_ahead(&history, k);
-                    let [tail_i, tail_p, tail_j] = &mut tails;
-                    let (oi, op, oj) = (
-                        eight(owner, k, count, tail_i),
-                        eight(partner, k, count, tail_p),
-                        eight(grain, k, count, tail_j),
-                    );
-                    let (pi, pj) = (runs(self.pos, oi), runs(self.pos, op));
-                    let (si, sj) = (runs(self.shift, oi), runs(self.shift, op));
+                    let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
+                    let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
+                    // As Rows::test: (x_k − x_i) − (h_i − h_j).
+                    let shift = self.shifts(oi, op).map(F::halves);
                     let mut apart = 0u32;
                     let mut lists = [[zero; 2]; 6];
                     for h in 0..2 {
-                        // As Rows::test: (x_j − x_i) − (h_i − h_j).
                         let d = [0, 1, 2].map(|c| {
                             let d = _mm256_sub_pd(pj[c][h], pi[c][h]);
-                            _mm256_sub_pd(d, _mm256_sub_pd(si[c][h], sj[c][h]))
+                            _mm256_sub_pd(d, shift[c][h])
                         });
                         let sq = d.map(|d| _mm256_mul_pd(d, d));
                         let d2 = _mm256_add_pd(_mm256_add_pd(sq[0], sq[1]), sq[2]);
@@ -377,7 +393,8 @@ mod tests {
         // its diameter so that some contacts separated: over every block, runs of BATCH slots
         // and a short run at the end, both tests must list the same touching pairs with the
         // same separations, radii and flags, and the same separated slots, bit for bit; again
-        // with two grains in five immovable, whose pairs with each other take the scalar law.
+        // with two grains in five immovable, whose pairs with each other take the scalar law
+        // (S1 is periodic: partners across the faces are ghosts, with shifts).
         let toml = include_str!("../../../../../scenes/bench/s1.toml");
         let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
