@@ -541,17 +541,31 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
     let dt = sim.physics.dt;
     match sim.scene.simulation.method {
         Method::Soft(options) => {
-            let mut lines = vec![
-                format!(
-                    "  shortest contact t_c: {:.4e} s (002 eq 27)",
-                    sim.physics.contact_time
-                ),
-                format!(
-                    "  time step dt:         {:.4e} s (t_c / {:.1})",
-                    dt,
-                    sim.physics.contact_time / dt
-                ),
-            ];
+            let mut lines = if sim.physics.contact_time.is_finite() {
+                vec![
+                    format!(
+                        "  shortest contact t_c: {:.4e} s (002 eq 27)",
+                        sim.physics.contact_time
+                    ),
+                    format!(
+                        "  time step dt:         {:.4e} s (t_c / {:.1})",
+                        dt,
+                        sim.physics.contact_time / dt
+                    ),
+                ]
+            } else {
+                vec![
+                    "  contact law:          none (grains that touch stop the run)".to_string(),
+                    format!("  time step dt:         {dt:.4e} s"),
+                ]
+            };
+            if sim.physics.orbital_step.is_finite() {
+                lines.push(format!(
+                    "  orbital step limit:   {:.4e} s (0.05 √(r³ / G M) at the closest approach; dt / it = {:.2})",
+                    sim.physics.orbital_step,
+                    dt / f64::from(options.substeps.max(1)) / sim.physics.orbital_step
+                ));
+            }
             let n = options.substeps;
             if n > 1 {
                 lines.push(format!(
