@@ -559,6 +559,26 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
                     format!("  time step dt:         {dt:.4e} s"),
                 ]
             };
+            if sim.physics.contact_time.is_finite() {
+                let step = dt / f64::from(options.substeps.max(1));
+                let p = &sim.world.particles;
+                let names = |k: usize| sim.scene.materials.get(k).map_or("?", |m| m.name.as_str());
+                for (a, b, e, d) in grainflow::contact::discrete::for_pairs(
+                    &sim.physics.model,
+                    &sim.physics.table,
+                    p,
+                    step,
+                ) {
+                    lines.push(format!(
+                        "  restitution at dt:    {}–{}: e = {e} delivered {:.3} to {:.3} (mean {:.3}) head-on at v_c, by where in the step the contact starts (validate restitution-dt)",
+                        names(a),
+                        names(b),
+                        d.low,
+                        d.high,
+                        d.mean
+                    ));
+                }
+            }
             if sim.physics.orbital_step.is_finite() {
                 lines.push(format!(
                     "  orbital step limit:   {:.4e} s (0.05 √(r³ / G M) at the closest approach; dt / it = {:.2})",

@@ -8,6 +8,7 @@
 //! contacts: a wall is a body of infinite radius and mass whose surface velocity is given.
 
 pub mod cohesion;
+pub mod discrete;
 pub mod lanes;
 pub mod law;
 pub mod normal;
