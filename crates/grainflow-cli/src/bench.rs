@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use grainflow::scene::Scene;
 use grainflow::sim::Simulation;
-use grainflow::soft::StageTimes;
+use grainflow::stats::StageTimes;
 use serde_json::json;
 
 /// A built-in benchmark: its scene and the folder its data files are read from.
@@ -303,7 +303,7 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
         "kinetic_rotational_j": e.rotational,
         "neighbor_builds": sim.world.neighbors.builds,
         "listed_pairs": sim.world.neighbors.len(),
-        "stage_s": sim.stepper.timers(),
+        "stage_s": sim.timers(),
     });
     if sim.world.collisions > 0 {
         report["hard_spheres"] = json!({
@@ -314,7 +314,7 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
             "relative_energy_change": (e.translational + e.rotational) / (e0.translational + e0.rotational) - 1.0,
         });
     }
-    Ok((report, sim.stepper.timers()))
+    Ok((report, sim.timers()))
 }
 
 /// A run's report, with its time per stage, as text.

@@ -1,4 +1,5 @@
-//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases.
+//! `grainflow`: run scenes, check them, list built-in scenes, run validation cases, render
+//! and convert particle files.
 
 /// Writes to standard output; when the reader has gone (`grainflow … | head`), the program ends
 /// quietly with success instead of panicking on the closed pipe.
@@ -24,9 +25,13 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod convert;
 mod pebbles;
 mod plot;
+mod raster;
+mod render;
 mod scenes;
+mod stop;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,11 +40,11 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use grainflow::io::checkpoint::Checkpoint;
-use grainflow::io::Outputs;
+use grainflow::io::{Outputs, Start};
 use grainflow::neighbor::AutoSkin;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
-use grainflow::soft::StageTimes;
+use grainflow::stats::StageTimes;
 use grainflow_validate::validation::{self, Comparison, Metric};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -66,9 +71,13 @@ enum Command {
         /// Output folder.
         #[arg(long, default_value = "out")]
         out: PathBuf,
-        /// Resume from a checkpoint written by an earlier run of the same scene.
+        /// Resume from a checkpoint written by an earlier run of the same scene (into that
+        /// run's folder, which is cut back to the checkpoint, or into a fresh one).
         #[arg(long)]
         resume: Option<PathBuf>,
+        /// Replace the outputs of an earlier run in the output folder (refused without it).
+        #[arg(long, conflicts_with = "resume")]
+        overwrite: bool,
     },
     /// Say everything a run would refuse, and the derived numbers, without running.
     Check {
@@ -121,6 +130,19 @@ enum Command {
     Analyze {
         #[command(subcommand)]
         what: Analysis,
+    },
+    /// Draw a snapshot or a run's snapshots to PNG: shaded spheres coloured by a field.
+    Render(render::RenderArgs),
+    /// Convert particles between pkdgrav ss, LAMMPS dump and data, CSV and VTU (by extension).
+    Convert {
+        /// Input file (.ss, .dump, .lammpstrj, .data, .csv; .gz for dump and data).
+        input: PathBuf,
+        /// Output file (.ss, .dump, .data, .csv, .vtu); a dump keeps every frame, the others
+        /// the last.
+        output: PathBuf,
+        /// Units of ss files: pkdgrav (converted to SI) or scene (as they are).
+        #[arg(long, value_enum, default_value = "pkdgrav")]
+        ss_units: render::SsUnitsArg,
     },
 }
 
@@ -280,7 +302,12 @@ fn main() -> ExitCode {
 
 fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Run { scene, out, resume } => run(scene.as_deref(), &out, resume.as_deref()),
+        Command::Run {
+            scene,
+            out,
+            resume,
+            overwrite,
+        } => run(scene.as_deref(), &out, resume.as_deref(), overwrite),
         Command::Check { scene } => check(&scene),
         Command::Scenes { name, out } => list_scenes(name.as_deref(), out.as_deref()),
         Command::Validate {
@@ -289,6 +316,18 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             json,
             full,
         } => validate(&names, list, json, full),
+        Command::Render(args) => render::render(&args).map(|s| {
+            outln!("{s}");
+            ExitCode::SUCCESS
+        }),
+        Command::Convert {
+            input,
+            output,
+            ss_units,
+        } => convert::convert(&input, &output, ss_units.into()).map(|s| {
+            outln!("{s}");
+            ExitCode::SUCCESS
+        }),
         Command::Analyze { what } => {
             match what {
                 Analysis::Drum { runs, from, out } => {
@@ -398,19 +437,35 @@ fn load_scene(arg: &str) -> Result<(Scene, PathBuf)> {
     }
 }
 
-fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCode> {
+fn run(
+    scene: Option<&str>,
+    out: &Path,
+    resume: Option<&Path>,
+    overwrite: bool,
+) -> Result<ExitCode> {
     let name = scene.unwrap_or(scenes::DEFAULT);
     if Path::new(name).is_file() && pebbles::is_deck(Path::new(name)) {
         if resume.is_some() {
             bail!("{name}: a PEBBLES deck resumes from a save (load_pebble_save), not --resume");
         }
-        return pebbles::run(Path::new(name), out);
+        return pebbles::run(Path::new(name), out, overwrite);
     }
     let (scene, base) = load_scene(name)?;
     let duration = scene.simulation.start_time + scene.simulation.duration;
-    let mut sim = match resume {
-        Some(path) => Simulation::resume(scene, &base, Checkpoint::read(path)?)?,
-        None => Simulation::new(scene, &base)?,
+    let (mut sim, start) = match resume {
+        Some(path) => {
+            let sim = Simulation::resume(scene, &base, Checkpoint::read(path)?)?;
+            // A checkpoint at the end (a run killed before its final files) only finishes.
+            if sim.world.time - 0.5 * sim.physics.dt > duration {
+                bail!(
+                    "{}: the checkpoint is at t = {:e} s, past the end of the scene at t = {duration:e} s; give a longer simulation.duration to go on",
+                    path.display(),
+                    sim.world.time
+                );
+            }
+            (sim, Start::Resume)
+        }
+        None => (Simulation::new(scene, &base)?, Start::Fresh { overwrite }),
     };
     let t_c = match sim.scene.simulation.method {
         Method::Soft(_) => format!(" (t_c = {:.3e} s)", sim.physics.contact_time),
@@ -424,7 +479,7 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
         rayon::current_num_threads(),
         out.display()
     );
-    let mut outputs = Outputs::new(out, &sim)?;
+    let mut outputs = Outputs::open(out, &sim, start)?;
     let steps = sim.total_steps();
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         ProgressBar::new(steps)
@@ -441,13 +496,9 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
     // On a terminal the bar updates in place; in a log, a plain line every tenth of the run.
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut next_line = 0.1;
-    let mut output_s = 0.0;
     let mut overlap_peak = sim.stats.max_overlap_ratio;
-    sim.run_until(duration, |s| {
+    let stopped = stop::drive(&mut sim, duration, &mut outputs, |s| {
         overlap_peak = overlap_peak.max(s.stats.max_overlap_ratio);
-        let clock = Instant::now();
-        outputs.observe(s)?;
-        output_s += clock.elapsed().as_secs_f64();
         if s.world.step % 200 == 0 {
             let done = (s.world.step - first_step) as f64;
             let elapsed = start.elapsed().as_secs_f64().max(1e-9);
@@ -475,12 +526,16 @@ fn run(scene: Option<&str>, out: &Path, resume: Option<&Path>) -> Result<ExitCod
         }
         Ok(())
     })?;
+    if let Some(status) = stopped {
+        bar.abandon();
+        return Ok(ExitCode::from(status));
+    }
     let clock = Instant::now();
     outputs.finish(&sim)?;
     bar.finish();
     let t = StageTimes {
-        output: output_s + clock.elapsed().as_secs_f64(),
-        ..sim.stepper.timers()
+        output: outputs.seconds() + clock.elapsed().as_secs_f64(),
+        ..sim.timers()
     };
     eprintln!("grainflow: stages: {t}");
     let e = sim.energies();

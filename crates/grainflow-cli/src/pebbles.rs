@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use grainflow::io::pebbles::{output, save::Save, Deck};
-use grainflow::io::Outputs;
+use grainflow::io::{Outputs, Start};
 use grainflow::sim::Simulation;
 
 /// True when the file at `path` is a PEBBLES deck rather than a TOML scene.
@@ -33,8 +33,8 @@ pub fn build(
     Ok((run, sim))
 }
 
-/// Runs a deck to its end.
-pub fn run(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
+/// Runs a deck to its end (or to a stop by signal: then its save is written too).
+pub fn run(path: &Path, out: &Path, overwrite: bool) -> Result<std::process::ExitCode> {
     let (run, mut sim) = build(path, out)?;
     eprintln!(
         "grainflow: {}: PEBBLES deck, {} pebbles, {} walls, dt = {:.3e} s (t_c = {:.3e} s), {} steps, output in {}",
@@ -46,14 +46,13 @@ pub fn run(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
         sim.total_steps(),
         out.display()
     );
-    let mut outputs = Outputs::new(out, &sim)?;
+    let mut outputs = Outputs::open(out, &sim, Start::Fresh { overwrite })?;
     let mut stream = output::DeckOutput::new(out, &run, &sim)?;
     let end = sim.scene.simulation.start_time + sim.scene.simulation.duration;
     let start = Instant::now();
     let steps = sim.total_steps().max(1);
     let mut next_line = 0.1;
-    sim.run_until(end, |s| {
-        outputs.observe(s)?;
+    let stopped = crate::stop::drive(&mut sim, end, &mut outputs, |s| {
         stream.observe(s)?;
         let fraction = s.world.step as f64 / steps as f64;
         if fraction >= next_line {
@@ -70,6 +69,10 @@ pub fn run(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
         }
         Ok(())
     })?;
+    if let Some(status) = stopped {
+        stream.finish(&sim)?;
+        return Ok(std::process::ExitCode::from(status));
+    }
     outputs.finish(&sim)?;
     stream.finish(&sim)?;
     let d = &sim.world.doors;

@@ -10,7 +10,7 @@ use plotters::style::{register_font, FontStyle};
 /// DejaVu Sans (Bitstream Vera licence, see assets/DejaVuSans-LICENSE.txt).
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
-fn fonts() {
+pub(crate) fn fonts() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // The bundled font is valid; a failure would only lose the labels.

@@ -138,10 +138,25 @@ fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
         .expect("dump")
         .contains("ITEM: ATOMS id type x y z"));
     assert!(out.join("final.gfck").exists() && out.join("checkpoint.gfck").exists());
-    // Resume the 2 ms checkpoint to 4 ms: same final state as the straight run.
+    // Resume the 2 ms checkpoint (of a run cut at 2 ms) to 4 ms: same final state as the
+    // straight run.
+    let half = dir.join("half.toml");
+    std::fs::write(
+        &half,
+        short.replace("duration = 0.004 ", "duration = 0.002 "),
+    )
+    .expect("writes");
+    let first = dir.join("first");
+    let (ok, _, stderr) = grainflow(&[
+        "run",
+        half.to_str().expect("utf-8"),
+        "--out",
+        first.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{stderr}");
     let out2 = dir.join("out2");
     let ckpt = dir.join("mid.gfck");
-    std::fs::copy(out.join("checkpoint.gfck"), &ckpt).expect("copy");
+    std::fs::copy(first.join("final.gfck"), &ckpt).expect("copy");
     let (ok, _, stderr) = grainflow(&[
         "run",
         scene.to_str().expect("utf-8"),
@@ -154,7 +169,18 @@ fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
     let a = std::fs::read(out.join("final.gfck")).expect("final");
     let b = std::fs::read(out2.join("final.gfck")).expect("final");
     assert!(a == b, "resumed run differs from the straight run");
-    // Resuming into the same folder continues its series: no frame lost, none written twice.
+    // Resuming into the same folder continues its series: no frame lost, none written twice,
+    // every file as the straight run left it.
+    let files = [
+        "series.csv",
+        "particles.dump",
+        "particles.pvd",
+        "final.gfck",
+    ];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).expect(f))
+        .collect();
     let (ok, _, stderr) = grainflow(&[
         "run",
         scene.to_str().expect("utf-8"),
@@ -178,6 +204,12 @@ fn short_run_writes_vtu_pvd_dump_csv_and_resumes() {
     let mut unique = steps.clone();
     unique.dedup();
     assert_eq!(steps, unique, "a series row was written twice");
+    for (f, b) in files.iter().zip(&before) {
+        assert!(
+            std::fs::read(out.join(f)).expect(f) == *b,
+            "{f} differs after the resume"
+        );
+    }
 }
 
 #[test]

@@ -294,10 +294,15 @@ series_interval = 0.1
         );
     }
     let series = std::fs::read_to_string(dir.join("series.csv")).expect("series");
+    let header = series.lines().next().expect("header");
+    let column = header
+        .split(',')
+        .position(|c| c == "collisions")
+        .expect("a collisions column");
     let last = series.lines().last().expect("rows");
     let count: u64 = last
-        .rsplit(',')
-        .next()
+        .split(',')
+        .nth(column)
         .expect("column")
         .parse()
         .expect("count");
@@ -358,7 +363,6 @@ fn a_grain_sped_past_the_list_is_listed_anew_in_the_drift() {
     sim.step().expect("steps");
     let builds = sim.world.neighbors.builds;
     let meeting = sim
-        .stepper
         .collision_log()
         .iter()
         .find(|c| {

@@ -212,15 +212,16 @@ fn impossible_gravity_and_boundary_combinations_are_refused_by_name() {
         first(&bad_axis),
         "gravity.self_gravity.softening: must be ≥ 0, got -1"
     );
-    // A periodic box shorter than three neighbour cells.
+    // A periodic box no longer than the neighbour skin (a fifth of the largest radius, which
+    // the lattice's spread of 0.1 puts just under 1.1e-3 m: 2.1999e-4 m).
     let spin =
-        include_str!("../../../scenes/spin-up.toml").replace("x = [0.0, 0.02]", "x = [0.0, 0.005]");
+        include_str!("../../../scenes/spin-up.toml").replace("x = [0.0, 0.02]", "x = [0.0, 1e-4]");
     let scene = Scene::from_toml(&spin, "test").expect("parses");
     let e = Simulation::new(scene, Path::new("."))
         .expect_err("refused")
         .to_string();
     assert!(
-        e.starts_with("boundary.periodic.x: length 5e-3 m is below 3 × (2 r_max + skin)"),
+        e.starts_with("boundary.periodic.x: length 1e-4 m is not above the neighbour skin 2.1999"),
         "{e}"
     );
 }

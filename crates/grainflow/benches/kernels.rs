@@ -8,11 +8,11 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use grainflow::contact::lanes::{Contacts, Lanes, F, LANES, V3};
 use grainflow::contact::pebbles::{PebblesFriction, StaticFriction};
 use grainflow::contact::{
     Body, Cohesion, ContactModel, ContactState, Normal, Rolling, Tangential, Touch, Twisting,
 };
+use grainflow::kernels::{Contacts, Lanes, F, LANES, V3};
 use grainflow::material::PairParams;
 use grainflow::scene::Scene;
 use grainflow::sim::Simulation;
@@ -154,13 +154,13 @@ fn integrator(c: &mut Criterion) {
     let dt = sim.physics.dt;
     let mut group = c.benchmark_group("integrator, S1 (20 000 spheres)");
     group.bench_function("half kick of v and ω", |b| {
-        b.iter(|| pool.install(|| grainflow::soft::half_kick(&mut sim.world, black_box(dt))))
+        b.iter(|| pool.install(|| grainflow::kernels::half_kick(&mut sim.world, black_box(dt))))
     });
-    let mut packed = grainflow::soft::Packed::default();
+    let mut packed = grainflow::kernels::Packed::default();
     group.bench_function("half kick, drift, periodic wrap and packing", |b| {
         b.iter(|| {
             pool.install(|| {
-                grainflow::soft::kick_drift_pack(&mut sim.world, &mut packed, &sim.physics, dt)
+                grainflow::kernels::kick_drift_pack(&mut sim.world, &mut packed, &sim.physics, dt)
             })
         })
     });

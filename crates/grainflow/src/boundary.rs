@@ -1,10 +1,10 @@
 //! Periodic boundaries along any subset of the axes (003 §3 uses them for regolith beds).
 //!
 //! Positions are wrapped back into [lo, hi) after every drift, whatever the neighbour-list
-//! schedule, so a resumed run wraps at the same steps as an uninterrupted one. Pair separations
-//! use the minimum image, d − L round(d / L), so a contact across a face is one pair with one
-//! history that survives wrapping. One image per pair requires L ≥ 3 × the neighbour cell
-//! (2 r_max + skin), which the scene check enforces.
+//! schedule, so a resumed run wraps at the same steps as an uninterrupted one. Pairs across the
+//! faces are listed with the periodic images of the grains as ghosts (`ghosts.rs`); the minimum
+//! image, d − L round(d / L), measures a grain's move since the build (the rebuild check) and
+//! serves lists kept without ghosts.
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};

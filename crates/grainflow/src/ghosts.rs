@@ -9,11 +9,13 @@
 //! (LAMMPS's `borders()` in comm_brick does the same one axis after another).
 //!
 //! Positions still wrap into the box after every drift, so a resumed run wraps at the same
-//! steps as an uninterrupted one. The ghosts count the whole periods each owned grain was
-//! wrapped by since they were made (`wraps`), and a pair's separation is
-//! (x_k − x_i) + (s + w_k − w_i) · L for the image s of k: the image is a sum of integers, so
-//! the separation does not depend on when the ghosts were made, and with image 0 nothing is
-//! added (the same bits as the plain difference).
+//! steps as an uninterrupted one. The whole periods w each owned grain was wrapped by since the
+//! ghosts were made are counted at each wrap by the hard-sphere methods (`wraps`; a drift may
+//! go far), and found from the position at the build by the soft-sphere method (a grain moves
+//! less than half the skin between builds, so w is the minimum image of its move). A pair's
+//! separation is (x_k − x_i) + (s + w_k − w_i) · L for the image s of k: the image is a sum of
+//! integers, so the separation does not depend on when the ghosts were made, and with image 0
+//! nothing is added (the same bits as the plain difference).
 
 use glam::DVec3;
 
@@ -33,17 +35,22 @@ pub struct Ghosts {
     pub image: Vec<Image>,
     /// The ghosts of owned grain k are `start[k]..start[k + 1]` (ghost numbers, from 0).
     pub start: Vec<usize>,
-    /// Whole periods each owned grain was wrapped by since the ghosts were made.
+    /// Whole periods each owned grain was wrapped by since the ghosts were made, when they are
+    /// counted (`counted`).
     pub wraps: Vec<Image>,
+    /// Whether the wraps are counted at each wrap (the hard-sphere methods); else they are
+    /// found from the positions at the build when needed ([`Ghosts::found_wrap`]).
+    pub counted: bool,
 }
 
 impl Ghosts {
     /// Every image of the grains at `pos` that lies within `reach` (m) of the periodic box
     /// [lo − reach, hi + reach) along every periodic axis, the grain itself excepted; in
     /// order of owner, then image (z, y, x ascending).
-    pub fn new(pos: &[DVec3], periodic: &Periodic, reach: f64) -> Ghosts {
+    pub fn new(pos: &[DVec3], periodic: &Periodic, reach: f64, counted: bool) -> Ghosts {
         let axes = periodic.axes();
         let mut g = Ghosts {
+            counted,
             n_owned: pos.len(),
             start: Vec::with_capacity(pos.len() + 1),
             wraps: vec![[0; 3]; pos.len()],
@@ -65,6 +72,26 @@ impl Ghosts {
             g.start.push(g.owner.len());
         }
         g
+    }
+
+    /// No ghosts yet, with wraps counted at each wrap (the hard-sphere methods) or not.
+    pub fn empty(counted: bool) -> Ghosts {
+        Ghosts {
+            counted,
+            ..Ghosts::default()
+        }
+    }
+
+    /// The whole periods a grain was wrapped by since the build, found from its move `moved`
+    /// (m, its position now less its position then, both in the box) by minimum image, for
+    /// periods `l` (0 on open axes): +1 below −L/2, −1 above L/2. Right while the grain moved
+    /// less than half a period, as a soft-sphere grain does between builds.
+    #[inline]
+    pub fn found_wrap(moved: DVec3, l: DVec3) -> Image {
+        std::array::from_fn(|a| {
+            let (d, half) = (moved[a], 0.5 * l[a]);
+            i32::from(l[a] > 0.0) * (i32::from(d < -half) - i32::from(d > half))
+        })
     }
 
     /// Owned grains and ghosts together.
@@ -197,7 +224,7 @@ mod tests {
             DVec3::new(0.1, 0.5, 7.0),  // near x = 0: one image at x = 1.1
             DVec3::new(0.9, 0.95, 0.0), // near the corner x = 1, y = 1: three images
         ];
-        let g = Ghosts::new(&pos, &periodic, 0.3);
+        let g = Ghosts::new(&pos, &periodic, 0.3, true);
         assert_eq!(g.owner, [1, 2, 2, 2]);
         assert_eq!(g.image, [[1, 0, 0], [-1, -1, 0], [0, -1, 0], [-1, 0, 0]]);
         assert_eq!(g.of(2), 4..7);
@@ -207,7 +234,7 @@ mod tests {
         assert_eq!(ext[3], DVec3::new(1.1, 0.5, 7.0));
         assert_eq!(g.total(), 7);
         // A reach beyond a period: images two periods away.
-        let far = Ghosts::new(&pos[..1], &periodic, 1.6);
+        let far = Ghosts::new(&pos[..1], &periodic, 1.6, true);
         assert!(far.image.contains(&[2, -2, 0]) && !far.image.contains(&[3, 0, 0]));
     }
 
@@ -219,7 +246,7 @@ mod tests {
         };
         let l = periodic.lengths();
         let pos = [DVec3::new(1.9, 0.0, 0.0), DVec3::new(0.1, 0.0, 0.0)];
-        let mut g = Ghosts::new(&pos, &periodic, 0.5);
+        let mut g = Ghosts::new(&pos, &periodic, 0.5, true);
         assert_eq!(g.shift(0, 1, [1, 0, 0], l), Some(DVec3::new(2.0, 0.0, 0.0)));
         assert_eq!(g.shift(0, 1, [0; 3], l), None);
         // Grain 0 crosses x = 2 and wraps to 0.05: its partner's image is now the plain one.

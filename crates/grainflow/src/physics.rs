@@ -1,7 +1,7 @@
 //! What stays fixed during a run: the contact law and pair table, fields, dt and limits, all
 //! taken from the scene once, so that a step never reads the scene; and the body forces of
 //! the fields, which every method adds. The method's own options live with its stepper
-//! ([`crate::stepper::Stepper`]).
+//! (`Stepper` in `stepper.rs`).
 
 use glam::DVec3;
 
@@ -40,7 +40,7 @@ pub struct Physics {
     pub domain: Option<(DVec3, DVec3)>,
     /// Periodic boundaries.
     pub periodic: Periodic,
-    /// 2-D mode: discs in the xy plane ([`crate::planar`]).
+    /// 2-D mode: discs in the xy plane (`planar.rs`).
     pub planar: bool,
     /// Steps between sorts of the soft-sphere grains along the Morton curve
     /// (`simulation.sort_every`).

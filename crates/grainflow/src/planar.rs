@@ -10,11 +10,7 @@
 //! * A scene must give every particle the same z, uniform gravity in the plane, and walls whose
 //!   surfaces are perpendicular to it (cylinders along z, planes with normals in it).
 
-use glam::DVec3;
-
 use crate::particles::Particles;
-use crate::scene::Scene;
-use crate::walls::ShapeSpec;
 use crate::Error;
 
 /// Mass of a disc of radius `r` (m) and areal density `rho` (kg/m²): m = ρ π r² (kg).
@@ -60,56 +56,6 @@ pub fn project_forces(p: &mut Particles) {
     }
 }
 
-/// What a 2-D scene may not contain, each with its field path.
-pub fn problems(scene: &Scene, p: &mut Vec<Error>) {
-    let d = scene.simulation.dimensions;
-    if d != 2 && d != 3 {
-        p.push(Error::scene(
-            "simulation.dimensions",
-            format!("must be 2 (discs in the xy plane) or 3 (spheres), got {d}"),
-        ));
-    }
-    if d != 2 {
-        return;
-    }
-    if let crate::scene::Method::Hard(_) = scene.simulation.method {
-        p.push(Error::scene(
-            "simulation.dimensions",
-            "2 works with method = \"soft\" and \"approx_hard\"; the event-driven hard method resolves collisions with the inertia of spheres",
-        ));
-    }
-    if let Some(g) = scene.gravity.uniform {
-        if g.z != 0.0 {
-            p.push(Error::scene(
-                "gravity.uniform",
-                format!("must lie in the xy plane with dimensions = 2, got {g:?}"),
-            ));
-        }
-    }
-    let across = |v: DVec3| v.z != 0.0 && (v.x != 0.0 || v.y != 0.0);
-    for (k, w) in scene.walls.iter().enumerate() {
-        let bad = match &w.shape {
-            ShapeSpec::Cylinder { axis, .. } => (axis.x != 0.0 || axis.y != 0.0).then_some("axis"),
-            ShapeSpec::Plane {
-                normal: Some(n), ..
-            } => (n.z != 0.0).then_some("normal"),
-            ShapeSpec::Plane {
-                equation: Some(e), ..
-            } => (e[2] != 0.0).then_some("equation"),
-            ShapeSpec::Disk { normal, .. } | ShapeSpec::Ring { normal, .. } => {
-                across(*normal).then_some("normal")
-            }
-            _ => None,
-        };
-        if let Some(field) = bad {
-            p.push(Error::scene(
-                format!("walls[{k}].{field}"),
-                "must be perpendicular to the xy plane of the discs (cylinder axes along z, plane normals in the plane) with dimensions = 2",
-            ));
-        }
-    }
-}
-
 /// Refuses particles off the plane of the first one.
 pub fn check_plane(p: &Particles) -> crate::Result<()> {
     let Some(z0) = p.pos.first().map(|x| x.z) else {
@@ -129,6 +75,8 @@ pub fn check_plane(p: &Particles) -> crate::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use glam::DVec3;
+
     use super::*;
     use crate::particles::{Mobility, ParticleSpec};
 

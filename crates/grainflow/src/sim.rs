@@ -2,7 +2,7 @@
 //!
 //! [`World`] is the physical state (particles, walls, contact history, clock) and can be
 //! checkpointed and resumed bit for bit; [`Physics`] is what does not change during a run
-//! (contact law, pair table, fields, dt, limits); [`Stepper`] is the method with its options
+//! (contact law, pair table, fields, dt, limits); `Stepper` is the method with its options
 //! and scratch. A step is one `match` on the stepper; observers read the simulation after it.
 
 use std::path::Path;
@@ -10,11 +10,12 @@ use std::path::Path;
 use glam::DVec3;
 
 use crate::energy::Energies;
+use crate::hard::CollisionRecord;
 use crate::neighbor::{AutoSkin, NeighborList};
 use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::scene::{make_particles, make_walls, Method, Scene, Skin};
-use crate::stats::ContactStats;
+use crate::stats::{ContactStats, StageTimes};
 use crate::stepper::Stepper;
 use crate::world::World;
 use crate::{Error, Result};
@@ -26,8 +27,8 @@ pub struct Simulation {
     pub world: World,
     /// Fixed physics.
     pub physics: Physics,
-    /// The method with its scratch.
-    pub stepper: Stepper,
+    /// The method with its options and scratch.
+    pub(crate) stepper: Stepper,
     /// The scene it was built from.
     pub scene: Scene,
     /// Statistics of the last force evaluation.
@@ -85,7 +86,7 @@ impl Simulation {
     }
 
     /// Sorts the soft-sphere grains along the Morton curve now, as `simulation.sort_every`
-    /// does ([`crate::soft::SoftStepper::sort`]); nothing for the hard-sphere methods.
+    /// does (`SoftStepper::sort`); nothing for the hard-sphere methods.
     pub fn sort_along_curve(&mut self) {
         if let Stepper::Soft(s) = &mut self.stepper {
             s.sort(&mut self.world, &self.physics);
@@ -135,6 +136,17 @@ impl Simulation {
         Ok(())
     }
 
+    /// Wall-clock time per stage so far (none for event-driven hard spheres).
+    pub fn timers(&self) -> StageTimes {
+        self.stepper.timers()
+    }
+
+    /// The hard-sphere collisions of the last step, when the scene logs them
+    /// (`simulation.method.hard.collision_log`).
+    pub fn collision_log(&self) -> &[CollisionRecord] {
+        self.stepper.collision_log()
+    }
+
     /// Energies of the current state.
     pub fn energies(&self) -> Energies {
         Energies::of(&self.world, &self.physics)
@@ -147,8 +159,8 @@ impl Simulation {
 }
 
 /// The neighbour list of a run of `scene`: its skin given, or sized from the fastest grain for
-/// soft spheres; refused when a periodic length cannot hold three neighbour cells, unless the
-/// list keeps ghosts (the hard-sphere methods).
+/// soft spheres, keeping ghosts in a periodic box; refused for soft spheres when a periodic
+/// length is not above the skin.
 fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<NeighborList> {
     // The default skin is also the largest an automatic one takes.
     let default_skin = 0.2 * particles.max_radius();
@@ -166,19 +178,19 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
             (auto.range[1], Some(auto))
         }
     };
-    // The hard-sphere methods list every periodic image a drift can reach, as ghosts; soft
-    // spheres one image per pair, so every periodic length must hold three neighbour cells.
+    // In a periodic box every method lists the periodic images within reach as ghosts; the
+    // hard-sphere methods count the grains' wraps, as a drift may go far.
     let hard = !matches!(scene.simulation.method, Method::Soft(_));
-    let ghosts = hard && !scene.boundary.periodic.is_open();
-    let cell = 2.0 * particles.max_radius() + skin;
+    let ghosts = !scene.boundary.periodic.is_open();
+    // Soft spheres find each grain's wraps by the minimum image of its move since the build,
+    // less than half the skin: right while the skin is below every period.
     let lengths = scene.boundary.periodic.lengths().to_array();
     for (name, l) in ["x", "y", "z"].iter().zip(lengths) {
-        if !ghosts && l > 0.0 && l < 3.0 * cell {
+        if !hard && l > 0.0 && l <= skin {
             return Err(Error::scene(
                 format!("boundary.periodic.{name}"),
                 format!(
-                    "length {l:e} m is below 3 × (2 r_max + skin) = {:e} m; enlarge the box",
-                    3.0 * cell
+                    "length {l:e} m is not above the neighbour skin {skin:e} m; enlarge the box or give a smaller simulation.skin"
                 ),
             ));
         }
@@ -186,7 +198,7 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
     let mut neighbors = NeighborList::new(skin);
     neighbors.auto = auto;
     if ghosts {
-        neighbors.ghosts = Some(crate::ghosts::Ghosts::default());
+        neighbors.ghosts = Some(crate::ghosts::Ghosts::empty(hard));
     }
     Ok(neighbors)
 }

@@ -3,12 +3,13 @@
 //! Particles, walls, the contact history of pairs and walls, the clock, the drive state
 //! (recirculation doors) and the tallies of collisions and impulses. What a method needs
 //! only within a step (packed grains, crossing reactions, drift events, integrator stages)
-//! is its stepper's scratch ([`crate::stepper::Stepper`]), not part of the world.
+//! is its stepper's scratch (`Stepper` in `stepper.rs`), not part of the world.
 
 use crate::approx_hard::tally::ImpulseTally;
 use crate::boundary::Periodic;
 use crate::contact::{ContactForce, ContactState};
 use crate::drive::doors::DoorState;
+use crate::ghosts::Image;
 use crate::neighbor::NeighborList;
 use crate::particles::{curve_order, Particles};
 use crate::physics::Physics;
@@ -16,6 +17,11 @@ use crate::walls::history::WallHistory;
 use crate::walls::interact::WallRuntime;
 use crate::walls::Wall;
 use crate::Result;
+
+/// A touching pair's contact history keyed by the two grains' ids and the second's image
+/// beside the first (whole periods; `None` where a checkpoint written before images were kept
+/// did not say).
+pub type PairHistory = (u64, u64, Option<Image>, ContactState);
 
 /// The state of a run.
 #[derive(Clone, Debug)]
@@ -93,34 +99,35 @@ impl World {
         n * per_particle + self.neighbors.len().max(6 * n) * per_slot
     }
 
-    /// The contact history of every touching pair, keyed by the particles' ids (owner, partner).
-    pub(crate) fn pair_history_by_id(&self) -> Vec<(u64, u64, ContactState)> {
+    /// The contact history of every touching pair, keyed by the particles' ids (owner,
+    /// partner) and the partner's image beside the owner (whole periods from where both are).
+    pub(crate) fn pair_history_by_id(&self, periodic: &Periodic) -> Vec<PairHistory> {
         let (p, nl) = (&self.particles, &self.neighbors);
+        let period = periodic.lengths();
         (0..nl.len())
             .filter(|&s| nl.slip[s].touching())
             .map(|s| {
-                (
-                    p.id[nl.owner(s)],
-                    p.id[nl.partner[s] as usize],
-                    nl.history(s),
-                )
+                let i = nl.owner(s);
+                let (k, image) = nl.image_now(i, nl.partner[s] as usize, &p.pos, period);
+                (p.id[i], p.id[k], Some(image), nl.history(s))
             })
             .collect()
     }
 
     /// Puts back, after a rebuild, the history of the pairs `pairs` keyed by ids (owner,
-    /// partner); pairs with a particle gone, or no longer listed, are dropped. A pair whose
-    /// partner now comes first has its roles exchanged ([`ContactState::swapped`]).
-    pub(crate) fn set_pair_history_by_id(&mut self, pairs: &[(u64, u64, ContactState)]) {
+    /// partner) and image; pairs with a particle gone, or no longer listed, are dropped. A
+    /// pair whose partner now comes first has its roles exchanged
+    /// ([`ContactState::swapped`]), and its image turned round.
+    pub(crate) fn set_pair_history_by_id(&mut self, pairs: &[PairHistory]) {
         let index = self.particles.index_map();
         let entries: Vec<_> = pairs
             .iter()
-            .filter_map(|(a, b, s)| {
+            .filter_map(|(a, b, image, s)| {
                 let (i, j) = (*index.get(a)?, *index.get(b)?);
-                Some(if i < j {
-                    (i, j, s.clone())
+                Some(if i <= j {
+                    (i, j, *image, s.clone())
                 } else {
-                    (j, i, s.swapped())
+                    (j, i, image.map(|n| n.map(|a| -a)), s.swapped())
                 })
             })
             .collect();
@@ -130,7 +137,7 @@ impl World {
     /// Puts the particles in `order` (the particle at new index k is the one at `order[k]`)
     /// with all their state, and rebuilds the neighbour list keeping every contact's history.
     /// The impulse tallies and a stepper's per-grain scratch are not carried: the soft-sphere
-    /// stepper permutes its own ([`crate::soft::SoftStepper::sort`]), and
+    /// stepper permutes its own (`SoftStepper::sort`), and
     /// `simulation.sort_every` is refused for the hard-sphere methods.
     pub fn reorder(&mut self, order: &[usize], periodic: &Periodic) {
         use crate::particles::permute;
@@ -143,7 +150,7 @@ impl World {
             },
             "not a permutation of the particles"
         );
-        let pairs = self.pair_history_by_id();
+        let pairs = self.pair_history_by_id(periodic);
         self.particles.permute(order);
         self.wall_history.permute(order);
         permute(&mut self.wall_runtime.attached, order);

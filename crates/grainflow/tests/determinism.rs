@@ -177,7 +177,7 @@ fn resume_refuses_a_different_scene() {
 /// (lower id, higher id) with the history seen from the lower id's grain.
 type ById = (
     Vec<(u64, [u64; 15])>,
-    Vec<(u64, u64, ContactState)>,
+    Vec<(u64, u64, Option<[i32; 3]>, ContactState)>,
     Vec<(u64, u32, ContactState)>,
 );
 
@@ -195,15 +195,15 @@ fn by_id(sim: &Simulation) -> ById {
     let mut pairs: Vec<_> = c
         .pairs
         .into_iter()
-        .map(|(a, b, s)| {
-            if a < b {
-                (a, b, s)
+        .map(|(a, b, image, s)| {
+            if a <= b {
+                (a, b, image, s)
             } else {
-                (b, a, s.swapped())
+                (b, a, image.map(|n| n.map(|x| -x)), s.swapped())
             }
         })
         .collect();
-    pairs.sort_by_key(|p| (p.0, p.1));
+    pairs.sort_by_key(|p| (p.0, p.1, p.2));
     let mut walls = c.walls;
     walls.sort_by_key(|w| (w.0, w.1));
     (grains, pairs, walls)

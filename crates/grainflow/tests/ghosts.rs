@@ -40,7 +40,7 @@ fn meetings(dt: f64) -> Vec<f64> {
     let mut times = Vec::new();
     while sim.world.time < 0.6 - 1e-9 {
         sim.step().expect("steps");
-        times.extend(sim.stepper.collision_log().iter().map(|c| c.time));
+        times.extend(sim.collision_log().iter().map(|c| c.time));
     }
     times
 }
@@ -76,4 +76,58 @@ fn approximate_hard_spheres_meet_across_the_face() {
             "dt = {dt}: {v:?}"
         );
     }
+}
+
+/// Two soft spheres of radius r = 0.01 m on the x axis of a box periodic along x only, of
+/// period L = 0.036 m (1.8 diameters: under two neighbour cells of 2r + skin), the second
+/// L/2 + e from the first with e = 0.001 m. It touches the first directly, d₁ = L/2 + e, and
+/// through the face, d₂ = L/2 − e, so each feels two Hertz contacts (002 eq A6),
+/// F = 4/3 E* √R* δ^{3/2} with δ = 2r − d, E* = E / (2 (1 − ν²)), R* = r/2, pushing the first
+/// grain by F(δ₂) − F(δ₁) along +x (a minimum image would see the nearer contact only).
+#[test]
+fn soft_spheres_touch_at_both_images_in_a_short_periodic_box() {
+    let (r, l, e): (f64, f64, f64) = (0.01, 0.036, 0.001);
+    let (young, nu): (f64, f64) = (1e7, 0.3);
+    let x0 = 0.005;
+    let text = format!(
+        r#"
+[simulation]
+duration = 1e-3
+dt = 1e-6
+[boundary]
+periodic = {{ x = [0.0, {l}] }}
+[contact]
+normal = "hertz"
+[[materials]]
+name = "m"
+density = 1000.0
+youngs_modulus = {young:e}
+poisson_ratio = {nu}
+restitution = 1.0
+sliding_friction = 0.0
+[[particles]]
+type = "list"
+material = "m"
+spheres = [
+  {{ pos = [{x0}, 0.0, 0.0], radius = {r} }},
+  {{ pos = [{}, 0.0, 0.0], radius = {r} }},
+]
+"#,
+        x0 + 0.5 * l + e
+    );
+    let scene = grainflow::scene::Scene::from_toml(&text, "short box").expect("parses");
+    let sim = grainflow::sim::Simulation::new(scene, std::path::Path::new(".")).expect("builds");
+    let e_star = young / (2.0 * (1.0 - nu * nu));
+    let kn = 4.0 / 3.0 * e_star * (0.5 * r).sqrt();
+    let hertz = |d: f64| kn * (2.0 * r - d).powf(1.5);
+    let expected = hertz(0.5 * l - e) - hertz(0.5 * l + e);
+    let f = &sim.world.particles.force;
+    assert_eq!(sim.world.neighbors.touching(), 2);
+    assert!(
+        (f[0].x - expected).abs() < 1e-9 * expected,
+        "{} against {expected}",
+        f[0].x
+    );
+    assert!(f[0].y.abs() + f[0].z.abs() < 1e-12 * expected);
+    assert!((f[1] + f[0]).length() < 1e-12 * expected, "{f:?}");
 }

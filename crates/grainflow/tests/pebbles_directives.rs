@@ -18,8 +18,8 @@ use grainflow::scene::{
     Chute, Inlet, Integrator, ListSource, Method, PackSource, Packing, ParticleSource,
     Recirculation, TimeStep,
 };
+use grainflow::scene::{Motion, ShapeSpec, Side};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Side};
 use grainflow::DVec3;
 
 #[path = "pebbles_directives/parameters.rs"]

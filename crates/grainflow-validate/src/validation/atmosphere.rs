@@ -36,8 +36,8 @@ use grainflow::material::Material;
 use grainflow::scene::{
     ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
+use grainflow::scene::{ShapeSpec, Side, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{ShapeSpec, Side, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "atmosphere";

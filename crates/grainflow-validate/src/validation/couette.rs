@@ -34,7 +34,7 @@ use super::Metric;
 use grainflow::analysis::couette::{
     exponential_decay, polar_stress, Bins, CouetteProfiles, CouetteSampler,
 };
-use grainflow::approx_hard::overlap::max_overlap;
+use grainflow::approx_hard::max_overlap;
 use grainflow::scene::{AnnulusSource, ParticleSource, Scene, TimeStep};
 use grainflow::sim::Simulation;
 use grainflow::{Error, Result};
@@ -77,7 +77,7 @@ pub fn wide_couette_scene(phi: f64, dt: f64) -> Result<Scene> {
     let mut scene = couette_scene(phi, dt)?;
     let (inner, outer) = (0.104, 0.256);
     for w in scene.walls.iter_mut() {
-        if let grainflow::walls::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
+        if let grainflow::scene::ShapeSpec::Cylinder { radius, .. } = &mut w.shape {
             *radius = if *radius > 0.05 { outer } else { inner };
         }
     }

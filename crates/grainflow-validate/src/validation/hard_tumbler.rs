@@ -36,8 +36,8 @@ use grainflow::material::{Material, PairOverride};
 use grainflow::scene::{
     HardOptions, ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
+use grainflow::scene::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "hard-tumbler";

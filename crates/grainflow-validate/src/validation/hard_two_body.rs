@@ -15,11 +15,11 @@ use grainflow::contact::ContactModel;
 use grainflow::gravity::Gravity;
 use grainflow::material::Material;
 use grainflow::particles::Mobility;
+use grainflow::scene::WallSpec;
 use grainflow::scene::{
     ListSource, Method, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
 };
 use grainflow::sim::Simulation;
-use grainflow::walls::WallSpec;
 use grainflow::Result;
 
 const CASE: &str = "hard-two-body";
@@ -101,8 +101,7 @@ fn pair_case(
     let (ma, mb) = (p.mass[ia], p.mass[ib]);
     let rho = b.pos - a.pos;
     let v = b.vel - a.vel;
-    let tc = grainflow::hard::predict::pair_collision_time(rho, v, a.radius + b.radius)
-        .unwrap_or(f64::NAN);
+    let tc = grainflow::hard::pair_collision_time(rho, v, a.radius + b.radius).unwrap_or(f64::NAN);
     let (xa, xb) = (a.pos + a.vel * tc, b.pos + b.vel * tc);
     out.push(Metric::new(
         CASE,
@@ -241,8 +240,7 @@ pub fn hard_two_body(_full: bool) -> Result<Vec<Metric>> {
         Path::new("."),
     )?;
     sim.step()?;
-    let tc = grainflow::hard::predict::plane_collision_time(s.pos.z, s.vel.z, s.radius)
-        .unwrap_or(f64::NAN);
+    let tc = grainflow::hard::plane_collision_time(s.pos.z, s.vel.z, s.radius).unwrap_or(f64::NAN);
     out.push(Metric::new(
         CASE,
         "plane",

@@ -17,8 +17,8 @@ use glam::{DQuat, DVec3};
 use super::hard_two_body::{rel, scene, sphere};
 use super::Metric;
 use grainflow::scene::SphereSpec;
+use grainflow::scene::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "hard-two-body";

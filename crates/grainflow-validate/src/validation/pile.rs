@@ -34,8 +34,8 @@ use grainflow::material::PairOverride;
 use grainflow::scene::{
     Auto, LatticeSource, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
+use grainflow::scene::{Motion, ShapeSpec, Surface, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Surface, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "pile";

@@ -42,8 +42,8 @@ use grainflow::material::PairOverride;
 use grainflow::scene::{
     CylinderLayerSource, LatticeSource, OutputSpec, ParticleSource, Scene, SimulationSpec, TimeStep,
 };
+use grainflow::scene::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::sim::Simulation;
-use grainflow::walls::{Motion, ShapeSpec, Side, Surface, WallSpec};
 use grainflow::Result;
 
 const CASE: &str = "tumbler";

@@ -31,13 +31,12 @@ use grainflow::gravity::Gravity;
 use grainflow::material::{effective_modulus, Material};
 use grainflow::particles::Mobility;
 use grainflow::scene::{
-    ListSource, OutputSpec, ParticleSource, Scene, SimulationSpec, SphereSpec, TimeStep,
+    Indentation, ListSource, Motion, OutputSpec, ParticleSource, Scene, ShapeSpec, Side,
+    SimulationSpec, SphereSpec, Surface, TimeStep, WallSpec,
 };
 use grainflow::sim::Simulation;
 use grainflow::walls::indent::Row;
-use grainflow::walls::{
-    plate::any_perpendicular, Indentation, Motion, Shape, ShapeSpec, Side, Surface, WallSpec,
-};
+use grainflow::walls::{plate::any_perpendicular, Shape};
 use grainflow::Result;
 
 const CASE: &str = "wall-contacts";

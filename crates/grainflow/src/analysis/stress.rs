@@ -16,7 +16,6 @@
 
 use glam::{DMat3, DVec3};
 
-use crate::boundary::Periodic;
 use crate::scene::StressOutput;
 use crate::sim::Simulation;
 
@@ -41,7 +40,8 @@ pub fn stress_row(spec: &StressOutput, sim: &Simulation) -> String {
     r
 }
 
-/// Touching pairs of the last evaluation: (i, branch vector x_j − x_i (m), force on i (N)).
+/// Touching pairs of the last evaluation: (i, branch vector x_j − x_i (m), force on i (N)),
+/// the branch vector to the partner's image when the partner is a ghost.
 ///
 /// Panics unless the simulation keeps the per-pair forces ([`Simulation::keep_reactions`]),
 /// a mistake of the calling program, not of a scene.
@@ -55,10 +55,9 @@ fn contacts(sim: &Simulation) -> impl Iterator<Item = (usize, DVec3, DVec3)> + '
     let period = sim.physics.periodic.lengths();
     (0..n).flat_map(move |i| {
         (nl.start[i]..nl.start[i + 1])
-            .filter(move |&s| nl.slip[s].touching() && (nl.partner[s] as usize) < n)
+            .filter(move |&s| nl.slip[s].touching())
             .map(move |s| {
-                let j = nl.partner[s] as usize;
-                let l = Periodic::minimum_image(pos[j] - pos[i], period);
+                let (_, l) = nl.separation(i, nl.partner[s] as usize, pos, period);
                 // The reaction buffer holds the force on j; i receives the opposite.
                 (i, l, -reaction[s].0)
             })

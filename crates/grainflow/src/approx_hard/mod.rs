@@ -8,7 +8,7 @@
 //!    wall, the gap along its normal closed by the approach speed), and resolve them, earliest
 //!    first, as instantaneous collisions *at time t* (004: "we treat any pending overlaps that
 //!    would occur between t and t + dt as collisions taking place at time t") with the
-//!    hard-sphere rules of [`crate::hard::resolve`]: normal restitution and either tangential
+//!    hard-sphere rules of `hard/resolve.rs`: normal restitution and either tangential
 //!    restitution (000 eq 4) or Coulomb friction (Walton 1993). A pair is resolved only if,
 //!    with the velocities it has by then, it still approaches and still meets within the step.
 //!    Gathering repeats up to `passes` times, or until a pass finds nothing;
@@ -16,15 +16,15 @@
 //! 4. **correct** the overlaps left (004 eq 1–2): every overlapping pair is pushed apart along its
 //!    normal to touching, keeping its centre of mass; a grain overlapping a wall is pushed out.
 //!    Sweeps repeat until no overlap above `overlap_tolerance` of the smaller radius remains
-//!    ([`overlap`]).
+//!    (`overlap.rs`).
 //!
 //! Every collision adds its impulse to the tallies of the proxy stress (004 eq 3–4,
-//! [`tally`]). Gathering reads the state only and runs in parallel; resolution and correction
+//! `tally.rs`). Gathering reads the state only and runs in parallel; resolution and correction
 //! run sequentially in a fixed order (earliest predicted time, then particle indices), so a run
 //! is bit-identical for any number of threads.
 
-pub mod overlap;
-pub mod tally;
+pub(crate) mod overlap;
+pub(crate) mod tally;
 
 use glam::DVec3;
 use rayon::prelude::*;
@@ -39,6 +39,7 @@ use crate::scene::{ApproxHardOptions, Friction};
 use crate::stats::StageTimes;
 use crate::world::World;
 use crate::{Error, Result};
+pub use overlap::max_overlap;
 pub use tally::ImpulseTally;
 
 impl ApproxHardOptions {

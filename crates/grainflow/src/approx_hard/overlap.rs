@@ -205,7 +205,7 @@ pub fn remove_overlaps(
 }
 
 /// Largest overlap of any listed pair or any particle with a normal wall, over the smaller
-/// radius, and the particle it involves: an independent check of [`remove_overlaps`].
+/// radius, and the particle it involves: an independent check of `remove_overlaps`.
 pub fn max_overlap(
     pos: &[DVec3],
     radius: &[f64],

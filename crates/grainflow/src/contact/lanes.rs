@@ -16,11 +16,11 @@
 
 use super::law::{self, Friction, Other, Slots};
 use super::{real, ContactModel, Tangential};
-pub use crate::simd::{Mask, F, LANES};
+pub use crate::simd::{F, LANES};
 
 /// A vector per lane, as three lane sets of components.
 pub type V3 = real::V3<F>;
-/// [`LANES`] contacts that touched at the last evaluation ([`law::Contacts`]).
+/// [`LANES`] contacts that touched at the last evaluation (`law.rs`).
 pub type Contacts = law::Contacts<F>;
 /// Where [`LANES`] pairs touch ([`law::Touches`]).
 pub type Touches = law::Touches<F>;

@@ -2,18 +2,18 @@
 //! normal (with its damping) → cohesion → tangential → rolling → twisting.
 //!
 //! Each slot is an enum whose variants are small pure functions citing their seed equation
-//! (002 §3, Appendix A; 003 §2), each written once over its number type ([`real::Real`]) and
-//! composed in [`law`], which the scalar law ([`ContactModel::force`]) and the lanes
-//! ([`lanes`]) both evaluate. The same law serves particle–particle and particle–wall
+//! (002 §3, Appendix A; 003 §2), each written once over its number type (`real.rs`) and
+//! composed in `law.rs`, which the scalar law ([`ContactModel::force`]) and the lanes
+//! (`lanes.rs`) both evaluate. The same law serves particle–particle and particle–wall
 //! contacts: a wall is a body of infinite radius and mass whose surface velocity is given.
 
 pub mod cohesion;
 pub mod discrete;
-pub mod lanes;
-pub mod law;
+pub(crate) mod lanes;
+pub(crate) mod law;
 pub mod normal;
 pub mod pebbles;
-pub mod real;
+pub(crate) mod real;
 pub mod rolling;
 pub mod tangential;
 pub mod twisting;
@@ -111,7 +111,7 @@ pub struct Extra {
     /// Verlet and Euler advance the slip in the law and never box it.
     pub rate: DVec3,
     /// Integrator storage for the slip (Runge–Kutta stage sums, Adams rate history), kept with
-    /// the contact so that it survives neighbour-list rebuilds ([`crate::integrator`]).
+    /// the contact so that it survives neighbour-list rebuilds (`integrator.rs`).
     pub scratch: [DVec3; 5],
     /// Steps this contact has lived through (Adams integrators use as many past rates).
     pub age: u32,
@@ -223,7 +223,7 @@ pub struct ContactForce {
 
 impl ContactModel {
     /// Evaluates the contact of particle i with body j where they `touch`, updating `state`:
-    /// the law ([`law`]) for one contact, its constants resolved when it forms.
+    /// the law (`law.rs`) for one contact, its constants resolved when it forms.
     #[inline(always)]
     pub fn force(
         &self,

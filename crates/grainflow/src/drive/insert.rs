@@ -335,7 +335,7 @@ pub fn apply(inserts: &[Insert], world: &mut World, physics: &Physics) -> usize 
         }
     }
     if added > 0 {
-        let pairs = world.pair_history_by_id();
+        let pairs = world.pair_history_by_id(&physics.periodic);
         world.wall_history.extend(added);
         world.neighbors = world.neighbors.emptied();
         world.rebuild_neighbors(&physics.periodic);

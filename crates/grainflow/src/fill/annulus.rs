@@ -13,7 +13,7 @@
 //! 3. The discs grow back towards their radii in [`GROWTH_STAGES`] equal steps, up to those
 //!    covering [`GROWN_FRACTION`] (or φ, if less); after each, overlaps are relaxed with the
 //!    correction of 004 eq 1–2 (masses ∝ r²) against each other and the two circles
-//!    ([`crate::approx_hard::overlap`]); at the last step until none exceeds `tol` of a radius;
+//!    (`approx_hard/overlap.rs`); at the last step until none exceeds `tol` of a radius;
 //!    each move is over-relaxed by [`OVER_RELAXATION`]. Growing in stages keeps every overlap
 //!    small, so the relaxation does not lock up in the frustrated states a single relaxation
 //!    from random places ends in; should it still lock up ([`MAX_SWEEPS`], as in an annulus

@@ -14,7 +14,7 @@
 //! fewer than [`REFERENCE`] discs thus grows into half the room of its closest contact and
 //! stays free of overlap. A larger one, whose closest contact would slow it in proportion to
 //! N, grows about as fast per sweep; the k contacts that then overlap are relaxed apart by the
-//! correction of 004 eq 1–2 ([`remove_overlaps`]), and should that not converge within
+//! correction of 004 eq 1–2 (`remove_overlaps`), and should that not converge within
 //! [`RELAX_SWEEPS`] sweeps the pack takes the overlap-free growth instead. (Growing faster
 //! than this jams looser: the swaps need sweeps to find the dense arrangements.)
 //!

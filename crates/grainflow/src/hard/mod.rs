@@ -28,10 +28,10 @@
 //! drift at once and is removed at its end.
 
 mod collide;
-pub mod log;
-pub mod predict;
-pub mod quartic;
-pub mod resolve;
+pub(crate) mod log;
+pub(crate) mod predict;
+pub(crate) mod quartic;
+pub(crate) mod resolve;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -48,7 +48,7 @@ use crate::world::World;
 use crate::{Error, Result};
 use collide::collide;
 pub use log::{CollisionRecord, Partner};
-use predict::pair_collision_time;
+pub use predict::{pair_collision_time, plane_collision_time};
 
 /// Collision statistics of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -158,36 +158,6 @@ impl DriftState {
         self.last.resize(n, None);
         self.heap.clear();
         self.log.clear();
-    }
-}
-
-/// What a hard-sphere scene cannot have, each with its field path: walls whose collision
-/// times are not predicted (cone, block), and rotations that move a wall's shape (straight-line
-/// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
-pub fn scene_problems(scene: &crate::scene::Scene, p: &mut Vec<Error>) {
-    use crate::walls::{Motion as WallMotion, Shape};
-    for (k, w) in scene.walls.iter().enumerate() {
-        let shape = w.shape.build();
-        if shape.members().iter().any(|s| {
-            matches!(
-                s,
-                Shape::Cone(_) | Shape::Block(_) | Shape::Indented(_) | Shape::Hopper(_)
-            )
-        }) {
-            p.push(Error::scene(
-                format!("walls[{k}].type"),
-                "method = \"hard\" predicts collisions with planes, plates, disks, cylinders, rings, points and lines (and blocks with side = \"inside\", which are planes); not cones, solid blocks, indented cylinders or hoppers",
-            ));
-        }
-        if let WallMotion::Rotate { center, axis, .. } = &w.motion {
-            let axis = axis.normalize_or_zero();
-            if axis != DVec3::ZERO && !shape.symmetric_about(*center, axis) {
-                p.push(Error::scene(
-                    format!("walls[{k}].motion.axis"),
-                    "method = \"hard\" needs a rotation that leaves the wall in place: about a cylinder's, disk's, ring's or line's own axis, or a plane's normal (000 §2.2.3)",
-                ));
-            }
-        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! `GRAINFLOW-CKPT` magic, format version (u32), the scene as TOML (u64 length + UTF-8),
 //! time (f64), step (u64), dt (f64), particle count (u64) and for each particle id, position,
 //! velocity, angular velocity, radius, mass, 1/m, I, 1/I, material (u16), mobility (u8),
-//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j, slip,
+//! force, torque, passes (u32, format 3); then the touching particle–particle pairs (count, then id_i, id_j,
+//! from format 6 the image of j beside i (3 × i32, whole periods along x, y, z), slip,
 //! k_n, k_t, g_n, g_t) and particle–wall contacts (count, then id, wall member (u32, the wall's index
 //! times 256 plus the member's), slip, k_n, k_t, g_n, g_t).
 //! Then grains held by walls, absorbed counts, recirculation doors (format 3) and, from format 4,
@@ -15,7 +16,8 @@
 //! insert the grains inserted (u64), their mass (f64), the insertions done (u64) and the time
 //! of the last (f64).
 //! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
-//! formats before 6 with nothing inserted.
+//! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
+//! inserted.
 //! Forces are stored, not recomputed: recomputing would advance the tangential history twice.
 
 use std::io::{Read, Write};
@@ -49,10 +51,10 @@ pub struct Checkpoint {
     pub dt: f64,
     /// The particles, with the forces of the last evaluation.
     pub particles: Particles,
-    /// Touching pairs: (id_i, id_j, history).
-    pub pairs: Vec<(u64, u64, ContactState)>,
+    /// Touching pairs: (id_i, id_j, image of j beside i (format 6), history).
+    pub pairs: Vec<crate::world::PairHistory>,
     /// Touching wall contacts: (particle id, wall member as
-    /// [`crate::walls::history::WallMember::to_bits`] writes it, history).
+    /// [`crate::walls::WallMember::to_bits`] writes it, history).
     pub walls: Vec<(u64, u32, ContactState)>,
     /// Grains held by walls: (particle id, wall index, centre in the wall's placement).
     pub attached: Vec<(u64, u32, DVec3)>,
@@ -73,7 +75,7 @@ impl Simulation {
     pub fn checkpoint(&self) -> Checkpoint {
         let w = &self.world;
         let p = &w.particles;
-        let pairs = w.pair_history_by_id();
+        let pairs = w.pair_history_by_id(&self.physics.periodic);
         let walls = w
             .wall_history
             .iter()
@@ -106,16 +108,7 @@ impl Simulation {
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
         let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
-        let comparable = |s: &Scene| {
-            let mut s = s.clone();
-            s.simulation.duration = 0.0;
-            s.output = Default::default();
-            if let Method::Hard(o) = &mut s.simulation.method {
-                o.collision_log = false;
-            }
-            s
-        };
-        if comparable(&saved) != comparable(&scene) {
+        if resumable_part(&saved) != resumable_part(&scene) {
             return Err(Error::scene(
                 "scene",
                 "differs from the scene the checkpoint was written with (only simulation.duration, [output] and the hard method's collision_log may change on resume)",
@@ -166,6 +159,18 @@ impl Simulation {
         }
         Ok(sim)
     }
+}
+
+/// The scene without what may change on resume: duration, `[output]` and the hard method's
+/// collision log.
+pub(crate) fn resumable_part(scene: &Scene) -> Scene {
+    let mut s = scene.clone();
+    s.simulation.duration = 0.0;
+    s.output = Default::default();
+    if let Method::Hard(o) = &mut s.simulation.method {
+        o.collision_log = false;
+    }
+    s
 }
 
 struct Out<W: Write>(W);
@@ -237,11 +242,11 @@ impl In<'_> {
 }
 
 impl Checkpoint {
-    /// Writes the checkpoint to `path` (through a temporary file, so a crash leaves the old one).
+    /// Writes the checkpoint to `path` whole ([`super::durable::write_whole`]: a kill leaves
+    /// the old file or the new one).
     pub fn write(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_extension("tmp");
-        let run = || -> std::io::Result<()> {
-            let mut o = Out(std::io::BufWriter::new(std::fs::File::create(&tmp)?));
+        super::durable::write_whole(path, |w| {
+            let mut o = Out(w);
             o.bytes(MAGIC)?;
             o.bytes(&VERSION.to_le_bytes())?;
             o.u64(self.scene.len() as u64)?;
@@ -272,9 +277,12 @@ impl Checkpoint {
                 o.bytes(&p.passes[k].to_le_bytes())?;
             }
             o.u64(self.pairs.len() as u64)?;
-            for (a, b, s) in &self.pairs {
+            for (a, b, image, s) in &self.pairs {
                 o.u64(*a)?;
                 o.u64(*b)?;
+                for n in image.unwrap_or_default() {
+                    o.bytes(&n.to_le_bytes())?;
+                }
                 o.state(s)?;
             }
             o.u64(self.walls.len() as u64)?;
@@ -326,10 +334,8 @@ impl Checkpoint {
                 o.u64(s.events)?;
                 o.f64(s.last)?;
             }
-            o.0.flush()?;
-            std::fs::rename(&tmp, path)
-        };
-        run().map_err(|e| Error::io(path, e))
+            Ok(())
+        })
     }
 
     /// Reads a checkpoint written by [`Checkpoint::write`].
@@ -391,7 +397,13 @@ impl Checkpoint {
         }
         let mut pairs = Vec::new();
         for _ in 0..i.u64()? {
-            pairs.push((i.u64()?, i.u64()?, i.state()?));
+            let (a, b) = (i.u64()?, i.u64()?);
+            let image = if version >= 6 {
+                Some([i.u32()? as i32, i.u32()? as i32, i.u32()? as i32])
+            } else {
+                None
+            };
+            pairs.push((a, b, image, i.state()?));
         }
         let mut walls = Vec::new();
         for _ in 0..i.u64()? {

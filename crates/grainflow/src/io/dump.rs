@@ -8,25 +8,32 @@ use std::io::{self, Write};
 
 use glam::DVec3;
 
+use crate::boundary::Periodic;
 use crate::particles::Particles;
 
-/// Writes one frame at `step` with the box `bounds` (lo, hi corners, m) to `w`.
+/// Writes one frame at `step` and `time` (s) with the box `bounds` (lo, hi corners, m) to `w`.
 ///
-/// `type` is the material index + 1, since LAMMPS types start at 1. The boundaries are written
-/// `ff ff ff` (fixed, not periodic).
+/// `type` is the material index + 1, since LAMMPS types start at 1. `ITEM: TIME` comes first,
+/// as LAMMPS writes it with `dump_modify time yes`. A periodic axis is flagged `pp` and bounded
+/// by its period, an open one `ff` and bounded by `bounds`.
 pub fn write_dump_frame(
     w: &mut impl Write,
-    step: u64,
+    (step, time): (u64, f64),
     bounds: (DVec3, DVec3),
+    periodic: &Periodic,
     particles: &Particles,
 ) -> io::Result<()> {
     let p = particles;
     let (lo, hi) = bounds;
+    writeln!(w, "ITEM: TIME\n{time:e}")?;
     writeln!(w, "ITEM: TIMESTEP\n{step}")?;
     writeln!(w, "ITEM: NUMBER OF ATOMS\n{}", p.len())?;
-    writeln!(w, "ITEM: BOX BOUNDS ff ff ff")?;
-    for axis in 0..3 {
-        writeln!(w, "{:e} {:e}", lo[axis], hi[axis])?;
+    let axes = periodic.axes();
+    let flags = axes.map(|a| if a.is_some() { "pp" } else { "ff" });
+    writeln!(w, "ITEM: BOX BOUNDS {}", flags.join(" "))?;
+    for (axis, period) in axes.iter().enumerate() {
+        let [a, b] = period.unwrap_or([lo[axis], hi[axis]]);
+        writeln!(w, "{a:e} {b:e}")?;
     }
     writeln!(
         w,
@@ -84,19 +91,34 @@ mod tests {
         let p = particles();
         let bounds = (DVec3::new(-0.5, 0.0, -1.0 / 3.0), DVec3::new(0.5, 2.0, 1e3));
         let mut out = Vec::new();
-        write_dump_frame(&mut out, 42, bounds, &p).unwrap();
+        let periodic = Periodic {
+            y: Some([-2.0, 2.5]),
+            ..Periodic::default()
+        };
+        write_dump_frame(&mut out, (42, 0.1), bounds, &Periodic::default(), &p).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 9 + 3);
+        assert_eq!(lines.len(), 2 + 9 + 3);
         assert_eq!(
-            lines[..5],
+            lines[..7],
             [
+                "ITEM: TIME",
+                "1e-1",
                 "ITEM: TIMESTEP",
                 "42",
                 "ITEM: NUMBER OF ATOMS",
                 "3",
                 "ITEM: BOX BOUNDS ff ff ff"
             ]
+        );
+        let lines = &lines[2..];
+        // A box periodic in y is flagged there and bounded by the period.
+        let mut out = Vec::new();
+        write_dump_frame(&mut out, (42, 0.1), bounds, &periodic, &p).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("ITEM: BOX BOUNDS ff pp ff\n-5e-1 5e-1\n-2e0 2.5e0\n"),
+            "{text}"
         );
         for axis in 0..3 {
             let b: Vec<f64> = lines[5 + axis]
@@ -137,17 +159,20 @@ mod tests {
     fn frames_append_and_write_errors_propagate() {
         let p = particles();
         let mut out = Vec::new();
-        write_dump_frame(&mut out, 0, (DVec3::ZERO, DVec3::ONE), &p).unwrap();
+        let open = Periodic::default();
+        write_dump_frame(&mut out, (0, 0.0), (DVec3::ZERO, DVec3::ONE), &open, &p).unwrap();
+        let none = Particles::default();
         write_dump_frame(
             &mut out,
-            10,
+            (10, 1e-3),
             (DVec3::ZERO, DVec3::ONE),
-            &Particles::default(),
+            &open,
+            &none,
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text.matches("ITEM: TIMESTEP").count(), 2);
-        assert!(text.ends_with("ITEM: TIMESTEP\n10\nITEM: NUMBER OF ATOMS\n0\nITEM: BOX BOUNDS ff ff ff\n0e0 1e0\n0e0 1e0\n0e0 1e0\nITEM: ATOMS id type x y z vx vy vz omegax omegay omegaz radius mass\n"));
+        assert!(text.ends_with("ITEM: TIME\n1e-3\nITEM: TIMESTEP\n10\nITEM: NUMBER OF ATOMS\n0\nITEM: BOX BOUNDS ff ff ff\n0e0 1e0\n0e0 1e0\n0e0 1e0\nITEM: ATOMS id type x y z vx vy vz omegax omegay omegaz radius mass\n"));
 
         struct Full;
         impl Write for Full {
@@ -158,7 +183,8 @@ mod tests {
                 Ok(())
             }
         }
-        let err = write_dump_frame(&mut Full, 0, (DVec3::ZERO, DVec3::ONE), &p).unwrap_err();
+        let err = write_dump_frame(&mut Full, (0, 0.0), (DVec3::ZERO, DVec3::ONE), &open, &p)
+            .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::StorageFull);
     }
 }

@@ -3,14 +3,18 @@
 
 pub mod checkpoint;
 pub mod dump;
+pub mod dump_read;
+pub mod durable;
 pub mod lammps_data;
+pub mod manifest;
 pub mod pebbles;
 pub mod series;
+pub mod ss;
 pub mod tallies;
 pub mod vtk;
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use glam::DVec3;
@@ -19,23 +23,49 @@ use crate::analysis::stress::stress_row;
 use crate::scene::{HardOptions, Method};
 use crate::sim::Simulation;
 use crate::{Error, Result};
+use durable::Appender;
+use manifest::{Manifest, Mark};
+
+/// How a run takes its output folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A run from the scene's start: refused when the folder holds an earlier run's outputs,
+    /// unless `overwrite`, which removes them first.
+    Fresh {
+        /// Replace an earlier run's outputs.
+        overwrite: bool,
+    },
+    /// A run resumed from a checkpoint: into the folder of the run that took it (its files
+    /// cut back to the checkpoint, its frame numbers continued from the manifest) or into a
+    /// folder with no run in it (files started afresh, with their headers).
+    Resume,
+}
+
+/// The append-only files, in the order a checkpoint syncs them.
+const APPENDED: [&str; 4] = [
+    "particles.dump",
+    "series.csv",
+    "stress.csv",
+    "collisions.csv",
+];
 
 /// Writes a run's files into one folder at the intervals of the scene's `[output]` table.
 pub struct Outputs {
     dir: PathBuf,
     pvd: vtk::PvdIndex,
-    dump: Option<BufWriter<File>>,
-    series: Option<BufWriter<File>>,
-    stress: Option<BufWriter<File>>,
+    manifest: Manifest,
+    /// The append-only files, as in [`APPENDED`].
+    appended: [Option<Appender>; 4],
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
-    collisions: Option<BufWriter<File>>,
     next_stress: f64,
     next_snapshot: f64,
     next_series: f64,
     next_checkpoint: f64,
     frame: usize,
     tallies: Option<tallies::Tallies>,
+    /// Wall-clock time spent in [`Outputs::observe`] (s).
+    seconds: f64,
 }
 
 /// The first multiple of `interval` after `time` (s), or ∞ when the output is off.
@@ -46,41 +76,41 @@ fn next_after(time: f64, interval: Option<f64>) -> f64 {
     }
 }
 
-fn create(path: &Path, append: bool) -> Result<BufWriter<File>> {
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(append)
-        .write(true)
-        .truncate(!append)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    Ok(BufWriter::new(f))
-}
-
 impl Outputs {
-    /// Opens the output folder for `sim` and writes the first snapshot and row. A resumed run
-    /// (time > 0) appends to the series and dump, keeps the earlier entries of the PVD index
-    /// and continues the frame numbering after them.
+    /// [`Outputs::open`] as a library user wants it: a run at its start time takes the folder
+    /// afresh (replacing what an earlier run wrote there), a later one resumes.
     pub fn new(dir: &Path, sim: &Simulation) -> Result<Outputs> {
-        std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
-        let spec = &sim.scene.output;
         let resumed = sim.world.time > sim.scene.simulation.start_time;
+        let start = match resumed {
+            true => Start::Resume,
+            false => Start::Fresh { overwrite: true },
+        };
+        Outputs::open(dir, sim, start)
+    }
+
+    /// Opens the output folder for `sim` as `start` says, writes the manifest and, for a
+    /// fresh run, the first snapshot and rows.
+    pub fn open(dir: &Path, sim: &Simulation, start: Start) -> Result<Outputs> {
+        std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
+        durable::remove_stale(dir)?;
+        durable::remove_stale(&dir.join("frames"))?;
+        let (manifest, mark) = Self::take_folder(dir, sim, start)?;
+        manifest.write(dir)?;
+        let spec = &sim.scene.output;
         // As in `observe`: what is due within half a step of now counts as written.
         let t = sim.world.time + 0.5 * sim.physics.dt;
-        let pvd = if resumed {
-            vtk::PvdIndex::resume(dir.join("particles.pvd"), t)
-        } else {
-            vtk::PvdIndex::new(dir.join("particles.pvd"))
+        let pvd = match &mark {
+            Some(_) => vtk::PvdIndex::resume(dir.join("particles.pvd"), t),
+            None => vtk::PvdIndex::new(dir.join("particles.pvd")),
         };
+        let fresh = matches!(start, Start::Fresh { .. });
         let mut out = Outputs {
             dir: dir.to_path_buf(),
-            frame: pvd.len(),
+            frame: mark.as_ref().map_or(0, |m| m.frame),
             pvd,
-            dump: None,
-            series: None,
-            stress: None,
+            manifest,
+            appended: [None, None, None, None],
             overlap_peak: 0.0,
-            collisions: None,
             next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
@@ -89,55 +119,129 @@ impl Outputs {
                 .tallies
                 .as_ref()
                 .map(|s| tallies::Tallies::new(dir, sim, s)),
+            seconds: 0.0,
         };
+        let lengths = mark.map(|m| m.lengths).unwrap_or_default();
+        out.open_appended(sim, &lengths, fresh)?;
         if spec.snapshot_interval.is_some() {
-            out.dump = Some(create(&dir.join("particles.dump"), resumed)?);
             for (k, w) in sim.world.walls.iter().enumerate() {
-                let (v, poly) = w.mesh(wall_extent(sim));
-                vtk::write_mesh_vtp(&dir.join(format!("wall_{k}.vtp")), &v, &poly, t)?;
+                let path = dir.join(format!("wall_{k}.vtp"));
+                // A resumed run keeps the meshes its first part wrote.
+                if lengths.is_empty() || !path.exists() {
+                    let (v, poly) = w.mesh(wall_extent(sim));
+                    vtk::write_mesh_vtp(&path, &v, &poly, t)?;
+                }
             }
-            if !resumed {
+            if fresh {
                 out.snapshot(sim)?;
             }
         }
-        if spec.series_interval.is_some() {
-            let path = dir.join("series.csv");
-            let mut w = create(&path, resumed)?;
-            if !resumed {
-                writeln!(w, "{}", series::header(sim)).map_err(|e| Error::io(&path, e))?;
-                series::write_row(&mut w, sim, sim.stats.max_overlap_ratio)
-                    .map_err(|e| Error::io(&path, e))?;
-            }
-            out.series = Some(w);
-        }
-        if let Method::Hard(HardOptions {
-            collision_log: true,
-            ..
-        }) = sim.scene.simulation.method
-        {
-            let path = dir.join("collisions.csv");
-            let mut w = create(&path, resumed)?;
-            if !resumed {
-                writeln!(w, "{}", crate::hard::log::HEADER).map_err(|e| Error::io(&path, e))?;
-            }
-            out.collisions = Some(w);
-        }
-        if let Some(st) = &spec.stress {
-            let path = dir.join("stress.csv");
-            let mut w = create(&path, resumed)?;
-            if !resumed {
-                writeln!(w, "{}", st.header()).map_err(|e| Error::io(&path, e))?;
-                writeln!(w, "{}", stress_row(st, sim)).map_err(|e| Error::io(&path, e))?;
-            }
-            out.stress = Some(w);
-        }
         Ok(out)
+    }
+
+    /// The manifest of the folder for `start`, and for a resumed run the checkpoint's mark
+    /// (none when the folder held no run).
+    fn take_folder(dir: &Path, sim: &Simulation, start: Start) -> Result<(Manifest, Option<Mark>)> {
+        let overwrite = match start {
+            Start::Fresh { overwrite } => overwrite,
+            Start::Resume => match Manifest::read(dir)? {
+                Some(mut m) => {
+                    let hash = manifest::scene_hash(&sim.scene);
+                    if m.scene_hash != hash {
+                        return Err(Error::Format {
+                            path: dir.join(manifest::NAME),
+                            reason: format!(
+                                "the run in this folder is of another scene (scene hash {} here, {hash} resumed); resume into a fresh --out",
+                                m.scene_hash
+                            ),
+                        });
+                    }
+                    let mark = m.resume_at(dir, sim.world.step)?;
+                    return Ok((m, Some(mark)));
+                }
+                // A folder without a manifest may hold no run, or an old one: never cut that.
+                None => false,
+            },
+        };
+        manifest::claim(dir, overwrite)?;
+        Ok((Manifest::new(&sim.scene), None))
+    }
+
+    /// Opens the append-only files the scene asks for: cut back to `lengths` where the
+    /// checkpoint recorded them, else new with their headers (and, when `fresh`, the row at
+    /// the start).
+    fn open_appended(
+        &mut self,
+        sim: &Simulation,
+        lengths: &BTreeMap<String, u64>,
+        fresh: bool,
+    ) -> Result<()> {
+        let spec = &sim.scene.output;
+        let logs = matches!(
+            sim.scene.simulation.method,
+            Method::Hard(HardOptions {
+                collision_log: true,
+                ..
+            })
+        );
+        let wanted = [
+            spec.snapshot_interval.is_some(),
+            spec.series_interval.is_some(),
+            spec.stress.is_some(),
+            logs,
+        ];
+        for (k, name) in APPENDED.into_iter().enumerate() {
+            if !wanted[k] {
+                continue;
+            }
+            let path = self.dir.join(name);
+            if let Some(&len) = lengths.get(name) {
+                self.appended[k] = Some(Appender::resume(&path, len)?);
+                continue;
+            }
+            let mut a = Appender::create(&path)?;
+            let w = a.writer();
+            let head = match name {
+                "series.csv" => writeln!(w, "{}", series::header(sim)).and_then(|()| match fresh {
+                    true => series::write_row(w, sim, sim.stats.max_overlap_ratio),
+                    false => Ok(()),
+                }),
+                "stress.csv" => spec.stress.as_ref().map_or(Ok(()), |st| {
+                    writeln!(w, "{}", st.header())?;
+                    match fresh {
+                        true => writeln!(w, "{}", stress_row(st, sim)),
+                        false => Ok(()),
+                    }
+                }),
+                "collisions.csv" => writeln!(w, "{}", crate::hard::log::HEADER),
+                _ => Ok(()),
+            };
+            head.map_err(|e| Error::io(&path, e))?;
+            self.appended[k] = Some(a);
+        }
+        Ok(())
+    }
+
+    /// The append-only file `name` when the scene writes it.
+    fn appender(&mut self, name: &str) -> Option<&mut Appender> {
+        let k = APPENDED.iter().position(|n| *n == name)?;
+        self.appended[k].as_mut()
     }
 
     fn snapshot(&mut self, sim: &Simulation) -> Result<()> {
         let name = format!("frames/particles_{:06}.vtu", self.frame);
         vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
         self.pvd.push(sim.world.time, &name)?;
+        if let Some(units) = sim.scene.output.ss {
+            let path = self.dir.join(name.replace(".vtu", ".ss"));
+            let file = ss::ss_from_particles(&sim.world.particles, sim.world.time, units).map_err(
+                |reason| Error::Format {
+                    path: path.clone(),
+                    reason,
+                },
+            )?;
+            ss::write_ss(&path, &file, ss::SsFormat::Standard)?;
+        }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
             if w.motion != crate::walls::Motion::Fixed {
@@ -148,23 +252,40 @@ impl Outputs {
                 vtk::write_mesh_vtp(&path, &v, &poly, sim.world.time)?;
             }
         }
-        if let Some(w) = &mut self.dump {
-            let path = self.dir.join("particles.dump");
-            dump::write_dump_frame(w, sim.world.step, vtk_bounds(sim), &sim.world.particles)
-                .map_err(|e| Error::io(path, e))?;
+        if let Some(a) = self.appender("particles.dump") {
+            let (clock, periodic) = ((sim.world.step, sim.world.time), &sim.physics.periodic);
+            dump::write_dump_frame(
+                a.writer(),
+                clock,
+                vtk_bounds(sim),
+                periodic,
+                &sim.world.particles,
+            )
+            .map_err(|e| Error::io(a.path(), e))?;
         }
         self.frame += 1;
         Ok(())
     }
 
+    /// Wall-clock time spent writing so far (s).
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
     /// Writes whatever is due at the current time of `sim`.
     pub fn observe(&mut self, sim: &Simulation) -> Result<()> {
+        let clock = std::time::Instant::now();
+        let r = self.write_due(sim);
+        self.seconds += clock.elapsed().as_secs_f64();
+        r
+    }
+
+    fn write_due(&mut self, sim: &Simulation) -> Result<()> {
         let t = sim.world.time + 0.5 * sim.physics.dt;
         self.overlap_peak = self.overlap_peak.max(sim.stats.max_overlap_ratio);
-        if let Some(w) = &mut self.collisions {
-            for r in sim.stepper.collision_log() {
-                writeln!(w, "{}", r.row())
-                    .map_err(|e| Error::io(self.dir.join("collisions.csv"), e))?;
+        if let Some(a) = self.appender("collisions.csv") {
+            for r in sim.collision_log() {
+                writeln!(a.writer(), "{}", r.row()).map_err(|e| Error::io(a.path(), e))?;
             }
         }
         if t >= self.next_snapshot {
@@ -172,17 +293,19 @@ impl Outputs {
             self.next_snapshot = next_after(t, sim.scene.output.snapshot_interval);
         }
         if t >= self.next_series {
-            let path = self.dir.join("series.csv");
-            if let Some(w) = &mut self.series {
-                series::write_row(w, sim, self.overlap_peak).map_err(|e| Error::io(path, e))?;
+            let peak = self.overlap_peak;
+            if let Some(a) = self.appender("series.csv") {
+                series::write_row(a.writer(), sim, peak).map_err(|e| Error::io(a.path(), e))?;
             }
             self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);
         }
         if t >= self.next_stress {
-            let path = self.dir.join("stress.csv");
-            if let (Some(w), Some(st)) = (&mut self.stress, &sim.scene.output.stress) {
-                writeln!(w, "{}", stress_row(st, sim)).map_err(|e| Error::io(path, e))?;
+            if let (Some(a), Some(st)) =
+                (self.appended[2].as_mut(), sim.scene.output.stress.as_ref())
+            {
+                writeln!(a.writer(), "{}", stress_row(st, sim))
+                    .map_err(|e| Error::io(a.path(), e))?;
             }
             self.next_stress = next_after(t, sim.scene.output.stress.as_ref().map(|s| s.interval));
         }
@@ -190,29 +313,43 @@ impl Outputs {
             tallies.observe(sim);
         }
         if t >= self.next_checkpoint {
-            sim.checkpoint().write(&self.dir.join("checkpoint.gfck"))?;
+            self.checkpoint(sim, "checkpoint.gfck")?;
             self.next_checkpoint = next_after(t, sim.scene.output.checkpoint_interval);
         }
         Ok(())
     }
 
-    /// Flushes the files and writes the final checkpoint `final.gfck`.
-    pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
-        for w in [
-            &mut self.dump,
-            &mut self.series,
-            &mut self.stress,
-            &mut self.collisions,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            w.flush().map_err(|e| Error::io(&self.dir, e))?;
+    /// Syncs the append-only files and the folders, records the files' lengths and the frame
+    /// counter in the manifest, then writes the checkpoint `file` (both whole, through
+    /// temporary files). A kill between the two leaves the older checkpoint, which the
+    /// manifest still names.
+    pub fn checkpoint(&mut self, sim: &Simulation, file: &str) -> Result<()> {
+        let mut lengths = BTreeMap::new();
+        for (name, a) in APPENDED.iter().zip(&mut self.appended) {
+            if let Some(a) = a {
+                lengths.insert(name.to_string(), a.sync()?);
+            }
         }
+        self.manifest.record(Mark {
+            file: file.to_string(),
+            step: sim.world.step,
+            time: sim.world.time,
+            frame: self.frame,
+            lengths,
+        });
+        durable::sync_dir(&self.dir.join("frames"))?;
+        self.manifest.write(&self.dir)?;
+        durable::sync_dir(&self.dir)?;
+        sim.checkpoint().write(&self.dir.join(file))?;
+        durable::sync_dir(&self.dir)
+    }
+
+    /// Writes the tallies and the final checkpoint `final.gfck`, with the files synced.
+    pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
         if let Some(tallies) = &self.tallies {
             tallies.finish()?;
         }
-        sim.checkpoint().write(&self.dir.join("final.gfck"))
+        self.checkpoint(sim, "final.gfck")
     }
 }
 

@@ -26,7 +26,7 @@ use glam::DVec3;
 use crate::contact::normal::{normal_force, Stiffness};
 use crate::scene::{TalliesSpec, WearSpec};
 use crate::sim::Simulation;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The running tallies of one run.
 pub struct Tallies {
@@ -175,8 +175,7 @@ impl Tallies {
                     continue;
                 }
                 let s = &nl.formed[slot].0;
-                let j = nl.partner[slot] as usize;
-                let d = crate::boundary::Periodic::minimum_image(p.pos[j] - p.pos[i], period);
+                let (j, d) = nl.separation(i, nl.partner[slot] as usize, &p.pos, period);
                 let dist = d.length();
                 let overlap = p.radius[i] + p.radius[j] - dist;
                 if overlap <= 0.0 || dist == 0.0 {
@@ -235,10 +234,7 @@ impl Tallies {
 
     /// Writes every tally file.
     pub fn finish(&self) -> Result<()> {
-        let write = |name: &str, text: &str| {
-            let path = self.dir.join(name);
-            std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
-        };
+        let write = |name: &str, text: &str| super::durable::write_text(&self.dir.join(name), text);
         if self.spec.energy_interval.is_some() {
             write("energy.csv", &self.energy)?;
         }

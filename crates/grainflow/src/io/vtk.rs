@@ -5,8 +5,7 @@
 //! UInt64 byte count: under half the size of full-precision ASCII, and every f64 comes
 //! back bit for bit. The format is small enough to write by hand; no VTK crate is needed.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use glam::DVec3;
@@ -37,7 +36,7 @@ pub fn write_particles_vtu(path: &Path, particles: &Particles, time: f64) -> Res
     let diameter: Vec<f64> = p.radius.iter().map(|r| 2.0 * r).collect();
     let cells: Vec<i64> = (0..n as i64).collect();
     let offsets: Vec<i64> = (1..=n as i64).collect();
-    write_file(path, |w| {
+    super::durable::write_whole(path, |w| {
         open(w, "UnstructuredGrid", time)?;
         writeln!(w, r#"<Piece NumberOfPoints="{n}" NumberOfCells="{n}">"#)?;
         writeln!(w, r#"<PointData Scalars="radius" Vectors="velocity">"#)?;
@@ -90,7 +89,7 @@ pub fn write_mesh_vtp(
             Some(*end)
         })
         .collect();
-    write_file(path, |w| {
+    super::durable::write_whole(path, |w| {
         open(w, "PolyData", time)?;
         writeln!(
             w,
@@ -168,10 +167,7 @@ impl PvdIndex {
         }
         let at = self.entries.partition_point(|(t, _)| *t <= time);
         self.entries.insert(at, (time, file.to_owned()));
-        let mut tmp = self.path.clone().into_os_string();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        write_file(&tmp, |w| {
+        super::durable::write_whole(&self.path, |w| {
             writeln!(w, r#"<?xml version="1.0"?>"#)?;
             writeln!(
                 w,
@@ -187,22 +183,8 @@ impl PvdIndex {
                 )?;
             }
             writeln!(w, "</Collection>\n</VTKFile>")
-        })?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| Error::io(&self.path, e))
+        })
     }
-}
-
-/// Creates `path`, runs `body` on a buffered writer, flushes, and names `path` in any error.
-fn write_file(
-    path: &Path,
-    body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> Result<()> {
-    let run = || {
-        let mut w = BufWriter::new(File::create(path)?);
-        body(&mut w)?;
-        w.flush()
-    };
-    run().map_err(|e| Error::io(path, e))
 }
 
 /// The XML prolog, the dataset element and its `TimeValue` field data (which ParaView reads as

@@ -1,49 +1,94 @@
 //! The contact history of the listed pairs carried across rebuilds, in place, and put back
-//! from a checkpoint.
+//! from a checkpoint. A pair is known by its two grains and the image of the second beside the
+//! first (whole periods, 0 without ghosts), so that a pair across a periodic face keeps its
+//! history whatever the ghosts' numbers and however the grains wrapped.
+
+use glam::DVec3;
 
 use super::NeighborList;
 use crate::contact::{ContactState, Formed, Slip};
+use crate::ghosts::Image;
+
+/// A pair's partner as a rebuild or a checkpoint knows it: the grain and its image beside
+/// the row's grain.
+pub(super) type Key = (u32, Image);
+
+/// The old slots with a history and the keys of their pairs, grain i's first
+/// ([`NeighborList::keyed_history`]).
+pub(super) type Kept = Vec<(usize, usize, Key)>;
 
 impl NeighborList {
-    /// History for the new rows, in place: the old state of every pair listed before that has
-    /// one (not the default) moves to its new slot, every other slot is default. No second
-    /// buffer: the states kept are packed at the front in (i, j) order, then each is swapped
-    /// to its slot from the last to the first. The k-th kept pair has at least k pairs before
-    /// it in the new rows, so its slot is at or after k and still default when it arrives.
-    pub(super) fn carry_history(&mut self, n: usize, start: &[usize], partner: &[u32]) {
+    /// The slots that hold a history (not the default), with their grain i and their pair's
+    /// key as it is now, at positions `pos` and periods `period`; none when the list was
+    /// built for another number of grains.
+    pub(super) fn keyed_history(&self, pos: &[DVec3], period: DVec3) -> Kept {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
-        let mut slots: Vec<usize> = Vec::new();
-        if self.start.len() == n + 1 {
-            for i in 0..n {
-                for o in self.start[i]..self.start[i + 1] {
-                    let has_history = self.slip[o] != blank_slip
-                        || self.formed[o] != blank
-                        || self.extra[o].is_some();
-                    if !has_history {
-                        continue;
-                    }
-                    let row = start[i]..start[i + 1];
-                    // A pair no longer listed loses its history.
-                    if let Ok(k) = partner[row.clone()].binary_search(&self.partner[o]) {
-                        self.swap_history(slots.len(), o);
-                        slots.push(row.start + k);
-                    } else {
-                        (self.slip[o], self.formed[o], self.extra[o]) = (blank_slip, blank, None);
-                    }
+        let mut kept = Vec::new();
+        if self.start.len() != pos.len() + 1 || self.ref_pos.len() != pos.len() {
+            return kept;
+        }
+        for i in 0..pos.len() {
+            for o in self.start[i]..self.start[i + 1] {
+                let has_history = self.slip[o] != blank_slip
+                    || self.formed[o] != blank
+                    || self.extra[o].is_some();
+                if has_history {
+                    let (k, image) = self.image_now(i, self.partner[o] as usize, pos, period);
+                    kept.push((o, i, (k as u32, image)));
                 }
             }
         }
-        // The kept histories first, then blanks for every new slot (all blanks when the list
-        // was built for another count: none kept).
-        let kept = slots.len();
-        self.slip.truncate(kept);
-        self.formed.truncate(kept);
-        self.extra.truncate(kept);
-        self.slip.resize(partner.len(), blank_slip);
-        self.formed.resize(partner.len(), blank);
-        self.extra.resize(partner.len(), None);
-        for (k, &slot) in slots.iter().enumerate().rev() {
-            self.swap_history(k, slot);
+        kept
+    }
+
+    /// History for the new rows `start` whose slots' pairs have keys `keys`, in place: the
+    /// old state of every pair in `kept` still listed moves to its new slot, every other slot
+    /// is default. No second buffer while the new slots come in the order of the old ones (as
+    /// they do, rows sorted by grain then image or, without ghosts, by partner): the states
+    /// kept are packed at the front in old order, then each is swapped to its slot from the
+    /// last to the first. The k-th kept pair has at least k pairs before it in the new rows,
+    /// so its slot is at or after k and still default when it arrives.
+    pub(super) fn carry_history(&mut self, kept: Kept, start: &[usize], keys: &[Key]) {
+        let (blank_slip, blank) = (Slip::default(), Formed::default());
+        let mut slots: Vec<usize> = Vec::with_capacity(kept.len());
+        for (o, i, key) in kept {
+            let row = start[i]..start[i + 1];
+            // A pair no longer listed loses its history.
+            match keys[row.clone()].iter().position(|k| *k == key) {
+                Some(k) => {
+                    self.swap_history(slots.len(), o);
+                    slots.push(row.start + k);
+                }
+                None => (self.slip[o], self.formed[o], self.extra[o]) = (blank_slip, blank, None),
+            }
+        }
+        let n = slots.len();
+        let states: Option<Vec<_>> = (!slots.is_sorted()).then(|| {
+            let taken = (0..n).map(|k| (self.slip[k], self.formed[k], self.extra[k].take()));
+            slots.iter().copied().zip(taken).collect()
+        });
+        // The kept histories first, then blanks for every new slot.
+        self.slip.truncate(n);
+        self.formed.truncate(n);
+        self.extra.truncate(n);
+        self.slip.resize(keys.len(), blank_slip);
+        self.formed.resize(keys.len(), blank);
+        self.extra.resize(keys.len(), None);
+        match states {
+            None => {
+                for (k, &slot) in slots.iter().enumerate().rev() {
+                    self.swap_history(k, slot);
+                }
+            }
+            // Out of order (hard-sphere ghosts, numbered anew at each build): put one by one.
+            Some(states) => {
+                for k in 0..n {
+                    (self.slip[k], self.formed[k], self.extra[k]) = (blank_slip, blank, None);
+                }
+                for (slot, (slip, formed, extra)) in states {
+                    (self.slip[slot], self.formed[slot], self.extra[slot]) = (slip, formed, extra);
+                }
+            }
         }
     }
 
@@ -54,14 +99,27 @@ impl NeighborList {
         self.extra.swap(a, b);
     }
 
-    /// Replaces the history with `entries` of (i, j, state); pairs not listed are ignored
-    /// (a checkpoint stores only touching pairs, which a fresh build always lists).
-    pub fn set_history(&mut self, entries: &[(usize, usize, ContactState)]) {
-        for (i, j, s) in entries {
+    /// Replaces the history with `entries` of (i, k, image of k beside i, state); pairs not
+    /// listed are ignored (a checkpoint stores only touching pairs, which a fresh build always
+    /// lists). An entry with no image (a checkpoint written before images were kept) goes to
+    /// the first slot of grain k in i's row: then a pair had one image.
+    pub fn set_history(&mut self, entries: &[(usize, usize, Option<Image>, ContactState)]) {
+        for (i, k, image, s) in entries {
             let row = self.start[*i]..self.start[*i + 1];
-            if let Ok(k) = self.partner[row.clone()].binary_search(&(*j as u32)) {
-                self.set_history_at(row.start + k, s.clone());
+            let found = row.clone().find(|&o| {
+                let grain = self.partner_grain[o] as usize == *k;
+                grain && image.is_none_or(|image| self.slot_image(o) == image)
+            });
+            if let Some(o) = found {
+                self.set_history_at(o, s.clone());
             }
         }
+    }
+
+    /// The image of slot `o`'s partner as its ghost was made (0 for a grain).
+    fn slot_image(&self, o: usize) -> Image {
+        self.ghosts
+            .as_ref()
+            .map_or([0; 3], |g| g.resolve(self.partner[o] as usize).1)
     }
 }

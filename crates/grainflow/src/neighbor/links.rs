@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::{BLOCK, NOT_CROSSING};
+use crate::ghosts::Ghosts;
 
 /// What the rows imply besides the history: the list seen from each partner, and the pairs
 /// whose two particles lie in different [`BLOCK`]s (the pair loop leaves their reactions to the
@@ -16,20 +17,22 @@ pub struct Links {
     /// Owner i of each reverse-row entry (the neighbour that lists this particle).
     pub rev_owner: Vec<u32>,
     /// Place of each slot among the pairs crossing into a later [`BLOCK`] (numbered in slot
-    /// order), or [`NOT_CROSSING`] for a pair within one block.
+    /// order), or [`NOT_CROSSING`] for a pair within one block. A ghost partner is in its
+    /// grain's block: its reaction goes to that grain.
     pub cross_slot: Vec<u32>,
     /// Pairs crossing blocks before the first row of each block (one more entry at the end).
     pub block_cross: Vec<usize>,
-    /// The crossing pairs by partner, in ascending partner and for each in ascending owner:
-    /// the partner of each.
+    /// The crossing pairs by partner grain, in ascending grain and for each in ascending slot
+    /// (so owner): the grain of each.
     pub cross_to: Vec<u32>,
     /// The place of each among the crossing pairs.
     pub cross_of: Vec<u32>,
 }
 
 impl Links {
-    /// The links of rows `start`, `partner`, with partners below `n_total` (ghosts included).
-    pub(super) fn of(start: &[usize], partner: &[u32], n_total: usize) -> Links {
+    /// The links of rows `start`, `partner`, with partners below `n_total` (ghosts included)
+    /// and the grain of each partner `grain` (itself, or the ghost's owner).
+    pub(super) fn of(start: &[usize], partner: &[u32], grain: &[u32], n_total: usize) -> Links {
         let n = start.len() - 1;
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
         let mut rev_start = vec![0usize; n_total + 1];
@@ -60,21 +63,30 @@ impl Links {
                 block_cross.push(crossing as usize);
             }
             for s in start[i]..start[i + 1] {
-                if partner[s] as usize / BLOCK != i / BLOCK {
+                if grain[s] as usize / BLOCK != i / BLOCK {
                     cross_slot[s] = crossing;
                     crossing += 1;
                 }
             }
         }
         block_cross.push(crossing as usize);
-        let mut cross_to = Vec::with_capacity(crossing as usize);
-        let mut cross_of = Vec::with_capacity(crossing as usize);
-        for k in 0..n_total {
-            for &s in &rev_slot[rev_start[k]..rev_start[k + 1]] {
-                if cross_slot[s as usize] != NOT_CROSSING {
-                    cross_to.push(k as u32);
-                    cross_of.push(cross_slot[s as usize]);
-                }
+        // By counting sort on the grain, slots in ascending order.
+        let mut first = vec![0usize; n + 1];
+        for (s, &c) in cross_slot.iter().enumerate() {
+            if c != NOT_CROSSING {
+                first[grain[s] as usize + 1] += 1;
+            }
+        }
+        for k in 0..n {
+            first[k + 1] += first[k];
+        }
+        let mut cross_to = vec![0u32; crossing as usize];
+        let mut cross_of = vec![0u32; crossing as usize];
+        for (s, &c) in cross_slot.iter().enumerate() {
+            if c != NOT_CROSSING {
+                let k = grain[s] as usize;
+                (cross_to[first[k]], cross_of[first[k]]) = (k as u32, c);
+                first[k] += 1;
             }
         }
         Links {
@@ -89,8 +101,13 @@ impl Links {
 }
 
 /// The compressed rows of `n` particles from `pairs` (i, j > i): row starts, partners (each
-/// row sorted by j) and owners, by counting sort on i.
-pub(super) fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<usize>, Vec<u32>, Vec<u32>) {
+/// row sorted by j, or by grain and then image for `by_grain`) and owners, by counting sort
+/// on i.
+pub(super) fn rows(
+    n: usize,
+    pairs: &[(u32, u32)],
+    by_grain: Option<&Ghosts>,
+) -> (Vec<usize>, Vec<u32>, Vec<u32>) {
     let mut start = vec![0usize; n + 1];
     for &(i, _) in pairs {
         start[i as usize + 1] += 1;
@@ -120,7 +137,11 @@ pub(super) fn rows(n: usize, pairs: &[(u32, u32)]) -> (Vec<usize>, Vec<u32>, Vec
     blocks.into_par_iter().for_each(|(rows, slots)| {
         let base = start[rows.start];
         for i in rows {
-            slots[start[i] - base..start[i + 1] - base].sort_unstable();
+            let row = &mut slots[start[i] - base..start[i + 1] - base];
+            match by_grain {
+                Some(g) => row.sort_unstable_by_key(|&j| g.resolve(j as usize)),
+                None => row.sort_unstable(),
+            }
         }
     });
     (start, partner, owner)

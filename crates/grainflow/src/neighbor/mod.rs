@@ -10,15 +10,18 @@
 //! neighbours after it), reading positions copied in cell order.
 //!
 //! Across periodic faces a list pairs either by minimum image (one image per pair), or, when it
-//! keeps its ghost table (`ghosts.rs`), with the periodic images of the grains listed after them (every image
-//! within reach): then a partner index at or past the number of grains is a ghost.
+//! keeps its ghost table (`ghosts.rs`), with the periodic images of the grains listed after
+//! them (every image within reach): then a partner index at or past the number of grains is a
+//! ghost, and `partner_grain` names the owned grain it is an image of. The soft-sphere method
+//! sorts each row by that grain, then image, so that its sums take the same order as by
+//! minimum image.
 
 use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::{MinimumImage, Periodic};
 use crate::contact::{ContactState, Extra, Formed, Slip};
-use crate::ghosts::Ghosts;
+use crate::ghosts::{periods, Ghosts, Image};
 
 mod cells;
 mod history;
@@ -34,8 +37,10 @@ pub struct NeighborList {
     pub skin: f64,
     /// Row starts: the pairs of particle i are slots `start[i]..start[i+1]`.
     pub start: Vec<usize>,
-    /// Partner j (> i) of each slot.
+    /// Partner j of each slot: a grain above i, or a ghost (an image of grain i or above).
     pub partner: Vec<u32>,
+    /// The owned grain each slot's partner is: the partner itself, or its ghost's owner.
+    pub partner_grain: Vec<u32>,
     /// Owner i of each slot (the row it lies in).
     pub owner: Vec<u32>,
     /// Contact history of each slot, in three parts ([`ContactState::split`]): the slip and
@@ -53,8 +58,8 @@ pub struct NeighborList {
     pub builds: u64,
     /// Set when the skin is sized from the grains' speeds at every build.
     pub auto: Option<AutoSkin>,
-    /// The periodic images listed as partners, when the list keeps them (the hard-sphere
-    /// method in a periodic box); `None` pairs across periodic faces by minimum image.
+    /// The periodic images listed as partners, when the list keeps them (every method in a
+    /// periodic box); `None` pairs across periodic faces by minimum image.
     pub ghosts: Option<Ghosts>,
 }
 
@@ -102,7 +107,7 @@ impl NeighborList {
         NeighborList {
             auto: self.auto,
             builds: self.builds,
-            ghosts: self.ghosts.as_ref().map(|_| Ghosts::default()),
+            ghosts: self.ghosts.as_ref().map(|g| Ghosts::empty(g.counted)),
             ..NeighborList::new(self.skin)
         }
     }
@@ -174,8 +179,8 @@ impl NeighborList {
     pub fn keeps(&self, k: usize, pos: DVec3, vel: DVec3, time: f64, period: DVec3) -> bool {
         let d = pos - self.ref_pos[k];
         let moved = match &self.ghosts {
-            Some(ghosts) => ghosts.unwrapped(k, d, period),
-            None => Periodic::minimum_image(d, period),
+            Some(ghosts) if ghosts.counted => ghosts.unwrapped(k, d, period),
+            _ => Periodic::minimum_image(d, period),
         }
         .length();
         moved + vel.length() * time < 0.5 * self.skin
@@ -214,12 +219,12 @@ impl NeighborList {
     /// steps: it takes the grains several at a time. A plain difference is never shorter than
     /// its minimum image, so only a chunk with a plain move past the limit (a grain that
     /// wrapped across a periodic face, or moved far) is measured again by minimum image.
-    /// With ghosts a move is the grain's own, unwrapped.
+    /// With ghosts whose wraps are counted a move is the grain's own, unwrapped.
     #[inline(always)]
     fn chunk_moved(&self, first: usize, ps: &[DVec3], period: DVec3, limit: f64) -> bool {
         let limit = limit * limit;
         let rs = &self.ref_pos[first..first + ps.len()];
-        if let Some(g) = &self.ghosts {
+        if let Some(g) = self.ghosts.as_ref().filter(|g| g.counted) {
             return (ps.iter().zip(rs).enumerate()).any(|(k, (p, r))| {
                 g.unwrapped(first + k, *p - *r, period).length_squared() > limit
             });
@@ -237,15 +242,60 @@ impl NeighborList {
         beyond(None) && beyond(Some(MinimumImage::new(period)))
     }
 
+    /// The whole periods grain k was wrapped by since the build, at `pos` (m), for periods
+    /// `period`: counted, or found by minimum image ([`Ghosts::found_wrap`]).
+    #[inline]
+    pub fn wrap_of(&self, k: usize, pos: DVec3, period: DVec3) -> Image {
+        match &self.ghosts {
+            Some(g) if g.counted => g.wraps[k],
+            _ => Ghosts::found_wrap(pos - self.ref_pos[k], period),
+        }
+    }
+
+    /// The positions (m) of the grains `range` at the last build.
+    pub(crate) fn built_at(&self, range: std::ops::Range<usize>) -> &[DVec3] {
+        &self.ref_pos[range]
+    }
+
+    /// The grain that partner `j` of grain i is (itself or the owner of a ghost) and its image
+    /// beside i now, as whole periods from where both are (0 without ghosts), for positions
+    /// `pos` and periods `period`.
+    #[inline]
+    pub fn image_now(&self, i: usize, j: usize, pos: &[DVec3], period: DVec3) -> (usize, Image) {
+        let Some(g) = &self.ghosts else {
+            return (j, [0; 3]);
+        };
+        let (k, s) = g.resolve(j);
+        if g.counted {
+            return (k, g.image_now(i, k, s));
+        }
+        let (wi, wk) = (
+            self.wrap_of(i, pos[i], period),
+            self.wrap_of(k, pos[k], period),
+        );
+        (k, std::array::from_fn(|a| s[a] + wk[a] - wi[a]))
+    }
+
     /// The grain that partner `j` of grain i is (itself or the owner of a ghost) and the
     /// separation from i to it (m), for positions `pos` and periods `period`: to the ghost's
-    /// image, or else the minimum image.
+    /// image, or else the minimum image. With wraps found (the soft-sphere method) it is
+    /// (x_k − x_i) − (w_i L − (s + w_k) L), the pair loop's bits.
     #[inline]
     pub fn separation(&self, i: usize, j: usize, pos: &[DVec3], period: DVec3) -> (usize, DVec3) {
         match &self.ghosts {
-            Some(g) => {
+            Some(g) if g.counted => {
                 let (k, s) = g.resolve(j);
                 (k, g.separation(i, (k, s), pos[k] - pos[i], period))
+            }
+            Some(g) => {
+                let (k, s) = g.resolve(j);
+                let (wi, wk) = (
+                    self.wrap_of(i, pos[i], period),
+                    self.wrap_of(k, pos[k], period),
+                );
+                let to_k = std::array::from_fn(|a| s[a] + wk[a]);
+                let shift = periods(wi, period) - periods(to_k, period);
+                (k, (pos[k] - pos[i]) - shift)
             }
             None => (j, Periodic::minimum_image(pos[j] - pos[i], period)),
         }
@@ -257,10 +307,14 @@ impl NeighborList {
     /// k = i and the image is above 0 (a grain and its own image), so that it counts once.
     pub fn build(&mut self, pos: &[DVec3], radius: &[f64], periodic: &Periodic) {
         let n = pos.len();
+        // The pairs with a history, keyed by grain and image as they are now, before the
+        // ghosts are made anew.
+        let kept = self.keyed_history(pos, periodic.lengths());
         let (pairs, n_total) = match self.ghosts.as_mut() {
             Some(ghosts) => {
                 let r_max = radius.iter().copied().fold(0.0, f64::max);
-                *ghosts = Ghosts::new(pos, periodic, 2.0 * r_max + self.skin);
+                let reach = 2.0 * r_max + self.skin;
+                *ghosts = Ghosts::new(pos, periodic, reach, ghosts.counted);
                 let ext = ghosts.positions(pos, periodic.lengths());
                 let ghosts = &*ghosts;
                 let (radius, open) = (ghosts.extend(radius), Periodic::default());
@@ -273,14 +327,26 @@ impl NeighborList {
             }
             None => (candidate_pairs(pos, radius, self.skin, periodic), n),
         };
-        let (start, partner, owner) = rows(n, &pairs);
+        // Rows by grain, then image, where the wraps are found (the soft-sphere method).
+        let by_grain = self.ghosts.as_ref().filter(|g| !g.counted);
+        let (start, partner, owner) = rows(n, &pairs, by_grain);
+        let key = |j: u32| match &self.ghosts {
+            Some(g) => {
+                let (k, s) = g.resolve(j as usize);
+                (k as u32, s)
+            }
+            None => (j, [0; 3]),
+        };
+        let keys: Vec<(u32, Image)> = partner.par_iter().map(|&j| key(j)).collect();
+        let grain: Vec<u32> = keys.par_iter().map(|k| k.0).collect();
         // The history moves while the reverse rows and crossing pairs are found.
         let ((), links) = rayon::join(
-            || self.carry_history(n, &start, &partner),
-            || Links::of(&start, &partner, n_total),
+            || self.carry_history(kept, &start, &keys),
+            || Links::of(&start, &partner, &grain, n_total),
         );
         self.start = start;
         self.partner = partner;
+        self.partner_grain = grain;
         self.owner = owner;
         self.links = links;
         self.ref_pos = pos.to_vec();

@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+use glam::DVec3;
 use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -119,7 +120,7 @@ pub(super) fn problems(scene: &Scene, p: &mut Vec<Error>) {
                     format!("must be a finite speed ≥ 0 (m/s), got {slide}"),
                 ));
             }
-            crate::hard::scene_problems(scene, p);
+            hard_problems(scene, p);
         }
         Method::ApproxHard(o) => o.problems(p),
     }
@@ -143,6 +144,36 @@ fn soft_problems(scene: &Scene, o: &SoftOptions, p: &mut Vec<Error>) {
             "simulation.method.soft.integrator",
             "runge_kutta and adams_* need contact.tangential = pebbles or none and rolling = twisting = \"none\" (the spring, rolling and twisting slots integrate inside the force)",
         ));
+    }
+}
+
+/// What a hard-sphere scene cannot have, each with its field path: walls whose collision
+/// times are not predicted (cone, block), and rotations that move a wall's shape (straight-line
+/// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
+fn hard_problems(scene: &Scene, p: &mut Vec<Error>) {
+    use crate::walls::{Motion as WallMotion, Shape};
+    for (k, w) in scene.walls.iter().enumerate() {
+        let shape = w.shape.build();
+        if shape.members().iter().any(|s| {
+            matches!(
+                s,
+                Shape::Cone(_) | Shape::Block(_) | Shape::Indented(_) | Shape::Hopper(_)
+            )
+        }) {
+            p.push(Error::scene(
+                format!("walls[{k}].type"),
+                "method = \"hard\" predicts collisions with planes, plates, disks, cylinders, rings, points and lines (and blocks with side = \"inside\", which are planes); not cones, solid blocks, indented cylinders or hoppers",
+            ));
+        }
+        if let WallMotion::Rotate { center, axis, .. } = &w.motion {
+            let axis = axis.normalize_or_zero();
+            if axis != DVec3::ZERO && !shape.symmetric_about(*center, axis) {
+                p.push(Error::scene(
+                    format!("walls[{k}].motion.axis"),
+                    "method = \"hard\" needs a rotation that leaves the wall in place: about a cylinder's, disk's, ring's or line's own axis, or a plane's normal (000 §2.2.3)",
+                ));
+            }
+        }
     }
 }
 

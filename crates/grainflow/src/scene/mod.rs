@@ -21,6 +21,7 @@ mod inserts;
 mod method;
 mod particle_files;
 mod particles;
+mod planar;
 mod recirculation;
 mod stress;
 mod tallies;
@@ -192,7 +193,7 @@ pub struct SimulationSpec {
     /// Simulated time at the start (s), 001 `initial_time`; the run ends at start_time + duration.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub start_time: f64,
-    /// 3 (spheres) or 2 (discs in the xy plane, density per area; see [`crate::planar`]).
+    /// 3 (spheres) or 2 (discs in the xy plane, density per area; see `planar.rs`).
     #[serde(default = "three")]
     pub dimensions: u8,
     /// Soft method: every this many steps, the particles are sorted again along the Morton
@@ -236,6 +237,8 @@ fn default_max_overlap() -> f64 {
     0.3
 }
 
+/// The wall vocabulary a scene shares with the runtime: motions, sides, surfaces, indentations.
+pub use crate::walls::{Indentation, Motion, Side, Surface};
 pub(crate) use walls::make_walls;
 pub use walls::{ShapeSpec, WallSpec};
 
@@ -258,6 +261,9 @@ pub struct OutputSpec {
     /// PEBBLES tallies (001 §4.3): energy, velocity, probability table, wear, force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tallies: Option<TalliesSpec>,
+    /// With snapshots, a pkdgrav `ss` file per frame in these units (`"pkdgrav"` or `"scene"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ss: Option<crate::io::ss::SsUnits>,
 }
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
@@ -395,7 +401,7 @@ impl Scene {
                 format!("must be in (0, 1], got {}", s.max_overlap),
             ));
         }
-        crate::planar::problems(self, &mut p);
+        planar::problems(self, &mut p);
         if let Some([lo, hi]) = s.domain {
             box_corners(&mut p, "simulation.domain", lo, hi);
         }

@@ -8,7 +8,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::particle_files::{FileSource, LammpsDataSource};
+use super::particle_files::{FileSource, LammpsDataSource, LammpsDumpSource, SsSource};
 use super::{box_corners, finite, in_range, positive, Method, Scene};
 use crate::fill::lattice::{lattice_spaced, LatticeKind};
 use crate::fill::{annulus::Annulus, layer::cylinder_layer, random::random_placement};
@@ -22,8 +22,9 @@ const MAX_LATTICE_SITES: f64 = 1e8;
 /// Attempts random placement may make per requested sphere before it gives up.
 const RANDOM_ATTEMPTS_PER_SPHERE: usize = 1000;
 
-/// A way to make particles: `type = "list"`, `"file"`, `"lammps_data"`, `"lattice"`,
-/// `"cylinder_layer"`, `"annulus"`, `"random"` or `"pack"`, with the fields of that source.
+/// A way to make particles: `type = "list"`, `"file"`, `"lammps_data"`, `"lammps_dump"`, `"ss"`,
+/// `"lattice"`, `"cylinder_layer"`, `"annulus"`, `"random"` or `"pack"`, with the fields of that
+/// source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ParticleSource {
@@ -33,6 +34,10 @@ pub enum ParticleSource {
     File(FileSource),
     /// The atoms of a LAMMPS data file.
     LammpsData(LammpsDataSource),
+    /// The atoms of one frame of a LAMMPS dump.
+    LammpsDump(LammpsDumpSource),
+    /// The particles of a pkdgrav `ss` file.
+    Ss(SsSource),
     /// A cubic or HCP lattice filling a box.
     Lattice(LatticeSource),
     /// Touching spheres lining the inside of a cylinder.
@@ -50,7 +55,7 @@ pub(super) struct Making<'a> {
     /// Index of the source in `particles`, for messages.
     k: usize,
     /// Index of the source's material.
-    material: usize,
+    pub(super) material: usize,
     /// Density of the source's material (kg/m³).
     pub(super) density: f64,
     /// Folder relative paths are read from.
@@ -61,6 +66,8 @@ pub(super) struct Making<'a> {
     tolerance: f64,
     /// The scene's generator, shared by the sources in order.
     rng: &'a mut ChaCha8Rng,
+    /// The scene (materials of the sources that map types to them).
+    pub(super) scene: &'a Scene,
 }
 
 impl Making<'_> {
@@ -89,6 +96,8 @@ impl ParticleSource {
             ParticleSource::List(s) => &s.material,
             ParticleSource::File(s) => &s.material,
             ParticleSource::LammpsData(s) => &s.material,
+            ParticleSource::LammpsDump(s) => &s.material,
+            ParticleSource::Ss(s) => &s.material,
             ParticleSource::Lattice(s) => &s.material,
             ParticleSource::CylinderLayer(s) => &s.material,
             ParticleSource::Annulus(s) => &s.material,
@@ -99,10 +108,13 @@ impl ParticleSource {
 
     /// What a run would refuse in the source's own values; `at` is its place,
     /// `particles[k]`.
-    fn problems(&self, at: &str, dimensions: u8, p: &mut Vec<Error>) {
+    fn problems(&self, at: &str, scene: &Scene, p: &mut Vec<Error>) {
+        let dimensions = scene.simulation.dimensions;
         match self {
             ParticleSource::List(s) => s.problems(at, p),
             ParticleSource::File(_) | ParticleSource::LammpsData(_) => {}
+            ParticleSource::LammpsDump(s) => scene.type_table_problems(at, &s.types, p),
+            ParticleSource::Ss(s) => scene.type_table_problems(at, &s.types, p),
             ParticleSource::Lattice(s) => s.problems(at, p),
             ParticleSource::CylinderLayer(s) => s.problems(at, p),
             ParticleSource::Annulus(s) => s.problems(at, dimensions, p),
@@ -117,6 +129,8 @@ impl ParticleSource {
             ParticleSource::List(s) => Ok(s.make(m)),
             ParticleSource::File(s) => s.make(m),
             ParticleSource::LammpsData(s) => s.make(m),
+            ParticleSource::LammpsDump(s) => s.make(m),
+            ParticleSource::Ss(s) => s.make(m),
             ParticleSource::Lattice(s) => Ok(s.make(m)),
             ParticleSource::CylinderLayer(s) => Ok(s.make(m)),
             ParticleSource::Annulus(s) => s.make(m),
@@ -132,7 +146,7 @@ impl Scene {
         for (k, src) in self.particles.iter().enumerate() {
             let at = format!("particles[{k}]");
             self.check_material_ref(p, format!("{at}.material"), src.material());
-            src.problems(&at, self.simulation.dimensions, p);
+            src.problems(&at, self, p);
         }
     }
 }
@@ -165,29 +179,17 @@ pub(crate) fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Resu
             walls,
             tolerance,
             rng: &mut rng,
+            scene,
         };
-        let specs = src.make(&mut making)?;
-        let core = scene.materials[material].core;
-        let inside = |c: &crate::particles::Core| specs.iter().find(|s| s.radius <= c.radius);
-        if let Some((c, s)) = core.as_ref().and_then(|c| Some((c, inside(c)?))) {
-            return Err(Error::scene(
-                format!("materials[{material}].core.radius"),
-                format!(
-                    "{} m is not below the radius {} m of a particle of particles[{k}]",
-                    c.radius, s.radius
-                ),
-            ));
+        for s in src.make(&mut making)? {
+            let (m, i) = scene.particle_mass(&s).map_err(|e| match e {
+                Error::Scene { field, reason } => {
+                    Error::scene(field, format!("{reason} of particles[{k}]"))
+                }
+                other => other,
+            })?;
+            made.push((s, m, i));
         }
-        made.extend(specs.into_iter().map(|s| {
-            // Discs (2-D) have mass per area; their inertia is set by planar::make_discs.
-            let (m, i) = if scene.simulation.dimensions == 2 {
-                let m = crate::planar::disc_mass(s.radius, density);
-                (m, crate::planar::disc_inertia(m, s.radius))
-            } else {
-                core_shell_mass_inertia(s.radius, density, core)
-            };
-            (s, m, i)
-        }));
     }
     let cell = 2.0 * made.iter().map(|(s, ..)| s.radius).fold(0.0, f64::max);
     let pos: Vec<DVec3> = made.iter().map(|(s, ..)| s.pos).collect();
@@ -197,6 +199,33 @@ pub(crate) fn make_particles(scene: &Scene, base: &Path, walls: &[Wall]) -> Resu
         particles.push_with_inertia(k as u64, &made[k].0, made[k].1, made[k].2);
     }
     Ok(particles)
+}
+
+impl Scene {
+    /// Mass (kg) and moment of inertia (kg m²) of a particle of its material: a core–shell or
+    /// homogeneous sphere, or a disc (mass per area) in 2-D, whose inertia planar::make_discs
+    /// sets. Refuses a material without density or a core not inside the particle.
+    pub(crate) fn particle_mass(&self, s: &ParticleSpec) -> Result<(f64, f64)> {
+        let (k, material) = (s.material, &self.materials[s.material]);
+        let density = material.density.ok_or_else(|| {
+            Error::scene(format!("materials[{k}].density"), "is needed for particles")
+        })?;
+        if let Some(c) = material.core.filter(|c| s.radius <= c.radius) {
+            return Err(Error::scene(
+                format!("materials[{k}].core.radius"),
+                format!(
+                    "{} m is not below the radius {} m of a particle",
+                    c.radius, s.radius
+                ),
+            ));
+        }
+        Ok(if self.simulation.dimensions == 2 {
+            let m = crate::planar::disc_mass(s.radius, density);
+            (m, crate::planar::disc_inertia(m, s.radius))
+        } else {
+            core_shell_mass_inertia(s.radius, density, material.core)
+        })
+    }
 }
 
 /// `n` velocities: `mean` plus Gaussian components of spread σ (m/s) drawn with Box–Muller from

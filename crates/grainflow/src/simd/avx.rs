@@ -131,7 +131,8 @@ impl F {
         self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_GT_OQ>(a, b)))
     }
 
-    /// self ≥ o per lane.
+    /// self ≥ o per lane. Only the tests use it.
+    #[cfg(test)]
     #[inline(always)]
     pub fn ge(self, o: F) -> Mask {
         self.test(o, |a, b| avx!(_mm256_cmp_pd::<_CMP_GE_OQ>(a, b)))
@@ -252,7 +253,8 @@ impl Mask {
         })
     }
 
-    /// Whether lane `k` is set.
+    /// Whether lane `k` is set. Only the tests use it.
+    #[cfg(test)]
     #[inline(always)]
     pub fn lane(self, k: usize) -> bool {
         self.bits() >> k & 1 == 1

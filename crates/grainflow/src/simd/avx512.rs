@@ -132,7 +132,8 @@ impl F {
         self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(a, b)))
     }
 
-    /// self ≥ o per lane.
+    /// self ≥ o per lane. Only the tests use it.
+    #[cfg(test)]
     #[inline(always)]
     pub fn ge(self, o: F) -> Mask {
         self.test(o, |a, b| avx!(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(a, b)))
@@ -277,7 +278,8 @@ impl Mask {
             .fold(0, |bits, (h, &m)| bits | u32::from(m) << (8 * h))
     }
 
-    /// Whether lane `k` is set.
+    /// Whether lane `k` is set. Only the tests use it.
+    #[cfg(test)]
     #[inline(always)]
     pub fn lane(self, k: usize) -> bool {
         self.bits() >> k & 1 == 1

@@ -98,7 +98,8 @@ impl F {
         self.test(o, |a, b| a > b)
     }
 
-    /// self ≥ o per lane.
+    /// self ≥ o per lane. Only the tests use it.
+    #[cfg(test)]
     #[inline(always)]
     pub fn ge(self, o: F) -> Mask {
         self.test(o, |a, b| a >= b)
@@ -184,7 +185,8 @@ impl Mask {
         (0..LANES).map(|k| u32::from(self.0[k]) << k).sum()
     }
 
-    /// Whether lane `k` is set.
+    /// Whether lane `k` is set. Only the tests use it.
+    #[cfg(test)]
     #[inline(always)]
     pub fn lane(self, k: usize) -> bool {
         self.0[k]

@@ -195,9 +195,9 @@ fn evaluate(
     s.follow_list(world);
     s.timers.neighbor += lap(&mut t);
     s.body.update(physics, &world.particles, world.time);
-    pairs::pack(&mut s.packed, &world.particles);
+    pairs::pack(&mut s.packed, &world.particles, &world.neighbors, period);
     s.packed.fresh = false;
-    let (pair_stats, wall_stats) = contact_forces(world, physics, s, dt, period, &mut t);
+    let (pair_stats, wall_stats) = contact_forces(world, physics, s, dt, &mut t);
     let stats = if physics.planar {
         let stats = gather_forces(world, physics, s, None);
         crate::planar::project_forces(&mut world.particles);
@@ -243,7 +243,6 @@ fn contact_forces(
     physics: &Physics,
     s: &mut SoftStepper,
     dt: f64,
-    period: DVec3,
     t: &mut std::time::Instant,
 ) -> (ContactStats, ContactStats) {
     let World {
@@ -282,7 +281,7 @@ fn contact_forces(
                     },
                     cross: &mut cross[..],
                 };
-                pair_forces(parts, physics, dt, period)
+                pair_forces(parts, physics, dt)
             })
         },
         || {
@@ -419,7 +418,7 @@ mod tests {
         let mut crossing = 0;
         for i in 0..p.len() {
             for s in nl.start[i]..nl.start[i + 1] {
-                let j = nl.partner[s] as usize;
+                let j = nl.partner_grain[s] as usize;
                 let f = sim.reactions().expect("kept")[s].0;
                 sum[i] -= f;
                 sum[j] += f;

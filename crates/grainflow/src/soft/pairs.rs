@@ -14,7 +14,6 @@
 use glam::DVec3;
 
 use super::{body, ContactStats};
-use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
 use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
@@ -23,9 +22,9 @@ use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
 use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
-pub(super) use packing::{pack, pack_chunk, Facts};
+pub(super) use packing::{pack, pack_chunk, pack_ghosts, shift_chunk, Facts};
 pub use packing::{Packed, Run};
-use runs::{add, quads, run, subtract, vec, Fold, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
+use runs::{add, quads, run, subtract, vec, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
 
 mod batch;
 mod packing;
@@ -56,6 +55,9 @@ pub(super) struct PairParts<'a> {
     pub cross: &'a mut [(DVec3, DVec3)],
 }
 
+/// The owners, partners and partners' grains of a run of slots.
+type Slots<'a> = (&'a [u32], &'a [u32], &'a [u32]);
+
 /// The constants of the material pairs the lanes read: the same for every pair when one
 /// material serves every grain, else looked up pair by pair.
 #[derive(Clone, Copy)]
@@ -65,13 +67,18 @@ enum PairConstants {
     ByMaterial,
 }
 
-/// What every block of the pair loop reads.
+/// What every block of the pair loop reads. A partner's centre and shift are read at its
+/// index (a grain or a ghost), everything else at its grain's.
 struct Rows<'a> {
     start: &'a [usize],
     owner: &'a [u32],
     partner: &'a [u32],
+    partner_grain: &'a [u32],
     cross_slot: &'a [u32],
+    /// Centres and radii, then shifts ([`Packed`]), of the grains and their ghosts.
     pos: &'a [Run],
+    shift: &'a [Run],
+    /// The grains' state, as many as there are grains.
     vel: &'a [DVec3],
     omega: &'a [DVec3],
     radius: &'a [f64],
@@ -88,7 +95,6 @@ struct Rows<'a> {
     /// k_n, k_t, g_n and g_t of every contact, when the model gives them for any pair
     /// ([`shared_stiffness`]): the lanes then read them from no history.
     stiffness: Option<[f64; 4]>,
-    fold: Fold,
     dt: f64,
 }
 
@@ -97,12 +103,7 @@ struct Rows<'a> {
 /// block into `cross`, and per slot into `reaction` when it is kept (for stress analysis);
 /// history updated in place; pairs that separated lose their history and reaction.
 #[inline(never)]
-pub(super) fn pair_forces(
-    parts: PairParts<'_>,
-    physics: &Physics,
-    dt: f64,
-    period: DVec3,
-) -> ContactStats {
+pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> ContactStats {
     let PairParts {
         particles,
         force,
@@ -121,11 +122,12 @@ pub(super) fn pair_forces(
         inv_inertia,
         ..
     } = particles;
-    let n = packed.pos.len();
+    let (n, n_total) = (particles.len(), packed.pos.len());
     let crate::neighbor::NeighborList {
         start,
         owner,
         partner,
+        partner_grain,
         slip,
         formed,
         extra,
@@ -158,8 +160,10 @@ pub(super) fn pair_forces(
         start,
         owner,
         partner,
+        partner_grain,
         cross_slot,
-        pos: &packed.pos[..n],
+        pos: &packed.pos[..n_total],
+        shift: &packed.shift[..n_total],
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],
@@ -172,7 +176,6 @@ pub(super) fn pair_forces(
         constants,
         fixed: packed.fixed,
         stiffness: shared_stiffness(&physics.model.normal).map(|s| [s.kn, s.kt, s.gn, s.gt]),
-        fold: Fold::new(&MinimumImage::new(period)),
         dt,
     };
     rows.blocks(all, block_cross)
@@ -244,23 +247,26 @@ impl Rows<'_> {
         // At most BATCH slots, so that neither list can overflow.
         let run = run.start..run.end.min(run.start + BATCH);
         let base = block.first_slot;
-        let owner = &self.owner[base + run.start..base + run.end];
-        let partner = &self.partner[base + run.start..base + run.end];
+        let slots = base + run.start..base + run.end;
+        let (owner, partner) = (&self.owner[slots.clone()], &self.partner[slots.clone()]);
+        let grain = &self.partner_grain[slots];
         let history = History {
             slip: &block.slip[run.clone()],
             formed: &block.formed[run.clone()],
             extra: &block.extra[run.clone()],
             constants: self.stiffness.is_none(),
         };
-        // Listed pairs always name particles of the store; checked here once, so that the
-        // loop needs no checks.
-        let largest = owner.iter().chain(partner).fold(0, |m, &k| m.max(k));
+        // Listed pairs always name particles of the store (grains, and for partners ghosts);
+        // checked here once, so that the loop needs no checks.
+        let largest = owner.iter().chain(grain).fold(0, |m, &k| m.max(k));
+        let last = partner.iter().fold(0, |m, &k| m.max(k));
         assert!(
-            (largest as usize) < self.pos.len(),
+            (largest as usize) < self.vel.len() && (last as usize) < self.pos.len(),
             "a listed pair names a particle of the store"
         );
+        let slots = (owner, partner, grain);
         let (len, separated) = if self.lanes.is_none() {
-            self.test::<true>(owner, partner, history, run.start, found)
+            self.test::<true>(slots, history, run.start, found)
         } else {
             // In vector registers where the build has them (registers.rs).
             #[cfg(all(
@@ -271,7 +277,7 @@ impl Rows<'_> {
                 )
             ))]
             {
-                self.test_established(owner, partner, history, run.start, found)
+                self.test_established(slots, history, run.start, found)
             }
             #[cfg(not(all(
                 target_arch = "x86_64",
@@ -282,9 +288,9 @@ impl Rows<'_> {
             )))]
             {
                 if self.fixed {
-                    self.test::<true>(owner, partner, history, run.start, found)
+                    self.test::<true>(slots, history, run.start, found)
                 } else {
-                    self.test::<false>(owner, partner, history, run.start, found)
+                    self.test::<false>(slots, history, run.start, found)
                 }
             }
         };
@@ -294,30 +300,40 @@ impl Rows<'_> {
     }
 
     /// The loop of [`Rows::overlaps`] over the slots `first..` of the block with owners,
-    /// partners and histories `owner`, `partner`, `history`: the touching and separated pairs'
-    /// counts. `GENERAL` when a pair may take the scalar law for another reason than forming
-    /// (a model the lanes do not cover, or two immovable grains).
+    /// partners, partners' grains and histories `slots`, `history`: the touching and separated
+    /// pairs' counts, each touching pair with its partner's grain. `GENERAL` when a pair may
+    /// take the scalar law for another reason than forming (a model the lanes do not cover,
+    /// or two immovable grains).
     #[inline(always)]
     fn test<const GENERAL: bool>(
         &self,
-        owner: &[u32],
-        partner: &[u32],
+        (owner, partner, grain): Slots,
         history: History,
         first: usize,
         found: &mut Found,
     ) -> (usize, usize) {
         let (mut len, mut separated) = (0, 0);
         let slip = history.slip;
-        for k in 0..slip.len().min(owner.len()).min(partner.len()) {
+        let n = slip
+            .len()
+            .min(owner.len())
+            .min(partner.len())
+            .min(grain.len());
+        for k in 0..n {
             let before = slip[k].touching();
             history.ask_ahead(k);
-            let (i, j) = (owner[k] as usize, partner[k] as usize);
+            let (i, p, j) = (owner[k] as usize, partner[k] as usize, grain[k] as usize);
             prefetch(self.vel.as_ptr().wrapping_add(j));
             prefetch(self.omega.as_ptr().wrapping_add(j));
             // SAFETY: `overlaps` checked every owner and partner against the store.
-            let (p_i, p_j) = unsafe { (self.pos.get_unchecked(i), self.pos.get_unchecked(j)) };
-            let d = self.fold.separation(p_i, p_j);
-            let (d2, reach) = (d.length_squared3(), p_i.0[3] + p_j.0[3]);
+            let (p_i, p_j, h_i, h_j) = unsafe {
+                let (pos, shift) = (self.pos, self.shift);
+                let at = |v: &[Run], k: usize| Quad::new(v.get_unchecked(k).0);
+                (at(pos, i), at(pos, p), at(shift, i), at(shift, p))
+            };
+            let d = (p_j - p_i) - (h_i - h_j);
+            let (p_i, p_j) = (p_i.to_array(), p_j.to_array());
+            let (d2, reach) = (d.length_squared3(), p_i[3] + p_j[3]);
             let touching = !(d2 >= reach * reach || d2 == 0.0);
             let scalar = !before
                 || GENERAL
@@ -334,8 +350,8 @@ impl Rows<'_> {
                 *found.dy.get_unchecked_mut(len) = y;
                 *found.dz.get_unchecked_mut(len) = z;
                 *found.d2.get_unchecked_mut(len) = d2;
-                *found.r_i.get_unchecked_mut(len) = p_i.0[3];
-                *found.r_j.get_unchecked_mut(len) = p_j.0[3];
+                *found.r_i.get_unchecked_mut(len) = p_i[3];
+                *found.r_j.get_unchecked_mut(len) = p_j[3];
                 *found.scalar.get_unchecked_mut(len) = u8::from(scalar);
                 *found.apart.get_unchecked_mut(separated) = a;
             }

@@ -33,17 +33,27 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
         material,
         ..
     } = &mut world.particles;
-    packed.resize(pos.len());
+    let n = pos.len();
     let neighbors = &world.neighbors;
-    let stale = neighbors.stale_count(pos.len());
+    packed.resize(n, neighbors);
+    let stale = neighbors.stale_count(n);
     let period = periodic.lengths();
+    // The shifts of grains that wrapped since the build, when the list keeps ghosts and was
+    // built for these grains (else the rebuild to come packs them).
+    let shifts = neighbors.ghosts.is_some() && !stale;
+    let (runs, shift) = (&mut packed.pos[..n], &mut packed.shift[..n]);
     let (left, facts) = pos
         .par_chunks_mut(CHUNK)
         .zip(vel.par_chunks_mut(CHUNK))
         .zip(omega.par_chunks_mut(CHUNK))
-        .zip(packed.pos.par_chunks_mut(CHUNK))
+        .zip(runs.par_chunks_mut(CHUNK))
+        .zip(
+            shift
+                .par_chunks_mut(CHUNK)
+                .zip(packed.shifted.par_iter_mut()),
+        )
         .enumerate()
-        .map(|(c, (((xs, vs), ws), qp))| {
+        .map(|(c, ((((xs, vs), ws), qp), (qs, shifted)))| {
             let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
             kick(vs, &force[a..b], &inv_mass[a..b], h);
             kick(ws, &torque[a..b], &inv_inertia[a..b], h);
@@ -57,6 +67,9 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
                 }
             }
             pairs::pack_chunk(qp, xs, &radius[a..b]);
+            if shifts {
+                pairs::shift_chunk(qs, shifted, xs, neighbors.built_at(a..b), period);
+            }
             let left = !stale && neighbors.left_half_skin(a, xs, period);
             (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
         })
@@ -64,7 +77,10 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
             || (false, None),
             |(l, f), (m, g)| (l || m, Facts::both(f, g)),
         );
-    packed.note(facts);
+    if shifts {
+        pairs::pack_ghosts(packed, neighbors, period);
+    }
+    packed.note(facts, neighbors.builds);
     stale || left
 }
 

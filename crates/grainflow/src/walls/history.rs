@@ -135,7 +135,7 @@ impl WallHistory {
     /// Replaces every contact by `contacts`, (particle, member, state), for `n` particles,
     /// for a restart; the histories of listed members move beside the near lists when those
     /// were built for these particles (else at the next build) and every one of `walls` is
-    /// [`listable`].
+    /// `listable`.
     pub fn restore(
         &mut self,
         n: usize,

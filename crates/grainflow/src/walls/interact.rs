@@ -1,6 +1,6 @@
 //! How walls act on grains in every method: poses at the current time, placement of a grain
 //! in a wall's frame, sticky and absorbing surfaces, grains held by walls. The soft-sphere
-//! contact forces of walls are [`crate::soft::walls`]; the near lists are [`super::near`].
+//! contact forces of walls are `soft/walls.rs`; the near lists are `near.rs`.
 //!
 //! **Sticky and absorbing walls** (000 §2.2) act at the start of each force evaluation, in
 //! ascending particle order so that runs are deterministic: a free grain touching a sticky
@@ -112,7 +112,7 @@ pub enum Candidates {
     /// The free grains listed near a member of a sticky or absorbing wall, each against its
     /// listed members only, when the near lists cover every such wall: right after the
     /// rebuild check, a grain cannot touch a member it is not listed near
-    /// ([`super::near::NearWalls`]).
+    /// (`NearWalls`).
     /// Else every free grain.
     Near,
 }
@@ -217,7 +217,7 @@ pub fn apply_surfaces(world: &mut World, periodic: &Periodic, candidates: Candid
 /// Removes the particles with `keep[k] == false`, keeping the order of the others and the
 /// contact history of every remaining touching pair.
 pub fn remove_particles(world: &mut World, keep: &[bool], periodic: &Periodic) {
-    let pairs = world.pair_history_by_id();
+    let pairs = world.pair_history_by_id(periodic);
     world.particles.retain(keep);
     world.wall_history.retain(keep);
     let mut k = 0;

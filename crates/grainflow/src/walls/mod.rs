@@ -24,23 +24,23 @@
 //! **Layout.** A wall as a scene writes it, and what can be wrong with it, is
 //! [`crate::scene::WallSpec`];
 //! [`interact`] is what every method does with walls during a run (poses, a grain placed in
-//! a wall's frame, sticky and absorbing surfaces); [`near`] lists the members that may touch
-//! each grain until the next neighbour rebuild; [`history`] keeps every wall contact's
-//! history; [`mesh`] draws the shapes. The soft-sphere wall forces are
-//! [`crate::soft::walls`].
+//! a wall's frame, sticky and absorbing surfaces); `near.rs` lists the members that may touch
+//! each grain until the next neighbour rebuild; `history.rs` keeps every wall contact's
+//! history ([`WallHistory`]); [`mesh`] draws the shapes. The soft-sphere wall forces are
+//! `soft/walls.rs`.
 
 pub mod block;
 pub mod cone;
 pub mod cylinder;
 pub mod disk;
-pub mod history;
+pub(crate) mod history;
 pub mod hopper;
 pub mod indent;
 pub mod interact;
 pub mod line;
 pub mod mesh;
 pub mod motion;
-pub mod near;
+pub(crate) mod near;
 pub mod plane;
 pub mod plate;
 pub mod point;
@@ -51,11 +51,11 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::contact::Touch;
 
-pub use crate::scene::walls::{ShapeSpec, WallSpec};
 pub use block::Block;
 pub use cone::Cone;
 pub use cylinder::{Cylinder, Side};
 pub use disk::Disk;
+pub use history::{WallHistory, WallMember};
 pub use hopper::{Hopper, HopperPart};
 pub use indent::{Indentation, IndentedPart};
 pub use line::Line;

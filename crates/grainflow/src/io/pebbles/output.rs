@@ -119,10 +119,12 @@ impl DeckOutput {
     fn overlaps(&mut self, sim: &Simulation) -> Result<()> {
         let w = &sim.world;
         let (p, nl) = (&w.particles, &w.neighbors);
+        let period = sim.physics.periodic.lengths();
         let mut rows: Vec<(u64, u64, f64)> = (0..nl.len())
             .filter_map(|s| {
-                let (i, j) = (nl.owner(s), nl.partner[s] as usize);
-                let l = p.radius[i] + p.radius[j] - p.pos[i].distance(p.pos[j]);
+                let i = nl.owner(s);
+                let (j, d) = nl.separation(i, nl.partner[s] as usize, &p.pos, period);
+                let l = p.radius[i] + p.radius[j] - d.length();
                 let (a, b) = (p.id[i].min(p.id[j]), p.id[i].max(p.id[j]));
                 (l > 0.0).then_some((a, b, l))
             })
@@ -159,7 +161,8 @@ impl DeckOutput {
         if let Some((file, mult)) = &self.dump_positions {
             write_positions(&self.dir.join(file), sim, *mult)?;
         }
-        write_pebble_csv(&self.dir.join(format!("{}_pebbles.csv", self.stem)), &save)
+        write_pebble_csv(&self.dir.join(format!("{}_pebbles.csv", self.stem)), &save)?;
+        crate::io::durable::sync_dir(&self.dir)
     }
 }
 
@@ -172,7 +175,7 @@ pub fn write_pebble_csv(path: &Path, save: &Save) -> Result<()> {
             b.id, b.pos.x, b.pos.y, b.pos.z, b.radius, b.passes
         ));
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::io::durable::write_text(path, &text)
 }
 
 fn open(path: &Path) -> Result<BufReader<File>> {
@@ -243,7 +246,7 @@ pub fn split_data(path: &Path, dir: &Path, frequency: u64, skips: u64) -> Result
         |s| s % every == 0,
         |step, text| {
             let file = dir.join(format!("{step:012}"));
-            std::fs::write(&file, text).map_err(|e| Error::io(&file, e))?;
+            crate::io::durable::write_text(&file, &text)?;
             written.push(file);
             Ok(true)
         },

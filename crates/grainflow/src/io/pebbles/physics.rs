@@ -147,7 +147,7 @@ pub fn core(r_c: f64, r_o: f64, rho_c: f64) -> Option<Core> {
 }
 
 /// Euler steps per `alpha` that keep every isolated contact of the deck's law from growing
-/// (see [`crate::integrator::euler_substeps`]): the normal mode of a pebble pair and of a
+/// (see `integrator::euler_substeps`): the normal mode of a pebble pair and of a
 /// pebble on a wall (γ = C⊥/m*, ω² = h/m*, eq 3.7), and the tangential mode of each with the
 /// contact point's mobility 1/m + r²/I per pebble (γ = C∥ ⋯, ω² = h_s ⋯, eq 3.8 and 3.50).
 /// The sample decks of 001 §8 need 2: at alpha = 1e-4 s a pair's tangential dashpot alone gives

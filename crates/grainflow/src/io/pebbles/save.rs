@@ -97,7 +97,7 @@ impl Save {
             .map(|s| {
                 (
                     p.id[nl.owner(s)],
-                    p.id[nl.partner[s] as usize],
+                    p.id[nl.partner_grain[s] as usize],
                     nl.slip[s].displacement(),
                 )
             })
@@ -152,13 +152,9 @@ impl Save {
         writeln!(w, "end_save")
     }
 
-    /// Writes the save to a file.
+    /// Writes the save to a file, whole ([`crate::io::durable::write_whole`]).
     pub fn write(&self, path: &Path) -> Result<()> {
-        let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-        let mut w = std::io::BufWriter::new(f);
-        self.write_to(&mut w)
-            .and_then(|_| w.flush())
-            .map_err(|e| Error::io(path, e))
+        crate::io::durable::write_whole(path, |w| self.write_to(w))
     }
 
     /// Reads a save file (the first save block in it).
@@ -323,7 +319,7 @@ impl Save {
             if let (Some(i), Some(j)) = (at(a), at(b)) {
                 // The list stores each pair once, owner i < j; the slip belongs to the owner.
                 let (lo, hi, s) = if i < j { (i, j, s) } else { (j, i, -s) };
-                entries.push((lo, hi, state(lo, Some(hi), s)));
+                entries.push((lo, hi, None, state(lo, Some(hi), s)));
             }
         }
         let mut walls = Vec::new();
@@ -398,5 +394,5 @@ pub fn write_positions(path: &Path, sim: &Simulation, mult: f64) -> Result<()> {
         text.push_str(&v3(p.pos[k] * mult));
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::io::durable::write_text(path, &text)
 }

@@ -16,8 +16,8 @@ use crate::scene::{
     Chute, Inlet, ListSource, Method, OutputSpec, PackSource, Packing, ParticleSource,
     Recirculation, Scene, SimulationSpec, SoftOptions, SphereSpec, TimeStep,
 };
+use crate::scene::{Motion, ShapeSpec, Side};
 use crate::timestep::DtLimit;
-use crate::walls::{Motion, ShapeSpec, Side};
 use crate::{Error, Result};
 
 /// Standard gravity (m/s²), pointing down −z (PEBBLES' vessels stand along z).
@@ -473,7 +473,7 @@ impl Deck {
         cone_spots: &[[f64; 2]],
         (count, r_o): (usize, f64),
         mut packing: Packing,
-        walls: &mut Vec<crate::walls::WallSpec>,
+        walls: &mut Vec<crate::scene::WallSpec>,
     ) -> Result<Fill> {
         let mut fill_bottom = v.bottom;
         let cone_packing = ["cone_packing", "cone_packing_chute"]
@@ -518,7 +518,7 @@ impl Deck {
         spots: &[[f64; 2]],
         reach: f64,
         r_o: f64,
-        walls: &mut Vec<crate::walls::WallSpec>,
+        walls: &mut Vec<crate::scene::WallSpec>,
     ) -> Result<f64> {
         let n = self.nums(name).unwrap_or_default();
         let (open, h) = (n[0], n[1]);

@@ -15,7 +15,7 @@ use glam::DVec3;
 
 use super::{Deck, Solid};
 use crate::scene::Chute;
-use crate::walls::{Indentation, Motion, ShapeSpec, Side, WallSpec};
+use crate::scene::{Indentation, Motion, ShapeSpec, Side, WallSpec};
 use crate::{Error, Result};
 
 /// What [`vessel`] builds.

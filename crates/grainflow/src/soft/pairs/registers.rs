@@ -6,7 +6,7 @@
 //! up from the touching lanes. Built for x86-64 with either; other builds take the
 //! slot-by-slot test.
 
-use super::{Fold, Found, History, Rows};
+use super::{Found, History, Rows, Run, Slots};
 use crate::contact::Slip;
 use crate::simd::{Quad, F, LANES};
 
@@ -15,8 +15,7 @@ impl Rows<'_> {
     #[inline(always)]
     pub(super) fn test_established(
         &self,
-        owner: &[u32],
-        partner: &[u32],
+        slots: Slots,
         history: History,
         first: usize,
         found: &mut Found,
@@ -27,7 +26,7 @@ impl Rows<'_> {
             target_feature = "avx512vl"
         ))]
         {
-            self.test_avx512(owner, partner, history, first, found)
+            self.test_avx512(slots, history, first, found)
         }
         #[cfg(all(
             target_arch = "x86_64",
@@ -35,21 +34,22 @@ impl Rows<'_> {
             not(all(target_feature = "avx512f", target_feature = "avx512vl"))
         ))]
         {
-            self.test_avx2(owner, partner, history, first, found)
+            self.test_avx2(slots, history, first, found)
         }
     }
 }
 
 impl Rows<'_> {
-    /// The centre runs of the eight grains `k` transposed into lane sets: x, y, z, radius.
+    /// The runs `v` of the eight grains or ghosts `k` transposed into lane sets: x, y, z and
+    /// radius of centres, or x, y, z and 0 of shifts.
     ///
     /// # Safety
-    /// Every index in `k` names a grain of the store (the overlap test checks them).
+    /// Every index in `k` names a run of `v` (the overlap test checks them).
     #[inline(always)]
-    unsafe fn centres(&self, k: &[u32; LANES]) -> [F; 4] {
+    unsafe fn lanes_of(v: &[Run], k: &[u32; LANES]) -> [F; 4] {
         // SAFETY: the caller's promise.
         let q: [Quad; LANES] =
-            std::array::from_fn(|a| Quad::new(unsafe { self.pos.get_unchecked(k[a] as usize) }.0));
+            std::array::from_fn(|a| Quad::new(unsafe { v.get_unchecked(k[a] as usize) }.0));
         F::from_quads(q)
     }
 
@@ -68,13 +68,6 @@ impl Rows<'_> {
             }
         }
         both
-    }
-}
-
-impl Fold {
-    /// L, L/2 and −L/2 per axis.
-    fn axes(&self) -> [[f64; 3]; 3] {
-        [&self.l, &self.half, &self.neg_half].map(|r| [r.0[0], r.0[1], r.0[2]])
     }
 }
 
@@ -119,8 +112,7 @@ impl Rows<'_> {
     #[inline(always)]
     pub(super) fn test_avx512(
         &self,
-        owner: &[u32],
-        partner: &[u32],
+        (owner, partner, grain): Slots,
         history: History,
         first: usize,
         found: &mut Found,
@@ -128,36 +120,37 @@ impl Rows<'_> {
         use super::ROOM;
         use std::arch::x86_64::*;
         let slip = history.slip;
-        let n = slip.len().min(owner.len()).min(partner.len());
+        let n = slip
+            .len()
+            .min(owner.len())
+            .min(partner.len())
+            .min(grain.len());
         let (mut len, mut separated) = (0usize, 0usize);
-        let fold = &self.fold;
         // SAFETY (every intrinsic below): the build enables AVX-512F and VL (cfg above); the
         // loads read runs of the store (the overlap test checked every index against it;
         // lanes past the run's end read run 0), and every store writes LANES places from len
         // or separated, both ≤ k ≤ BATCH − count, inside ROOM.
         unsafe {
-            let [l, half, neg_half] = fold.axes().map(|v| v.map(|x| _mm512_set1_pd(x)));
             let zero = _mm512_setzero_pd();
             let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let runs = |k: &[u32; LANES]| self.centres(k).map(F::raw);
-            let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
+            let runs = |v: &[Run], k: &[u32; LANES]| Self::lanes_of(v, k).map(F::raw);
+            let mut tails = [[0u32; LANES]; 3];
             let mut k = 0;
             while k < n {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
                 ask_ahead(&history, k);
-                let (oi, oj) = (
-                    eight(owner, k, count, &mut tail_i),
-                    eight(partner, k, count, &mut tail_j),
+                let [tail_i, tail_p, tail_j] = &mut tails;
+                let (oi, op, oj) = (
+                    eight(owner, k, count, tail_i),
+                    eight(partner, k, count, tail_p),
+                    eight(grain, k, count, tail_j),
                 );
-                let (pi, pj) = (runs(oi), runs(oj));
-                // As Fold::separation: d − L above L/2, d + L below −L/2.
+                let (pi, pj) = (runs(self.pos, oi), runs(self.pos, op));
+                let (hi, hj) = (runs(self.shift, oi), runs(self.shift, op));
+                // As Rows::test: (x_j − x_i) − (h_i − h_j).
                 let d = [0, 1, 2].map(|c| {
-                    let d = _mm512_sub_pd(pj[c], pi[c]);
-                    let below = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(neg_half[c], d);
-                    let inner = _mm512_mask_blend_pd(below, d, _mm512_add_pd(d, l[c]));
-                    let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(d, half[c]);
-                    _mm512_mask_blend_pd(above, inner, _mm512_sub_pd(d, l[c]))
+                    _mm512_sub_pd(_mm512_sub_pd(pj[c], pi[c]), _mm512_sub_pd(hi[c], hj[c]))
                 });
                 let sq = d.map(|d| _mm512_mul_pd(d, d));
                 let d2 = _mm512_add_pd(_mm512_add_pd(sq[0], sq[1]), sq[2]);
@@ -273,47 +266,48 @@ mod avx2 {
         #[inline(always)]
         pub(in crate::soft::pairs) fn test_avx2(
             &self,
-            owner: &[u32],
-            partner: &[u32],
+            (owner, partner, grain): Slots,
             history: History,
             first: usize,
             found: &mut Found,
         ) -> (usize, usize) {
             use std::arch::x86_64::*;
             let slip = history.slip;
-            let n = slip.len().min(owner.len()).min(partner.len());
+            let n = slip
+                .len()
+                .min(owner.len())
+                .min(partner.len())
+                .min(grain.len());
             let (mut len, mut separated) = (0usize, 0usize);
-            let fold = &self.fold;
             // SAFETY (every intrinsic below): the build enables AVX2 and BMI2 (x86-64-v3, cfg
             // above); the loads read runs of the store (the overlap test checked every index
             // against it; lanes past the run's end read run 0), and every store writes at most
             // LANES places from len or separated, both ≤ k ≤ BATCH − count, inside ROOM.
             unsafe {
-                let [l, half, neg_half] = fold.axes().map(|v| v.map(|x| _mm256_set1_pd(x)));
                 let zero = _mm256_setzero_pd();
                 let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-                let runs = |k: &[u32; LANES]| self.centres(k).map(F::halves);
-                let (mut tail_i, mut tail_j) = ([0u32; LANES], [0u32; LANES]);
+                let runs = |v: &[Run], k: &[u32; LANES]| Self::lanes_of(v, k).map(F::halves);
+                let mut tails = [[0u32; LANES]; 3];
                 let mut k = 0;
                 while k < n {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
                     ask_ahead(&history, k);
-                    let (oi, oj) = (
-                        eight(owner, k, count, &mut tail_i),
-                        eight(partner, k, count, &mut tail_j),
+                    let [tail_i, tail_p, tail_j] = &mut tails;
+                    let (oi, op, oj) = (
+                        eight(owner, k, count, tail_i),
+                        eight(partner, k, count, tail_p),
+                        eight(grain, k, count, tail_j),
                     );
-                    let (pi, pj) = (runs(oi), runs(oj));
+                    let (pi, pj) = (runs(self.pos, oi), runs(self.pos, op));
+                    let (si, sj) = (runs(self.shift, oi), runs(self.shift, op));
                     let mut apart = 0u32;
                     let mut lists = [[zero; 2]; 6];
                     for h in 0..2 {
-                        // As Fold::separation: d − L above L/2, d + L below −L/2.
+                        // As Rows::test: (x_j − x_i) − (h_i − h_j).
                         let d = [0, 1, 2].map(|c| {
                             let d = _mm256_sub_pd(pj[c][h], pi[c][h]);
-                            let below = _mm256_cmp_pd::<_CMP_GT_OQ>(neg_half[c], d);
-                            let inner = _mm256_blendv_pd(d, _mm256_add_pd(d, l[c]), below);
-                            let above = _mm256_cmp_pd::<_CMP_GT_OQ>(d, half[c]);
-                            _mm256_blendv_pd(inner, _mm256_sub_pd(d, l[c]), above)
+                            _mm256_sub_pd(d, _mm256_sub_pd(si[c][h], sj[c][h]))
                         });
                         let sq = d.map(|d| _mm256_mul_pd(d, d));
                         let d2 = _mm256_add_pd(_mm256_add_pd(sq[0], sq[1]), sq[2]);
@@ -375,7 +369,7 @@ mod tests {
     use super::super::*;
 
     /// An overlap test over a run of slots ([`Rows::test`]).
-    type VectorTest = fn(&Rows, &[u32], &[u32], History, usize, &mut Found) -> (usize, usize);
+    type VectorTest = fn(&Rows, Slots, History, usize, &mut Found) -> (usize, usize);
 
     #[test]
     fn the_overlap_tests_in_registers_find_what_the_slot_by_slot_one_finds() {
@@ -392,10 +386,14 @@ mod tests {
             x.z += 2e-4;
         }
         s.packed.fresh = false;
-        pack(&mut s.packed, &w.particles);
+        pack(
+            &mut s.packed,
+            &w.particles,
+            &w.neighbors,
+            physics.periodic.lengths(),
+        );
         let (w, packed) = (&*w, &s.packed);
         let (p, nl) = (&w.particles, &w.neighbors);
-        let period = physics.periodic.lengths();
         let immovable: Vec<f64> = (0..p.len())
             .map(|k| if k % 5 < 2 { 0.0 } else { p.inv_mass[k] })
             .collect();
@@ -406,8 +404,10 @@ mod tests {
                 start: &nl.start,
                 owner: &nl.owner,
                 partner: &nl.partner,
+                partner_grain: &nl.partner_grain,
                 cross_slot: &nl.links.cross_slot,
                 pos: &packed.pos,
+                shift: &packed.shift,
                 vel: &p.vel,
                 omega: &p.omega,
                 radius: &p.radius,
@@ -420,7 +420,6 @@ mod tests {
                 constants: PairConstants::ByMaterial,
                 fixed,
                 stiffness: None,
-                fold: Fold::new(&MinimumImage::new(period)),
                 dt: physics.dt,
             };
             for first in (0..p.len()).step_by(BLOCK) {
@@ -431,9 +430,10 @@ mod tests {
                     .map(|k| k..slots.min(k + BATCH - 3))
                 {
                     let lists = |r: std::ops::Range<usize>| (s0 + r.start)..(s0 + r.end);
-                    let (owner, partner) = (
+                    let slots = (
                         &nl.owner[lists(run.clone())],
                         &nl.partner[lists(run.clone())],
+                        &nl.partner_grain[lists(run.clone())],
                     );
                     let history = History {
                         slip: &nl.slip[lists(run.clone())],
@@ -442,13 +442,13 @@ mod tests {
                         constants: true,
                     };
                     let x = if fixed {
-                        rows.test::<true>(owner, partner, history, run.start, &mut a)
+                        rows.test::<true>(slots, history, run.start, &mut a)
                     } else {
-                        rows.test::<false>(owner, partner, history, run.start, &mut a)
+                        rows.test::<false>(slots, history, run.start, &mut a)
                     };
                     // Each test in registers this build has against the slot-by-slot one.
                     let check = |test: VectorTest, b: &mut Found| {
-                        let y = test(&rows, owner, partner, history, run.start, b);
+                        let y = test(&rows, slots, history, run.start, b);
                         assert_eq!(x, y, "block from {first}, slots {run:?}");
                         let (len, gone) = x;
                         assert_eq!(a.apart[..gone], b.apart[..gone]);
@@ -469,9 +469,9 @@ mod tests {
                         }
                     };
                     #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                    check(|r, o, p, s, f, b| r.test_avx512(o, p, s, f, b), &mut b);
+                    check(|r, o, s, f, b| r.test_avx512(o, s, f, b), &mut b);
                     #[cfg(target_feature = "avx2")]
-                    check(|r, o, p, s, f, b| r.test_avx2(o, p, s, f, b), &mut b);
+                    check(|r, o, s, f, b| r.test_avx2(o, s, f, b), &mut b);
                     let (len, gone) = x;
                     touching += len;
                     separated += gone;

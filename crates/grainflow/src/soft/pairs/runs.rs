@@ -1,48 +1,11 @@
-//! Runs of four numbers as the pair loop moves them: the minimum image of separations, sums,
-//! and a group's reactions transposed back from the lanes.
+//! Runs of four numbers as the pair loop moves them: sums, and a group's reactions transposed
+//! back from the lanes.
 
 use glam::DVec3;
 
 use super::Run;
-use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Reaction, V3};
 use crate::simd::{Quad, F, LANES};
-
-/// The minimum image of separations, as [`MinimumImage::fold`] axis by axis: d − L above
-/// L/2, d + L below −L/2.
-pub(super) struct Fold {
-    /// L, L/2 and −L/2 per axis, then 0, +∞ and −∞ (a run's radius is never folded).
-    pub(super) l: Run,
-    pub(super) half: Run,
-    pub(super) neg_half: Run,
-}
-
-impl Fold {
-    pub(super) fn new(image: &MinimumImage) -> Fold {
-        let (l, half) = image.lengths();
-        let run = |v: [f64; 3], w: f64| Run([v[0], v[1], v[2], w]);
-        Fold {
-            l: run(l, 0.0),
-            half: run(half, f64::INFINITY),
-            neg_half: run(half.map(|h| -h), f64::NEG_INFINITY),
-        }
-    }
-
-    /// The minimum image d of b − a for runs of centre and radius `a` and `b` (the fourth
-    /// number b's radius less a's).
-    #[inline(always)]
-    pub(super) fn separation(&self, a: &Run, b: &Run) -> Quad {
-        let (l, half, neg_half) = (
-            Quad::new(self.l.0),
-            Quad::new(self.half.0),
-            Quad::new(self.neg_half.0),
-        );
-        let (a, b) = (Quad::new(a.0), Quad::new(b.0));
-        let d = b - a;
-        // As MinimumImage::fold: d − L above L/2, d + L below −L/2.
-        d.select_gt(half, d - l, neg_half.select_gt(d, d + l, d))
-    }
-}
 
 /// Four lane sets from each lane's four numbers `f(l)`.
 #[inline(always)]

@@ -1,0 +1,58 @@
+//! How a run is driven to its end, or stopped by SIGINT or SIGTERM: after the step under way,
+//! with a final checkpoint and its files synced, so that `--resume` continues it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use grainflow::io::Outputs;
+use grainflow::sim::Simulation;
+
+/// The signal that asked the run to stop (its number), if any.
+pub struct Stop(Arc<AtomicUsize>);
+
+impl Stop {
+    /// Catches SIGINT and SIGTERM from now on: they set the flag instead of ending the process.
+    pub fn install() -> Result<Stop> {
+        let flag = Arc::new(AtomicUsize::new(0));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register_usize(signal, Arc::clone(&flag), signal as usize)
+                .with_context(|| format!("cannot catch signal {signal}"))?;
+        }
+        Ok(Stop(flag))
+    }
+
+    /// The signal received, if one was.
+    fn signal(&self) -> Option<usize> {
+        match self.0.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+}
+
+/// Steps `sim` until `end` (s), letting `outputs` write what is due and `each` report after
+/// every step. Stopped by a signal, it writes `checkpoint.gfck` and returns the exit status
+/// of a process ended by that signal (128 + its number).
+pub fn drive(
+    sim: &mut Simulation,
+    end: f64,
+    outputs: &mut Outputs,
+    mut each: impl FnMut(&Simulation) -> Result<()>,
+) -> Result<Option<u8>> {
+    let stop = Stop::install()?;
+    while sim.world.time + 0.5 * sim.physics.dt < end {
+        if let Some(signal) = stop.signal() {
+            outputs.checkpoint(sim, "checkpoint.gfck")?;
+            eprintln!(
+                "grainflow: stopped by signal {signal} at t = {:e} s (step {}); checkpoint.gfck written, the files synced; --resume it to go on",
+                sim.world.time, sim.world.step
+            );
+            return Ok(Some(128u8.saturating_add(signal as u8)));
+        }
+        sim.step()?;
+        outputs.observe(sim)?;
+        each(sim)?;
+    }
+    Ok(None)
+}

@@ -1,0 +1,210 @@
+//! A run killed anywhere — while a frame is written, while a checkpoint is, between — and
+//! resumed from its folder's checkpoint ends with every output byte for byte as a run that was
+//! never stopped; SIGTERM stops a run after its step with a final checkpoint.
+#![cfg(unix)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use grainflow::io::checkpoint::Checkpoint;
+use grainflow::io::manifest::Manifest;
+
+/// The pour scene cut small: 300 grains, 16 frames, 5 checkpoints, series rows every 0.2 ms.
+fn scene(dir: &Path) -> PathBuf {
+    let template = Command::new(env!("CARGO_BIN_EXE_grainflow"))
+        .args(["scenes", "pour"])
+        .output()
+        .expect("runs")
+        .stdout;
+    let text = String::from_utf8(template)
+        .expect("utf-8")
+        .replace("duration = 0.6 ", "duration = 0.008 ")
+        .replace("count = 2000", "count = 300")
+        .replace("snapshot_interval = 0.02 ", "snapshot_interval = 0.0005 ")
+        .replace("series_interval = 0.001 ", "series_interval = 0.0002 ")
+        .replace(
+            "checkpoint_interval = 0.1 ",
+            "checkpoint_interval = 0.0015 ",
+        );
+    let path = dir.join("pour.toml");
+    std::fs::write(&path, text).expect("writes the scene");
+    path
+}
+
+/// Starts a run into `out`: resumed from its checkpoint when there is one, else afresh.
+fn start(scene: &Path, out: &Path) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grainflow"));
+    cmd.args(["--threads", "1", "run"])
+        .arg(scene)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let ckpt = out.join("checkpoint.gfck");
+    if ckpt.exists() {
+        cmd.arg("--resume").arg(ckpt);
+    } else {
+        cmd.arg("--overwrite");
+    }
+    cmd.spawn().expect("starts grainflow")
+}
+
+/// When to kill.
+#[derive(Clone, Copy, Debug)]
+enum When {
+    /// While the file whose name starts with this is being written (its temporary exists).
+    Writing(&'static str),
+    /// After this long.
+    After(Duration),
+}
+
+/// True when a temporary file of a name starting `prefix` is in `out` or `out/frames`.
+fn writing(out: &Path, prefix: &str) -> bool {
+    [out.to_path_buf(), out.join("frames")].iter().any(|d| {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                let n = e.file_name();
+                let n = n.to_string_lossy();
+                n.starts_with(&format!(".{prefix}")) && n.ends_with(".grainflow-tmp")
+            })
+    })
+}
+
+/// Kills `child` with SIGKILL at `when`; false when it ended first (and must have succeeded).
+fn kill_at(child: &mut Child, out: &Path, when: When) -> bool {
+    let begun = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().expect("stderr"), &mut err)
+                .expect("reads");
+            assert!(status.success(), "{when:?}: {err}");
+            return false;
+        }
+        let due = match when {
+            When::Writing(prefix) => writing(out, prefix),
+            When::After(d) => begun.elapsed() >= d,
+        };
+        if due {
+            child.kill().expect("kills");
+            child.wait().expect("reaps");
+            return true;
+        }
+        assert!(
+            begun.elapsed() < Duration::from_secs(120),
+            "{when:?}: hangs"
+        );
+    }
+}
+
+/// Every file of a run folder (and its frames) by name.
+fn files(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for (d, prefix) in [(out.to_path_buf(), ""), (out.join("frames"), "frames/")] {
+        for e in std::fs::read_dir(&d).expect("lists").flatten() {
+            if e.file_type().expect("type").is_file() {
+                let name = format!("{prefix}{}", e.file_name().to_string_lossy());
+                all.insert(name, std::fs::read(e.path()).expect("reads"));
+            }
+        }
+    }
+    all
+}
+
+fn same_files(a: &Path, b: &Path) {
+    let (a, b) = (files(a), files(b));
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "the folders hold different files"
+    );
+    for (name, bytes) in &a {
+        assert!(*bytes == b[name], "{name} differs from the straight run's");
+    }
+}
+
+fn run_to_end(scene: &Path, out: &Path) {
+    let mut child = start(scene, out);
+    assert!(!kill_at(&mut child, out, When::After(Duration::MAX)));
+}
+
+#[test]
+fn killed_and_resumed_runs_end_byte_for_byte_as_a_straight_run() {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scene = scene(&dir);
+    let straight = dir.join("straight");
+    run_to_end(&scene, &straight);
+    assert_eq!(
+        std::fs::read_dir(straight.join("frames"))
+            .expect("frames")
+            .count(),
+        17
+    );
+
+    let killed = dir.join("killed");
+    let ms = Duration::from_millis;
+    let plan = [
+        When::Writing("particles_"),
+        When::Writing("manifest.json"),
+        When::After(ms(40)),
+        When::Writing("checkpoint.gfck"),
+        When::Writing("particles.pvd"),
+        When::After(ms(120)),
+        When::Writing("particles_"),
+        When::Writing("checkpoint.gfck"),
+        When::After(ms(250)),
+        When::Writing("manifest.json"),
+        When::Writing("particles_"),
+        When::Writing("checkpoint.gfck"),
+        When::After(ms(10)),
+        When::Writing("final.gfck"),
+    ];
+    let mut kills = 0;
+    for when in plan {
+        let mut child = start(&scene, &killed);
+        if !kill_at(&mut child, &killed, when) {
+            break;
+        }
+        kills += 1;
+    }
+    // A kill may come too late, when the run has ended; most must hit.
+    assert!(kills >= plan.len() - 2, "only {kills} kills hit the run");
+    if !killed.join("final.gfck").exists() {
+        run_to_end(&scene, &killed);
+    }
+    same_files(&straight, &killed);
+
+    // SIGTERM: the run stops after its step, with a checkpoint the manifest names.
+    let term = dir.join("term");
+    let mut child = start(&scene, &term);
+    while !term.join("frames/particles_000004.vtu").exists() {
+        assert!(
+            child.try_wait().expect("waits").is_none(),
+            "ended before SIGTERM"
+        );
+    }
+    let pid = child.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let status = child.wait().expect("waits");
+    assert_eq!(status.code(), Some(128 + 15), "exit status after SIGTERM");
+    let ckpt = Checkpoint::read(&term.join("checkpoint.gfck")).expect("a final checkpoint");
+    let manifest = Manifest::read(&term).expect("reads").expect("a manifest");
+    let last = manifest.checkpoints.last().expect("a checkpoint recorded");
+    assert_eq!(last.step, ckpt.step);
+    assert!(ckpt.time < 0.008, "stopped at t = {}", ckpt.time);
+    run_to_end(&scene, &term);
+    same_files(&straight, &term);
+    std::fs::remove_dir_all(&dir).expect("cleans up");
+}
