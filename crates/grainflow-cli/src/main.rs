@@ -589,17 +589,51 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
     let dt = sim.physics.dt;
     match sim.scene.simulation.method {
         Method::Soft(options) => {
-            let mut lines = vec![
-                format!(
-                    "  shortest contact t_c: {:.4e} s (002 eq 27)",
-                    sim.physics.contact_time
-                ),
-                format!(
-                    "  time step dt:         {:.4e} s (t_c / {:.1})",
-                    dt,
-                    sim.physics.contact_time / dt
-                ),
-            ];
+            let mut lines = if sim.physics.contact_time.is_finite() {
+                vec![
+                    format!(
+                        "  shortest contact t_c: {:.4e} s (002 eq 27)",
+                        sim.physics.contact_time
+                    ),
+                    format!(
+                        "  time step dt:         {:.4e} s (t_c / {:.1})",
+                        dt,
+                        sim.physics.contact_time / dt
+                    ),
+                ]
+            } else {
+                vec![
+                    "  contact law:          none (grains that touch stop the run)".to_string(),
+                    format!("  time step dt:         {dt:.4e} s"),
+                ]
+            };
+            if sim.physics.contact_time.is_finite() {
+                let step = dt / f64::from(options.substeps.max(1));
+                let p = &sim.world.particles;
+                let names = |k: usize| sim.scene.materials.get(k).map_or("?", |m| m.name.as_str());
+                for (a, b, e, d) in grainflow::contact::discrete::for_pairs(
+                    &sim.physics.model,
+                    &sim.physics.table,
+                    p,
+                    step,
+                ) {
+                    lines.push(format!(
+                        "  restitution at dt:    {}–{}: e = {e} delivered {:.3} to {:.3} (mean {:.3}) head-on at v_c, by where in the step the contact starts (validate restitution-dt)",
+                        names(a),
+                        names(b),
+                        d.low,
+                        d.high,
+                        d.mean
+                    ));
+                }
+            }
+            if sim.physics.orbital_step.is_finite() {
+                lines.push(format!(
+                    "  orbital step limit:   {:.4e} s (0.05 √(r³ / G M) at the closest approach; dt / it = {:.2})",
+                    sim.physics.orbital_step,
+                    dt / f64::from(options.substeps.max(1)) / sim.physics.orbital_step
+                ));
+            }
             let n = options.substeps;
             if n > 1 {
                 lines.push(format!(

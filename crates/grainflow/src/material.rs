@@ -20,13 +20,18 @@ pub struct Material {
     /// Density ρ (kg/m³); needed by materials that particles are made of.
     #[serde(default)]
     pub density: Option<f64>,
-    /// Young's modulus E (Pa).
+    /// Young's modulus E (Pa); needed unless the scene has no contact law, as are the
+    /// three below ([`Material::missing_elastic`]).
+    #[serde(default = "unset", skip_serializing_if = "is_unset")]
     pub youngs_modulus: f64,
     /// Poisson's ratio ν (−), in (−1, 0.5).
+    #[serde(default = "unset", skip_serializing_if = "is_unset")]
     pub poisson_ratio: f64,
     /// Normal coefficient of restitution e (−), in [0, 1].
+    #[serde(default = "unset", skip_serializing_if = "is_unset")]
     pub restitution: f64,
     /// Sliding (Coulomb) friction coefficient μ_s (−), 002 eq 7.
+    #[serde(default = "unset", skip_serializing_if = "is_unset")]
     pub sliding_friction: f64,
     /// Rolling friction coefficient μ_r (−), 002 eq 17.
     #[serde(default)]
@@ -49,6 +54,34 @@ pub struct Material {
 
 fn smooth() -> f64 {
     1.0
+}
+
+/// What an elastic constant left out of a scene reads: −1, which none of them may be (E > 0,
+/// ν > −1, e ≥ 0, μ ≥ 0), so that a scene with a contact law is refused naming it, and a
+/// scene without one writes it back out left out.
+const UNSET: f64 = -1.0;
+
+fn unset() -> f64 {
+    UNSET
+}
+
+fn is_unset(v: &f64) -> bool {
+    *v == UNSET
+}
+
+impl Material {
+    /// The first of the constants a contact law needs that the scene left out.
+    pub fn missing_elastic(&self) -> Option<&'static str> {
+        [
+            ("youngs_modulus", self.youngs_modulus),
+            ("poisson_ratio", self.poisson_ratio),
+            ("restitution", self.restitution),
+            ("sliding_friction", self.sliding_friction),
+        ]
+        .into_iter()
+        .find(|(_, v)| is_unset(v))
+        .map(|(name, _)| name)
+    }
 }
 
 /// Explicit values for one pair of materials, overriding the mixing rule.

@@ -29,8 +29,11 @@ pub struct Physics {
     pub frame: Option<Frame>,
     /// Time step (s).
     pub dt: f64,
-    /// Shortest contact time of the scene (s), 002 eq 27.
+    /// Shortest contact time of the scene (s), 002 eq 27; +∞ without a contact law.
     pub contact_time: f64,
+    /// The integrator step the gravity fields allow (s), [`crate::timestep::orbital_step`];
+    /// +∞ without central body and self-gravity.
+    pub orbital_step: f64,
     /// Largest overlap / radius before the run stops.
     pub max_overlap: f64,
     /// Box the grains must stay in (periodic axes excepted).
@@ -63,13 +66,14 @@ impl Physics {
             })
             .collect();
         let table = PairTable::new(&scene.materials, &overrides);
-        let contact_time = shortest_contact_time(scene, &table, particles, walls);
-        if !contact_time.is_finite() {
+        if particles.is_empty() {
             return Err(Error::scene(
                 "particles",
                 "the scene makes no particles; at least one is needed",
             ));
         }
+        let contact_time = shortest_contact_time(scene, &table, particles, walls);
+        let orbital_step = crate::timestep::orbital_step(&scene.gravity, particles);
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
         let soft = match scene.simulation.method {
             Method::Soft(o) => Some(o),
@@ -77,7 +81,16 @@ impl Physics {
         };
         let n = f64::from(soft.map_or(1, |o| o.substeps.max(1)));
         let dt = match scene.simulation.dt {
-            TimeStep::Auto(_) => n * contact_time * AUTO_FRACTION,
+            TimeStep::Auto(_) => {
+                let dt = (n * contact_time * AUTO_FRACTION).min(n * orbital_step);
+                if !dt.is_finite() {
+                    return Err(Error::scene(
+                        "simulation.dt",
+                        "\"auto\" needs a contact law or a central body or self-gravity to size the step; give dt in seconds",
+                    ));
+                }
+                dt
+            }
             TimeStep::Fixed(dt) => {
                 // Hard spheres have no contact time: any dt resolves collisions exactly.
                 let fraction = scene.simulation.dt_limit.fraction();
@@ -104,12 +117,17 @@ impl Physics {
         };
         let s = &scene.simulation;
         Ok(Physics {
-            model: scene.contact,
+            model: if scene.contact.normal == crate::contact::Normal::None {
+                crate::contact::ContactModel::none()
+            } else {
+                scene.contact
+            },
             table,
             gravity: scene.gravity,
             frame: scene.frame,
             dt,
             contact_time,
+            orbital_step,
             max_overlap: s.max_overlap,
             domain: s.domain.map(|[a, b]| (a, b)),
             periodic: scene.boundary.periodic,

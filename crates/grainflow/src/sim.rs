@@ -110,6 +110,14 @@ impl Simulation {
                 self.stats.max_overlap_ratio = s.step(w, physics)?.max_overlap_ratio
             }
         }
+        if physics.model.normal == crate::contact::Normal::None && self.stats.contacts > 0 {
+            return Err(Error::Unstable {
+                time: w.time,
+                step: w.step,
+                id: w.particles.id[self.stats.worst],
+                reason: "touches another grain, but the scene has no contact law ([contact] normal = \"none\" or no [contact] table); give one".into(),
+            });
+        }
         if let Some(r) = &physics.recirculation {
             r.apply(w, self.stepper.body_acc());
         }

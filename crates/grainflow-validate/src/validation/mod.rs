@@ -10,6 +10,7 @@ pub mod hard_walls;
 pub mod pebbles;
 pub mod pebbles_friction;
 pub mod pile;
+pub mod restitution_dt;
 pub mod self_gravity;
 pub mod spin_up;
 pub mod tumbler;
@@ -171,6 +172,11 @@ pub const CASES: &[Case] = &[
         name: "restitution",
         about: "002 §4.1.3: head-on pairs for e = 0 … 1; measured e' = e for Hooke and Hertz",
         run: two_body::restitution,
+    },
+    Case {
+        name: "restitution-dt",
+        about: "002 §4.1.3 at dt = \"auto\" (t_c/15): head-on pairs for Hooke, Hertz, Flores and linear at e = 0.1 … 0.9; the run equals the step's discrete map, whose e' over the phases of first touch is shown beside e",
+        run: restitution_dt::restitution_dt,
     },
     Case {
         name: "oblique-impact",

@@ -8,6 +8,7 @@
 //! contacts: a wall is a body of infinite radius and mass whose surface velocity is given.
 
 pub mod cohesion;
+pub mod discrete;
 pub(crate) mod lanes;
 pub(crate) mod law;
 pub mod normal;
@@ -57,6 +58,19 @@ fn default_characteristic_velocity() -> f64 {
 }
 
 impl ContactModel {
+    /// No contact law (`normal = "none"`, every other slot none): what a scene without a
+    /// `[contact]` table gets.
+    pub fn none() -> Self {
+        ContactModel {
+            normal: Normal::None,
+            tangential: Tangential::None,
+            rolling: Rolling::None,
+            twisting: Twisting::None,
+            cohesion: Cohesion::None,
+            characteristic_velocity: default_characteristic_velocity(),
+        }
+    }
+
     /// Hertz normal force (002 A6) with the tangential spring (002 §3.2) and nothing else, at
     /// v_c = 1 m/s: the base the validation scenes change one slot of (hard-sphere scenes
     /// need a model but do not use it).

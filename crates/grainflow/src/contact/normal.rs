@@ -19,6 +19,10 @@ use crate::material::PairParams;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Normal {
+    /// No contact law, for scenes whose grains never touch (orbits, gravity alone): materials
+    /// need no elastic constants, walls are refused, no contact time bounds the step, and a
+    /// run whose grains touch stops with the pair named.
+    None,
     /// Linear visco-elastic, stiffness from E, ν and v_c (002 A5).
     Hooke,
     /// Hertzian visco-elastic (002 A6).
@@ -64,7 +68,9 @@ impl Normal {
     /// The model's form.
     pub fn form(&self) -> Form {
         match self {
-            Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => Form::Linear,
+            Normal::None | Normal::Hooke | Normal::Linear { .. } | Normal::Pebbles { .. } => {
+                Form::Linear
+            }
             Normal::Hertz => Form::Hertz,
             Normal::Flores => Form::Flores,
         }
@@ -149,6 +155,7 @@ pub fn stiffness(
     wall: bool,
 ) -> Stiffness {
     match *model {
+        Normal::None => Stiffness::default(),
         Normal::Pebbles {
             hooke,
             vessel_hooke,
@@ -216,6 +223,7 @@ pub fn shared_stiffness(model: &Normal) -> Option<Stiffness> {
         Normal::Pebbles {
             hooke, dash_pot, ..
         } => Some(pebbles_stiffness(hooke, dash_pot)),
+        Normal::None => Some(Stiffness::default()),
         Normal::Hooke | Normal::Hertz | Normal::Flores => None,
     }
 }
@@ -283,6 +291,7 @@ pub fn linear_equivalent(
     wall: bool,
 ) -> (f64, f64) {
     match *model {
+        Normal::None => (0.0, 0.0),
         Normal::Linear { kn, damping, .. } => (kn, damping),
         Normal::Pebbles {
             hooke,

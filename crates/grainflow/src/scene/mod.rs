@@ -46,7 +46,8 @@ pub use tallies::{Cadence, ForceSpec, ProbabilitySpec, TalliesSpec, WearSpec};
 pub struct Scene {
     /// Method, duration, time step, seed and run limits.
     pub simulation: SimulationSpec,
-    /// The contact law.
+    /// The contact law; none (`normal = "none"`) when the table is absent.
+    #[serde(default = "ContactModel::none")]
     pub contact: ContactModel,
     /// Materials of particles and walls.
     pub materials: Vec<Material>,
@@ -568,6 +569,23 @@ impl Scene {
                     "is needed: particles are made of this material",
                 ));
             }
+            if let Some(c) = m.core {
+                for (name, v) in [("core.radius", c.radius), ("core.density", c.density)] {
+                    if !(v.is_finite() && v >= 0.0) {
+                        p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
+                    }
+                }
+            }
+            if self.contact.normal == Normal::None {
+                continue;
+            }
+            if let Some(name) = m.missing_elastic() {
+                p.push(Error::scene(
+                    f(name),
+                    "is needed by the contact law ([contact] normal); a scene whose grains never touch may leave out [contact] and the elastic constants",
+                ));
+                continue;
+            }
             positive(p, f("youngs_modulus"), m.youngs_modulus);
             if !(m.poisson_ratio > -1.0 && m.poisson_ratio < 0.5) {
                 p.push(Error::scene(
@@ -597,13 +615,6 @@ impl Scene {
             ] {
                 if !(v.is_finite() && v >= 0.0) {
                     p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
-                }
-            }
-            if let Some(c) = m.core {
-                for (name, v) in [("core.radius", c.radius), ("core.density", c.density)] {
-                    if !(v.is_finite() && v >= 0.0) {
-                        p.push(Error::scene(f(name), format!("must be ≥ 0, got {v}")));
-                    }
                 }
             }
             if no_cohesion && m.cohesion > 0.0 {
@@ -648,6 +659,20 @@ impl Scene {
         let names: Vec<&str> = self.materials.iter().map(|m| m.name.as_str()).collect();
         for (k, w) in self.walls.iter().enumerate() {
             w.problems(k, &names, p);
+        }
+        if self.contact.normal == Normal::None {
+            if !self.walls.is_empty() {
+                p.push(Error::scene(
+                    "walls",
+                    "need a contact law: give [contact] with a normal model (a scene without one is for grains that never touch)",
+                ));
+            }
+            if !matches!(self.simulation.method, Method::Soft(_)) {
+                p.push(Error::scene(
+                    "contact.normal",
+                    "\"none\" runs with the soft method only (hard spheres collide with the materials' restitution)",
+                ));
+            }
         }
     }
 }
