@@ -617,8 +617,13 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
                     p,
                     step,
                 ) {
+                    use grainflow::contact::Normal;
+                    let asked = match sim.physics.model.normal {
+                        Normal::Linear { .. } | Normal::Pebbles { .. } => "damping given".into(),
+                        _ => format!("e = {e}"),
+                    };
                     lines.push(format!(
-                        "  restitution at dt:    {}–{}: e = {e} delivered {:.3} to {:.3} (mean {:.3}) head-on at v_c, by where in the step the contact starts (validate restitution-dt)",
+                        "  restitution at dt:    {}–{}: {asked}, delivered {:.3} to {:.3} (mean {:.3}) head-on at v_c, by where in the step the contact starts (validate restitution-dt)",
                         names(a),
                         names(b),
                         d.low,

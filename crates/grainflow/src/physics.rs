@@ -73,7 +73,8 @@ impl Physics {
             ));
         }
         let contact_time = shortest_contact_time(scene, &table, particles, walls);
-        let orbital_step = crate::timestep::orbital_step(&scene.gravity, particles);
+        let contacts = scene.contact.normal != crate::contact::Normal::None;
+        let orbital_step = crate::timestep::orbital_step(&scene.gravity, particles, contacts);
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
         let soft = match scene.simulation.method {
             Method::Soft(o) => Some(o),

@@ -26,12 +26,14 @@ pub const ORBIT_FRACTION: f64 = 0.05;
 /// at the closest approach the scene allows, +∞ without central body and self-gravity.
 /// * Central body of mass M: per grain, the periapsis of its Kepler orbit about the body from
 ///   its initial position and velocity, r_p = h² / (G M (1 + e)) with h = |d × v| and
-///   e = √(1 + 2 ε h² / (G M)²), ε = v²/2 − G M / |d| (never below the grain's radius).
+///   e = √(1 + 2 ε h² / (G M)²), ε = v²/2 − G M / |d|, never below the grain's radius; with
+///   a contact law (`contacts`), never below its initial distance |d|, since walls and other
+///   grains then hold it up (a bed on an asteroid is not on an orbit).
 /// * Self-gravity: two grains come no closer than touching, r = r_i + r_j, and
 ///   (r_i + r_j)³ / (m_i + m_j) ≥ 3 / (4π ρ_max) for grains of density ρ ≤ ρ_max: the time
 ///   √(3 / (4π G ρ_max)) of an orbit skimming the densest grain, which also bounds the
 ///   free-fall time of any cloud of them (its mean density is lower).
-pub fn orbital_step(gravity: &Gravity, p: &Particles) -> f64 {
+pub fn orbital_step(gravity: &Gravity, p: &Particles, contacts: bool) -> f64 {
     let g = gravity.constant;
     let free = (0..p.len()).filter(|&k| p.inv_mass[k] > 0.0);
     let mut t = f64::INFINITY;
@@ -43,7 +45,10 @@ pub fn orbital_step(gravity: &Gravity, p: &Particles) -> f64 {
             let h2 = d.cross(v).length_squared();
             let energy = 0.5 * v.length_squared() - mu / d.length();
             let e = (1.0 + 2.0 * energy * h2 / (mu * mu)).max(0.0).sqrt();
-            let r = (h2 / (mu * (1.0 + e))).max(p.radius[k]);
+            // A grain that meets others or walls is held up by them (a regolith bed on an
+            // asteroid), so it comes no closer than where it starts; a free one follows Kepler.
+            let floor = if contacts { d.length() } else { p.radius[k] };
+            let r = (h2 / (mu * (1.0 + e))).max(floor);
             t = t.min((r.powi(3) / mu).sqrt());
         }
     }
@@ -175,7 +180,13 @@ mod tests {
             }),
             ..Gravity::default()
         };
-        let dt = orbital_step(&gravity, &p);
+        let dt = orbital_step(&gravity, &p, false);
+        // With contacts, no closer than it starts: 2 m.
+        let held = orbital_step(&gravity, &p, true);
+        assert!(
+            (held - ORBIT_FRACTION * ra.powf(1.5)).abs() < 1e-14,
+            "{held}"
+        );
         assert!((dt - ORBIT_FRACTION * rp.powf(1.5)).abs() < 1e-14, "{dt}");
     }
 
