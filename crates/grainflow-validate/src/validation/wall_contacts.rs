@@ -172,6 +172,28 @@ fn flat(c: DVec3, u: DVec3, v: DVec3, lo: [f64; 2], hi: [f64; 2]) -> Patch {
 /// solid side (a half-space or solid's interior).
 type Solid = Box<dyn Fn(DVec3) -> bool>;
 
+/// The flat ring of radii `rho` about `c` in the plane of `e1`, `e2`, by polar parameters
+/// (radius, angle), with its first and second derivatives.
+fn polar(c: DVec3, e1: DVec3, e2: DVec3, rho: [f64; 2]) -> Patch {
+    Patch {
+        lo: [rho[0], -std::f64::consts::PI],
+        hi: [rho[1], std::f64::consts::PI],
+        periodic: [false, true],
+        s: Box::new(move |[rho, phi]| {
+            let radial = phi.cos() * e1 + phi.sin() * e2;
+            let tangent = -phi.sin() * e1 + phi.cos() * e2;
+            [
+                c + rho * radial,
+                radial,
+                rho * tangent,
+                DVec3::ZERO,
+                tangent,
+                -rho * radial,
+            ]
+        }),
+    }
+}
+
 fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
     use grainflow::walls::*;
     let big = 50.0;
@@ -232,23 +254,7 @@ fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
                 inner: 0.0,
             }),
             // Polar parameters (radius, angle): the rim is the clamped radius.
-            vec![Patch {
-                lo: [0.0, -std::f64::consts::PI],
-                hi: [1.2, std::f64::consts::PI],
-                periodic: [false, true],
-                s: Box::new(move |[rho, phi]| {
-                    let radial = phi.cos() * e1 + phi.sin() * e2;
-                    let tangent = -phi.sin() * e1 + phi.cos() * e2;
-                    [
-                        c + rho * radial,
-                        radial,
-                        rho * tangent,
-                        DVec3::ZERO,
-                        tangent,
-                        -rho * radial,
-                    ]
-                }),
-            }],
+            vec![polar(c, e1, e2, [0.0, 1.2])],
             Box::new(never),
         ),
         (
@@ -259,24 +265,8 @@ fn primitives() -> Vec<(&'static str, Shape, Vec<Patch>, Solid)> {
                 radius: 1.2,
                 inner: 0.5,
             }),
-            // Polar parameters (radius, angle): both rims are the clamped radius.
-            vec![Patch {
-                lo: [0.5, -std::f64::consts::PI],
-                hi: [1.2, std::f64::consts::PI],
-                periodic: [false, true],
-                s: Box::new(move |[rho, phi]| {
-                    let radial = phi.cos() * e1 + phi.sin() * e2;
-                    let tangent = -phi.sin() * e1 + phi.cos() * e2;
-                    [
-                        c + rho * radial,
-                        radial,
-                        rho * tangent,
-                        DVec3::ZERO,
-                        tangent,
-                        -rho * radial,
-                    ]
-                }),
-            }],
+            // Both rims are the clamped radius.
+            vec![polar(c, e1, e2, [0.5, 1.2])],
             Box::new(never),
         ),
         (
