@@ -350,3 +350,30 @@ fn substeps_split_the_step_and_keep_its_count_and_time() {
     assert_eq!(a.world.particles.vel, b.world.particles.vel);
     assert!((a.world.time - b.world.time).abs() < 1e-18);
 }
+
+#[test]
+fn pebbles_contact_values_are_checked_by_name() {
+    let pebbles = r#"normal = { pebbles = { hooke = 1.0e6, vessel_hooke = 1.0e6, dash_pot = 200.0 } }
+
+[contact.tangential.pebbles]
+kinetic_friction = 0.4
+dash_pot = C_T
+
+[contact.tangential.pebbles.static_friction]
+friction = MU_S
+hooke = 1.0e6
+velocity_max_sqr = 0.01
+"#;
+    let with = |ct: &str, mu: &str| {
+        let contact = pebbles.replace("C_T", ct).replace("MU_S", mu);
+        refusal("normal = \"hooke\"\n", &contact)
+    };
+    assert_eq!(
+        with("-200.0", "0.6"),
+        "contact.tangential.pebbles.dash_pot: must be a finite number ≥ 0, got -200"
+    );
+    assert_eq!(
+        with("200.0", "nan"),
+        "contact.tangential.pebbles.static_friction.friction: must be a finite number ≥ 0, got NaN"
+    );
+}

@@ -21,6 +21,7 @@ mod inserts;
 mod method;
 mod particle_files;
 mod particles;
+mod pebbles;
 mod planar;
 mod recirculation;
 mod stress;
@@ -525,6 +526,7 @@ impl Scene {
             positive(p, "contact.cohesion.perko.hamaker", hamaker);
             positive(p, "contact.cohesion.perko.separation", separation);
         }
+        pebbles::problems(c, p);
     }
 
     fn material_problems(&self, p: &mut Vec<Error>) {
