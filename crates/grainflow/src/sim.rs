@@ -51,6 +51,12 @@ impl Simulation {
         let mut world = World::new(particles, walls, neighbors, start, &physics)?;
         let mut stepper = Stepper::new(scene.simulation.method, scene.output.stress.is_some());
         let stats = stepper.start(&mut world, &physics);
+        // What the first step would refuse (an overlap past the limit, a grain outside the
+        // domain, a non-finite force) is refused here, so `check` refuses it as `run` does.
+        if matches!(stepper, Stepper::Soft(_)) {
+            crate::soft::check_stability(&world, &physics, &stats)?;
+        }
+        coincident_centres(&world)?;
         Ok(Simulation {
             world,
             physics,
@@ -193,4 +199,24 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
         neighbors.ghosts = Some(crate::ghosts::Ghosts::empty(hard));
     }
     Ok(neighbors)
+}
+
+/// Two grains at the same centre have no contact normal, so no force ever parts them: the
+/// first such pair in the neighbour list is refused, naming both.
+fn coincident_centres(world: &World) -> Result<()> {
+    let (p, nl) = (&world.particles, &world.neighbors);
+    let same = nl.owner.iter().zip(&nl.partner_grain).find(|(i, j)| {
+        let (i, j) = (**i as usize, **j as usize);
+        i != j && p.pos[i] == p.pos[j]
+    });
+    match same {
+        Some((&i, &j)) => Err(Error::scene(
+            "particles",
+            format!(
+                "particle ids {} and {} are at the same centre {:?}; a contact there has no normal",
+                p.id[i as usize], p.id[j as usize], p.pos[i as usize]
+            ),
+        )),
+        None => Ok(()),
+    }
 }

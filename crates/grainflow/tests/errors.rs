@@ -377,3 +377,25 @@ velocity_max_sqr = 0.01
         "contact.tangential.pebbles.static_friction.friction: must be a finite number ≥ 0, got NaN"
     );
 }
+
+/// What the first step of `run` refuses, building (and so `check`) refuses with the same words.
+#[test]
+fn an_initial_overlap_or_a_grain_outside_the_domain_is_refused_before_the_run() {
+    // Radii 1 mm at 1.15 mm apart: the overlap is 0.85 mm, 0.85 of a radius.
+    let e = refusal("pos = [3e-3, 0, 0]", "pos = [1.15e-3, 0, 0]");
+    assert!(
+        e.contains("overlap is 0.850 of its radius (limit simulation.max_overlap"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+    let e = refusal(
+        "dt = \"auto\"\n",
+        "dt = \"auto\"\ndomain = [[-1e-2, -1e-2, -1e-2], [2e-3, 1e-2, 1e-2]]\n",
+    );
+    assert!(e.contains("left the domain at"), "{e}");
+    let e = refusal("pos = [3e-3, 0, 0]", "pos = [0, 0, 0]");
+    assert_eq!(
+        e,
+        "particles: particle ids 0 and 1 are at the same centre DVec3(0.0, 0.0, 0.0); a contact there has no normal"
+    );
+}

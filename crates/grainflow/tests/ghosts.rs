@@ -94,6 +94,7 @@ fn soft_spheres_touch_at_both_images_in_a_short_periodic_box() {
 [simulation]
 duration = 1e-3
 dt = 1e-6
+max_overlap = 1.0
 [boundary]
 periodic = {{ x = [0.0, {l}] }}
 [contact]
