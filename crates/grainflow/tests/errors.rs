@@ -399,3 +399,19 @@ fn an_initial_overlap_or_a_grain_outside_the_domain_is_refused_before_the_run() 
         "particles: particle ids 0 and 1 are at the same centre DVec3(0.0, 0.0, 0.0); a contact there has no normal"
     );
 }
+
+#[test]
+fn an_absurd_velocity_or_step_count_is_refused() {
+    let e = refusal("vel = [1, 0, 0]", "vel = [1e307, 0, 0]");
+    assert!(
+        e.starts_with("particles: particle id 0 has velocity DVec3(1e307, 0.0, 0.0) m/s"),
+        "{e}"
+    );
+    assert!(e.ends_with("below the speed of light 299792458 m/s"), "{e}");
+    let e = refusal("duration = 0.1", "duration = 1e308");
+    assert!(
+        e.starts_with("simulation.duration: 1e308 s at dt = ")
+            && e.ends_with("steps, more than the limit 1e12"),
+        "{e}"
+    );
+}
