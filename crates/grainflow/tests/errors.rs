@@ -415,3 +415,34 @@ fn an_absurd_velocity_or_step_count_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn a_source_of_too_many_grains_is_refused_before_it_allocates() {
+    let random = r#"[[particles]]
+type = "random"
+material = "glass"
+count = 1000000000
+radius = 1e-3
+min = [-1, -1, -1]
+max = [1, 1, 1]
+"#;
+    let e = refusal("[[particles]]\n", &format!("{random}\n[[particles]]\n"));
+    assert_eq!(
+        e,
+        "particles[0].count: makes about 1.000e9 grains, more than the limit 1e8"
+    );
+    let layer = r#"[[particles]]
+type = "cylinder_layer"
+material = "glass"
+center = [0, 0, 0]
+axis = [0, 0, 1]
+radius = 1e308
+length = 1e-2
+sphere_radius = 1e-3
+"#;
+    let e = refusal("[[particles]]\n", &format!("{layer}\n[[particles]]\n"));
+    assert!(
+        e.starts_with("particles[0].sphere_radius: makes about "),
+        "{e}"
+    );
+}
