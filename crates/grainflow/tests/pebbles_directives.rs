@@ -525,3 +525,12 @@ fn every_directive_has_its_effect_on_the_translated_run() {
         );
     }
 }
+
+#[test]
+fn a_deck_of_more_pebbles_than_the_limit_is_refused_before_it_packs() {
+    let e = err(&translate("number_of_pebbles 1000000000"));
+    assert!(
+        e.contains("number_of_pebbles") && e.ends_with("1e9 is more than the limit 1e8"),
+        "{e}"
+    );
+}

@@ -32,7 +32,7 @@ pub mod walls;
 pub use inserts::{InsertSpec, MaterialShare, Region, SizeDistribution};
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
 pub use particle_files::{FileSource, LammpsDataSource};
-pub(crate) use particles::make_particles;
+pub(crate) use particles::{make_particles, MAX_GRAINS};
 pub use particles::{
     AnnulusSource, CylinderLayerSource, LatticeSource, ListSource, PackSource, Packing,
     ParticleSource, RandomSource, SphereSpec,

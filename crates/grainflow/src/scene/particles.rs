@@ -21,7 +21,7 @@ const MAX_LATTICE_SITES: f64 = 1e8;
 
 /// Largest number of grains one particle source may make: refused before anything is
 /// allocated (each grain costs about a kilobyte with its neighbour slots).
-const MAX_GRAINS: f64 = 1e8;
+pub(crate) const MAX_GRAINS: f64 = 1e8;
 
 /// Refuses `n` grains (or an estimate of them) at `field` past [`MAX_GRAINS`].
 fn too_many(p: &mut Vec<Error>, field: String, n: f64) {
