@@ -56,6 +56,14 @@ impl Simulation {
             scene.output.stress.is_some() || scene.output.contacts,
         );
         let stats = stepper.start(&mut world, &physics);
+        // What the first step would refuse (an overlap past the limit, a grain outside the
+        // domain, a non-finite force) is refused here, so `check` refuses it as `run` does.
+        if matches!(stepper, Stepper::Soft(_)) {
+            crate::soft::check_stability(&world, &physics, &stats)?;
+        }
+        coincident_centres(&world)?;
+        step_count(&scene, physics.dt)?;
+        speeds(&world.particles)?;
         Ok(Simulation {
             world,
             physics,
@@ -206,4 +214,66 @@ fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<Neighb
         neighbors.ghosts = Some(crate::ghosts::Ghosts::empty(hard));
     }
     Ok(neighbors)
+}
+
+/// Two grains at the same centre have no contact normal, so no force ever parts them: the
+/// first such pair in the neighbour list is refused, naming both.
+fn coincident_centres(world: &World) -> Result<()> {
+    let (p, nl) = (&world.particles, &world.neighbors);
+    let same = nl.owner.iter().zip(&nl.partner_grain).find(|(i, j)| {
+        let (i, j) = (**i as usize, **j as usize);
+        i != j && p.pos[i] == p.pos[j]
+    });
+    match same {
+        Some((&i, &j)) => Err(Error::scene(
+            "particles",
+            format!(
+                "particle ids {} and {} are at the same centre {:?}; a contact there has no normal",
+                p.id[i as usize], p.id[j as usize], p.pos[i as usize]
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The most steps a run may take: 10¹² steps of even one grain take days, and the step
+/// counter and the time sum lose their meaning long before 2⁶³ steps.
+const MAX_STEPS: f64 = 1e12;
+
+/// Refuses a duration of more than [`MAX_STEPS`] steps of `dt`.
+fn step_count(scene: &Scene, dt: f64) -> Result<()> {
+    let steps = scene.simulation.duration / dt;
+    if steps > MAX_STEPS {
+        return Err(Error::scene(
+            "simulation.duration",
+            format!(
+                "{:e} s at dt = {dt:e} s is {steps:.3e} steps, more than the limit {MAX_STEPS:e}",
+                scene.simulation.duration
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The speed of light (m/s): grainflow's mechanics is Newtonian, and a grain's speed, or the
+/// speed of its surface from spin, at or above it is a wrong input (its kinetic energy
+/// overflows long before 10³⁰⁷ m/s).
+const LIGHT_SPEED: f64 = 299_792_458.0;
+
+/// Refuses a grain whose speed or surface speed from spin is not finite or not below light's.
+fn speeds(p: &Particles) -> Result<()> {
+    let bad = (0..p.len()).find(|&k| {
+        let (v, w) = (p.vel[k].length(), p.omega[k].length() * p.radius[k]);
+        !(v < LIGHT_SPEED && w < LIGHT_SPEED)
+    });
+    match bad {
+        Some(k) => Err(Error::scene(
+            "particles",
+            format!(
+                "particle id {} has velocity {:?} m/s and angular velocity {:?} rad/s; speeds must be finite and below the speed of light {LIGHT_SPEED} m/s",
+                p.id[k], p.vel[k], p.omega[k]
+            ),
+        )),
+        None => Ok(()),
+    }
 }

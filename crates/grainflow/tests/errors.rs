@@ -350,3 +350,99 @@ fn substeps_split_the_step_and_keep_its_count_and_time() {
     assert_eq!(a.world.particles.vel, b.world.particles.vel);
     assert!((a.world.time - b.world.time).abs() < 1e-18);
 }
+
+#[test]
+fn pebbles_contact_values_are_checked_by_name() {
+    let pebbles = r#"normal = { pebbles = { hooke = 1.0e6, vessel_hooke = 1.0e6, dash_pot = 200.0 } }
+
+[contact.tangential.pebbles]
+kinetic_friction = 0.4
+dash_pot = C_T
+
+[contact.tangential.pebbles.static_friction]
+friction = MU_S
+hooke = 1.0e6
+velocity_max_sqr = 0.01
+"#;
+    let with = |ct: &str, mu: &str| {
+        let contact = pebbles.replace("C_T", ct).replace("MU_S", mu);
+        refusal("normal = \"hooke\"\n", &contact)
+    };
+    assert_eq!(
+        with("-200.0", "0.6"),
+        "contact.tangential.pebbles.dash_pot: must be a finite number ≥ 0, got -200"
+    );
+    assert_eq!(
+        with("200.0", "nan"),
+        "contact.tangential.pebbles.static_friction.friction: must be a finite number ≥ 0, got NaN"
+    );
+}
+
+/// What the first step of `run` refuses, building (and so `check`) refuses with the same words.
+#[test]
+fn an_initial_overlap_or_a_grain_outside_the_domain_is_refused_before_the_run() {
+    // Radii 1 mm at 1.15 mm apart: the overlap is 0.85 mm, 0.85 of a radius.
+    let e = refusal("pos = [3e-3, 0, 0]", "pos = [1.15e-3, 0, 0]");
+    assert!(
+        e.contains("overlap is 0.850 of its radius (limit simulation.max_overlap"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+    let e = refusal(
+        "dt = \"auto\"\n",
+        "dt = \"auto\"\ndomain = [[-1e-2, -1e-2, -1e-2], [2e-3, 1e-2, 1e-2]]\n",
+    );
+    assert!(e.contains("left the domain at"), "{e}");
+    let e = refusal("pos = [3e-3, 0, 0]", "pos = [0, 0, 0]");
+    assert_eq!(
+        e,
+        "particles: particle ids 0 and 1 are at the same centre DVec3(0.0, 0.0, 0.0); a contact there has no normal"
+    );
+}
+
+#[test]
+fn an_absurd_velocity_or_step_count_is_refused() {
+    let e = refusal("vel = [1, 0, 0]", "vel = [1e307, 0, 0]");
+    assert!(
+        e.starts_with("particles: particle id 0 has velocity DVec3(1e307, 0.0, 0.0) m/s"),
+        "{e}"
+    );
+    assert!(e.ends_with("below the speed of light 299792458 m/s"), "{e}");
+    let e = refusal("duration = 0.1", "duration = 1e308");
+    assert!(
+        e.starts_with("simulation.duration: 1e308 s at dt = ")
+            && e.ends_with("steps, more than the limit 1e12"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_source_of_too_many_grains_is_refused_before_it_allocates() {
+    let random = r#"[[particles]]
+type = "random"
+material = "glass"
+count = 1000000000
+radius = 1e-3
+min = [-1, -1, -1]
+max = [1, 1, 1]
+"#;
+    let e = refusal("[[particles]]\n", &format!("{random}\n[[particles]]\n"));
+    assert_eq!(
+        e,
+        "particles[0].count: makes about 1.000e9 grains, more than the limit 1e8"
+    );
+    let layer = r#"[[particles]]
+type = "cylinder_layer"
+material = "glass"
+center = [0, 0, 0]
+axis = [0, 0, 1]
+radius = 1e308
+length = 1e-2
+sphere_radius = 1e-3
+"#;
+    let e = refusal("[[particles]]\n", &format!("{layer}\n[[particles]]\n"));
+    assert!(
+        e.starts_with("particles[0].sphere_radius: makes about "),
+        "{e}"
+    );
+}

@@ -105,7 +105,7 @@ fn soft_spheres_touch_at_both_images_in_a_short_periodic_box() {
     let (young, nu): (f64, f64) = (1e7, 0.3);
     let x0 = 0.005;
     let head = format!(
-        "[simulation]\nduration = 1e-3\ndt = 1e-6\n[boundary]\nperiodic = {{ x = [0.0, {l}] }}"
+        "[simulation]\nduration = 1e-3\ndt = 1e-6\nmax_overlap = 1.0\n[boundary]\nperiodic = {{ x = [0.0, {l}] }}"
     );
     let sim = two_hertz_spheres(
         &head,

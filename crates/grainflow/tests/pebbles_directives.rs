@@ -540,3 +540,12 @@ fn dump_positions_names_a_file_in_out_never_a_path_out_of_it() {
         .dump_positions
         .is_some());
 }
+
+#[test]
+fn a_deck_of_more_pebbles_than_the_limit_is_refused_before_it_packs() {
+    let e = err(&translate("number_of_pebbles 1000000000"));
+    assert!(
+        e.contains("number_of_pebbles") && e.ends_with("1e9 is more than the limit 1e8"),
+        "{e}"
+    );
+}

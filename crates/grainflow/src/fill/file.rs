@@ -40,7 +40,8 @@ const RADIUS: usize = 3;
 /// column) for a missing or bad header, a wrong number of fields, a value that is not a
 /// finite number, or a radius that is not positive.
 pub fn read_particle_file(path: &Path) -> Result<Vec<FileParticle>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::io::input::read_bounded(file, path, crate::io::input::MAX_INPUT_BYTES)?;
     let fail = |reason: String| Error::Format {
         path: path.to_path_buf(),
         reason,

@@ -6,7 +6,6 @@
 //! the tilt factors of a triclinic box are refused) and `ATOMS` with its column names. Other
 //! items (`UNITS`, …) are skipped. Only the frame asked for is parsed number by number.
 
-use std::io::Read;
 use std::path::Path;
 
 use glam::DVec3;
@@ -59,14 +58,7 @@ struct RawFrame<'a> {
 
 /// Reads the whole text of a dump; `.gz` files are decompressed.
 pub fn read_dump_text(path: &Path) -> Result<String> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut text = String::new();
-    let read = if path.extension().is_some_and(|e| e == "gz") {
-        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
-    } else {
-        std::io::BufReader::new(file).read_to_string(&mut text)
-    };
-    read.map_err(|e| Error::io(path, e))?;
+    let text = super::input::read_text(path)?;
     Ok(text)
 }
 

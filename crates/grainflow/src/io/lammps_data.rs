@@ -6,7 +6,6 @@
 //! Atoms come back sorted by id, so the particle order does not depend on the file's order.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 use glam::DVec3;
@@ -34,14 +33,7 @@ pub struct DataAtom {
 
 /// Reads the atoms of a LAMMPS data file; `.gz` files are decompressed.
 pub fn read_lammps_data(path: &Path) -> Result<Vec<DataAtom>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut text = String::new();
-    let read = if path.extension().is_some_and(|e| e == "gz") {
-        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
-    } else {
-        std::io::BufReader::new(file).read_to_string(&mut text)
-    };
-    read.map_err(|e| Error::io(path, e))?;
+    let text = super::input::read_text(path)?;
     parse(&text).map_err(|reason| Error::Format {
         path: path.to_path_buf(),
         reason,

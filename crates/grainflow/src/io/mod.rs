@@ -7,6 +7,7 @@ pub mod contacts;
 pub mod dump;
 pub mod dump_read;
 pub mod durable;
+pub mod input;
 pub mod lammps_data;
 pub mod manifest;
 pub mod pebbles;

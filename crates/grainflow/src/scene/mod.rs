@@ -21,6 +21,7 @@ mod inserts;
 mod method;
 mod particle_files;
 mod particles;
+mod pebbles;
 mod planar;
 mod recirculation;
 mod stress;
@@ -31,7 +32,7 @@ pub mod walls;
 pub use inserts::{InsertSpec, MaterialShare, Region, SizeDistribution};
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
 pub use particle_files::{FileSource, LammpsDataSource};
-pub(crate) use particles::make_particles;
+pub(crate) use particles::{make_particles, MAX_GRAINS};
 pub use particles::{
     AnnulusSource, CylinderLayerSource, LatticeSource, ListSource, PackSource, Packing,
     ParticleSource, RandomSource, SphereSpec,
@@ -545,6 +546,7 @@ impl Scene {
             positive(p, "contact.cohesion.perko.hamaker", hamaker);
             positive(p, "contact.cohesion.perko.separation", separation);
         }
+        pebbles::problems(c, p);
     }
 
     fn material_problems(&self, p: &mut Vec<Error>) {

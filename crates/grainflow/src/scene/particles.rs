@@ -19,6 +19,20 @@ use crate::{Error, Result};
 /// Largest number of lattice sites a scene may ask for.
 const MAX_LATTICE_SITES: f64 = 1e8;
 
+/// Largest number of grains one particle source may make: refused before anything is
+/// allocated (each grain costs about a kilobyte with its neighbour slots).
+pub(crate) const MAX_GRAINS: f64 = 1e8;
+
+/// Refuses `n` grains (or an estimate of them) at `field` past [`MAX_GRAINS`].
+fn too_many(p: &mut Vec<Error>, field: String, n: f64) {
+    if n > MAX_GRAINS {
+        p.push(Error::scene(
+            field,
+            format!("makes about {n:.3e} grains, more than the limit {MAX_GRAINS:e}"),
+        ));
+    }
+}
+
 /// Attempts random placement may make per requested sphere before it gives up.
 const RANDOM_ATTEMPTS_PER_SPHERE: usize = 1000;
 
@@ -453,6 +467,10 @@ impl CylinderLayerSource {
                 format!("must exceed twice sphere_radius ({sphere_radius}), got {radius}"),
             ));
         }
+        // Rings of about πR/r grains, one every 2r along the length (fill/layer.rs).
+        let estimate = std::f64::consts::PI * radius / sphere_radius
+            * (self.length / (2.0 * sphere_radius)).max(1.0);
+        too_many(p, f("sphere_radius"), estimate);
     }
 
     fn make(&self, m: &Making) -> Vec<ParticleSpec> {
@@ -584,6 +602,7 @@ impl RandomSource {
         if self.count == 0 {
             p.push(Error::scene(f("count"), "must be at least 1"));
         }
+        too_many(p, f("count"), self.count as f64);
     }
 
     fn make(&self, m: &mut Making) -> Result<Vec<ParticleSpec>> {
@@ -667,6 +686,7 @@ impl PackSource {
         if self.count == 0 {
             p.push(Error::scene(f("count"), "must be at least 1"));
         }
+        too_many(p, f("count"), self.count as f64);
         if let Packing::Loose { fraction } = self.packing {
             if !(fraction > 0.0 && fraction <= 0.3) {
                 p.push(Error::scene(

@@ -528,6 +528,7 @@ mod tests {
 [simulation]
 duration = 1.0
 dt = 1e-6
+max_overlap = 1.0
 [contact]
 normal = "hertz"
 tangential = "spring"

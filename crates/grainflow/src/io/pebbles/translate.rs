@@ -201,7 +201,15 @@ impl Deck {
         let pebble = self.pebble()?;
         let alpha = self.num("alpha");
         let runs = self.num("runs");
-        let count = self.num("number_of_pebbles") as usize;
+        let limit = crate::scene::MAX_GRAINS;
+        let count = self.num("number_of_pebbles");
+        if count > limit {
+            return Err(self.error(
+                "number_of_pebbles",
+                format!("{count:e} is more than the limit {limit:e}"),
+            ));
+        }
+        let count = count as usize;
         if count == 0 {
             return Err(self.error("number_of_pebbles", "must be at least 1"));
         }
