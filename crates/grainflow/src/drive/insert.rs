@@ -248,17 +248,10 @@ fn number_fractions(size: &SizeDistribution) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// A standard normal number (Box–Muller).
-fn gaussian(rng: &mut ChaCha8Rng) -> f64 {
-    let u1: f64 = 1.0 - rng.random::<f64>();
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
 /// A radius from `size` (cut normals drawn again until within 3 standard deviations).
 fn sample(size: &SizeDistribution, table: &[(f64, f64)], rng: &mut ChaCha8Rng) -> f64 {
     let cut = |rng: &mut ChaCha8Rng| loop {
-        let z = gaussian(rng);
+        let z = crate::fill::random::standard_normal(rng);
         if z.abs() <= 3.0 {
             return z;
         }

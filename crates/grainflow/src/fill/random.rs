@@ -207,6 +207,13 @@ impl Grid {
     }
 }
 
+/// A standard normal number by Box–Muller from two uniform draws of `rng` (the first taken as
+/// 1 − u so that its logarithm is finite).
+pub(crate) fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
+    let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use glam::DVec3;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -248,10 +248,7 @@ fn thermal_velocities(n: usize, mean: DVec3, sigma: f64, rng: &mut ChaCha8Rng) -
     if sigma == 0.0 || n == 0 {
         return vec![mean; n];
     }
-    let mut gauss = || {
-        let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    };
+    let mut gauss = || crate::fill::random::standard_normal(rng);
     let mut v: Vec<DVec3> = (0..n)
         .map(|_| sigma * DVec3::new(gauss(), gauss(), gauss()))
         .collect();
