@@ -53,6 +53,14 @@ pub enum Error {
         /// What went wrong and the likely cause.
         reason: String,
     },
+    /// What stopped one rank of a run shared among processes, which stops them all.
+    #[error("rank {rank}: {message}")]
+    Rank {
+        /// The rank that stopped (the lowest, when several did).
+        rank: usize,
+        /// Its error.
+        message: String,
+    },
 }
 
 impl Error {

@@ -37,6 +37,7 @@ pub mod analysis;
 pub mod approx_hard;
 pub mod boundary;
 pub mod contact;
+pub mod domain;
 pub mod drive;
 pub mod energy;
 pub mod error;

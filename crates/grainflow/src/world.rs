@@ -170,21 +170,26 @@ impl World {
             .then_some(order)
     }
 
+    /// The skin sized from the fastest grain, at `fastest` (m/s), or wall the near lists follow
+    /// ([`crate::walls::near::listable`]), when the list sizes it so.
+    pub(crate) fn auto_skin(&self, fastest: f64) -> Option<f64> {
+        let auto = self.neighbors.auto?;
+        let walls = self
+            .walls
+            .iter()
+            .filter(|w| crate::walls::near::listable(w));
+        let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
+        Some(auto.size(wall.fold(fastest, f64::max)))
+    }
+
     /// Rebuilds the neighbour list (keeping the history of listed pairs) and the near lists of
     /// the walls; a stepper's buffers per slot follow the list's build count
     /// ([`NeighborList::builds`]).
     pub fn rebuild_neighbors(&mut self, periodic: &Periodic) {
-        let nl = &mut self.neighbors;
-        if let Some(auto) = nl.auto {
-            // The fastest grain or wall the near lists follow ([`crate::walls::near::listable`]).
-            let walls = self
-                .walls
-                .iter()
-                .filter(|w| crate::walls::near::listable(w));
-            let wall = walls.map(|w| w.motion.pose(self.time).velocity.length());
-            let fastest = crate::particles::fastest(&self.particles.vel);
-            nl.skin = auto.size(wall.fold(fastest, f64::max));
+        if let Some(skin) = self.auto_skin(crate::particles::fastest(&self.particles.vel)) {
+            self.neighbors.skin = skin;
         }
+        let nl = &mut self.neighbors;
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
         let near = crate::walls::near::near_walls(
             &self.walls,

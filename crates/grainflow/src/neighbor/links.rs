@@ -22,6 +22,8 @@ pub struct Links {
     pub cross_slot: Vec<u32>,
     /// Pairs crossing blocks before the first row of each block (one more entry at the end).
     pub block_cross: Vec<usize>,
+    /// The first row of each block (one more entry at the end: the number of rows).
+    pub block_first: Vec<usize>,
     /// The crossing pairs by partner grain, in ascending grain and for each in ascending slot
     /// (so owner): the grain of each.
     pub cross_to: Vec<u32>,
@@ -31,9 +33,17 @@ pub struct Links {
 
 impl Links {
     /// The links of rows `start`, `partner`, with partners below `n_total` (ghosts included)
-    /// and the grain of each partner `grain` (itself, or the ghost's owner).
-    pub(super) fn of(start: &[usize], partner: &[u32], grain: &[u32], n_total: usize) -> Links {
+    /// and the grain of each partner `grain` (itself, or the ghost's owner); the block of each
+    /// grain is `block`'s entry, or its index over [`BLOCK`].
+    pub(super) fn of(
+        start: &[usize],
+        partner: &[u32],
+        grain: &[u32],
+        n_total: usize,
+        block: Option<&[u32]>,
+    ) -> Links {
         let n = start.len() - 1;
+        let block_of = |k: usize| block.map_or(k / BLOCK, |b| b[k] as usize);
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
         let mut rev_start = vec![0usize; n_total + 1];
         for &j in partner {
@@ -57,19 +67,22 @@ impl Links {
         // contiguous), and for each particle those naming it, in ascending owner.
         let mut cross_slot = vec![NOT_CROSSING; partner.len()];
         let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
+        let mut block_first = Vec::with_capacity(n / BLOCK + 2);
         let mut crossing = 0u32;
         for i in 0..n {
-            if i % BLOCK == 0 {
+            if i == 0 || block_of(i) != block_of(i - 1) {
                 block_cross.push(crossing as usize);
+                block_first.push(i);
             }
             for s in start[i]..start[i + 1] {
-                if grain[s] as usize / BLOCK != i / BLOCK {
+                if block_of(grain[s] as usize) != block_of(i) {
                     cross_slot[s] = crossing;
                     crossing += 1;
                 }
             }
         }
         block_cross.push(crossing as usize);
+        block_first.push(n);
         // By counting sort on the grain, slots in ascending order.
         let mut first = vec![0usize; n + 1];
         for (s, &c) in cross_slot.iter().enumerate() {
@@ -94,6 +107,7 @@ impl Links {
             rev_owner,
             cross_slot,
             block_cross,
+            block_first,
             cross_to,
             cross_of,
         }

@@ -61,6 +61,21 @@ pub struct NeighborList {
     /// The periodic images listed as partners, when the list keeps them (every method in a
     /// periodic box); `None` pairs across periodic faces by minimum image.
     pub ghosts: Option<Ghosts>,
+    /// How the rows of one rank of a run shared among processes are laid out
+    /// ([`crate::domain`]); `None` in one process (a block every [`BLOCK`] rows, every pair).
+    pub share: Option<Share>,
+}
+
+/// The rows of one rank of a run shared among processes: the rank holds its own grains and
+/// copies of its neighbours', all in the order of one process, and takes its blocks where one
+/// process would (so that each grain's sums keep their order and bits), listing no pair of two
+/// copies (their forces are the other ranks').
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Share {
+    /// The block of each grain in one process: its index there over [`BLOCK`].
+    pub block: Vec<u32>,
+    /// Whether each grain is the rank's own (else a copy).
+    pub own: Vec<bool>,
 }
 
 /// A skin sized from the fastest grain (`simulation.skin = "auto"`): wide enough that it
@@ -108,6 +123,7 @@ impl NeighborList {
             auto: self.auto,
             builds: self.builds,
             ghosts: self.ghosts.as_ref().map(|g| Ghosts::empty(g.counted)),
+            share: self.share.clone(),
             ..NeighborList::new(self.skin)
         }
     }
@@ -336,6 +352,14 @@ impl NeighborList {
             }
             None => (candidate_pairs(pos, radius, self.skin, periodic), n),
         };
+        let mut pairs = pairs;
+        if let Some(share) = &self.share {
+            let grain = |j: u32| match &self.ghosts {
+                Some(g) => g.resolve(j as usize).0,
+                None => j as usize,
+            };
+            pairs.retain(|&(i, j)| share.own[i as usize] || share.own[grain(j)]);
+        }
         // Rows by grain, then image, where the wraps are found (the soft-sphere method).
         let by_grain = self.ghosts.as_ref().filter(|g| !g.counted);
         let (start, partner, owner) = rows(n, &pairs, by_grain);
@@ -349,10 +373,13 @@ impl NeighborList {
         let keys: Vec<(u32, Image)> = partner.par_iter().map(|&j| key(j)).collect();
         let grain: Vec<u32> = keys.par_iter().map(|k| k.0).collect();
         // The history moves while the reverse rows and crossing pairs are found.
+        let share = self.share.take();
+        let block = share.as_ref().map(|s| &s.block[..]);
         let ((), links) = rayon::join(
             || self.carry_history(kept, &start, &keys),
-            || Links::of(&start, &partner, &grain, n_total),
+            || Links::of(&start, &partner, &grain, n_total, block),
         );
+        self.share = share;
         self.start = start;
         self.partner = partner;
         self.partner_grain = grain;

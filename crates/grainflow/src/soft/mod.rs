@@ -116,7 +116,42 @@ impl SoftStepper {
         physics: &Physics,
         dt: f64,
     ) -> ContactStats {
-        evaluate(world, physics, self, dt, None, None)
+        evaluate::<bool>(world, physics, self, dt, None, None)
+    }
+
+    /// [`SoftStepper::step`] for one rank of a run shared among processes: velocity Verlet
+    /// with the copies of the other ranks' grains made current after each drift and the
+    /// neighbour list rebuilt by all ranks together (`ex`). Every rank learns whether some
+    /// rank's grains went bad before any goes on, so that all stop together.
+    pub(crate) fn step_shared(
+        &mut self,
+        world: &mut World,
+        physics: &Physics,
+        ex: &mut dyn Exchange,
+    ) -> Result<ContactStats> {
+        let h = physics.dt / f64::from(self.options.substeps);
+        let mut stats = ContactStats::default();
+        for _ in 0..self.options.substeps {
+            let mut t = std::time::Instant::now();
+            let left = kick_drift_pack(world, &mut self.packed, physics, h);
+            world.time += h;
+            let left = ex.after_drift(world, physics, left);
+            self.packed.fresh = false;
+            self.timers.integrate += lap(&mut t);
+            let share = (&mut *ex, left);
+            stats = evaluate(world, physics, self, h, Some(0.5 * h), Some(share));
+            let bad = ex.checked(check_stability(world, physics, &stats))?;
+            if bad {
+                return Err(Error::Unstable {
+                    time: world.time,
+                    step: world.step,
+                    id: u64::MAX,
+                    reason: "stopped with the rank whose grain went bad".into(),
+                });
+            }
+        }
+        world.step += 1;
+        Ok(stats)
     }
 
     /// Keeps, from the next force evaluation on, the per-pair forces that stress analysis
@@ -166,15 +201,30 @@ pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) 
     evaluate(world, physics, s, dt, Some(0.5 * dt), Some(left))
 }
 
+/// What a step asks of the other ranks when the grains are shared among processes
+/// ([`crate::domain`]).
+pub(crate) trait Exchange {
+    /// After the drift: makes the copies of the other ranks' grains current and says whether
+    /// the list needs a rebuild on every rank, from `left`, whether one of the grains here
+    /// (copies included) left half the skin.
+    fn after_drift(&mut self, world: &mut World, physics: &Physics, left: bool) -> bool;
+    /// Rebuilds the neighbour list with all ranks, each grain moving to the rank whose brick
+    /// holds it.
+    fn rebuild(&mut self, world: &mut World, physics: &Physics);
+    /// Whether `check` failed here or on any other rank; this rank's failure is returned.
+    fn checked(&mut self, check: Result<()>) -> Result<bool>;
+}
+
 /// [`SoftStepper::compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
-/// `left` is whether a grain left half the skin, when the drift just asked.
-fn evaluate(
+/// `left` is whether a grain left half the skin, when the drift just asked, or the ranks'
+/// exchange and whether the list needs a rebuild on every rank.
+fn evaluate<L: Rebuilds>(
     world: &mut World,
     physics: &Physics,
     s: &mut SoftStepper,
     dt: f64,
     kick: Option<f64>,
-    left: Option<bool>,
+    left: Option<L>,
 ) -> ContactStats {
     let mut t = std::time::Instant::now();
     // Held grains go with their walls before the rebuild check; then the check makes the
@@ -182,12 +232,14 @@ fn evaluate(
     // a sticky or absorbing wall are looked at.
     let moved = place(world);
     let period = physics.periodic.lengths();
-    let left = match left {
-        Some(left) if !moved => left,
-        _ => world.neighbors.needs_rebuild(&world.particles.pos, period),
-    };
-    if left || world.wall_history.near().outrun(&world.wall_runtime.pose) {
-        world.rebuild_neighbors(&physics.periodic);
+    let outrun = world.wall_history.near().outrun(&world.wall_runtime.pose);
+    match left {
+        Some(left) if !moved => left.rebuild(world, physics, outrun),
+        _ => {
+            if outrun || world.neighbors.needs_rebuild(&world.particles.pos, period) {
+                world.rebuild_neighbors(&physics.periodic);
+            }
+        }
     }
     if apply_surfaces(world, &physics.periodic, Candidates::Near) || moved {
         s.packed.fresh = false;
@@ -210,6 +262,30 @@ fn evaluate(
     };
     s.timers.gather += lap(&mut t);
     ContactStats::merge(ContactStats::merge(pair_stats, wall_stats), stats)
+}
+
+/// How a force evaluation learns whether to rebuild the list, and rebuilds it: one process
+/// asks its drift, the ranks of a run shared among processes ask each other.
+trait Rebuilds {
+    /// Rebuilds the list of `world` when a grain left half the skin or, `outrun`, a wall
+    /// moved past its near lists.
+    fn rebuild(self, world: &mut World, physics: &Physics, outrun: bool);
+}
+
+impl Rebuilds for bool {
+    fn rebuild(self, world: &mut World, physics: &Physics, outrun: bool) {
+        if self || outrun {
+            world.rebuild_neighbors(&physics.periodic);
+        }
+    }
+}
+
+impl<'b> Rebuilds for (&mut (dyn Exchange + 'b), bool) {
+    fn rebuild(self, world: &mut World, physics: &Physics, outrun: bool) {
+        if self.1 || outrun {
+            self.0.rebuild(world, physics);
+        }
+    }
 }
 
 /// Particle k as the contact law sees it, from the particles' velocity, angular velocity,
@@ -608,7 +684,7 @@ spheres = [{{ pos = [-4e-3, 4e-3, 0.99e-3], radius = 1e-3, mobility = "fixed" }}
             w.time += dt;
             let n = w.particles.len();
             let before: Vec<_> = (0..n).map(|k| contacts(w, k)).collect();
-            evaluate(w, ph, s, dt, None, None);
+            evaluate::<bool>(w, ph, s, dt, None, None);
             let near = w.wall_history.near();
             let listed = near.listed(n).expect("every wall listed").to_vec();
             let walls = WallForces::new(&w.walls, &w.wall_runtime, near, &ph.model, &ph.table, dt);

@@ -1,6 +1,6 @@
 //! The pair loop: every listed particle pair, row by row, with the contact law (002 §3).
 //!
-//! Rows are taken one task per fixed block ([`BLOCK`]). A block's touching pairs are found
+//! Rows are taken one task per fixed block ([`crate::neighbor::BLOCK`]). A block's touching pairs are found
 //! first (the overlap test), then evaluated [`LANES`] at a time by the contact law's lanes
 //! ([`crate::contact::lanes`]) and summed in slot order into both particles when both lie in
 //! the block; a pair reaching into a later block leaves its reaction in a buffer of crossing
@@ -17,7 +17,7 @@ use super::{body, ContactStats};
 use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
 use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
-use crate::neighbor::{BLOCK, NOT_CROSSING};
+use crate::neighbor::NOT_CROSSING;
 use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
@@ -135,6 +135,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         ..
     } = neighbors;
     let (cross_slot, block_cross) = (&links.cross_slot, &links.block_cross);
+    let block_first = &links.block_first;
     // All the rows, to be split at block boundaries into one task per block (Rows::blocks).
     let all = Block {
         first: 0,
@@ -178,26 +179,34 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         stiffness: shared_stiffness(&physics.model.normal).map(|s| [s.kn, s.kt, s.gn, s.gt]),
         dt,
     };
-    rows.blocks(all, block_cross)
+    let blocks = 0..block_first.len().saturating_sub(1);
+    rows.blocks(all, blocks, (block_first, block_cross))
 }
 
 impl Rows<'_> {
-    /// The pair loop over the blocks of `span`, halved until one block is left, the halves in
-    /// parallel ([`rayon::join`]: no allocation). Each block's sums are its own, so the split
-    /// changes no bit; `block_cross` gives each block's first crossing pair.
-    fn blocks(&self, span: Block, block_cross: &[usize]) -> ContactStats {
-        let rows = span.force.len();
-        if rows <= BLOCK {
+    /// The pair loop over the blocks `blocks` of `span`, halved until one block is left, the
+    /// halves in parallel ([`rayon::join`]: no allocation). Each block's sums are its own, so
+    /// the split changes no bit; `block_first` and `block_cross` give each block's first row
+    /// and first crossing pair.
+    fn blocks(
+        &self,
+        span: Block,
+        blocks: std::ops::Range<usize>,
+        (block_first, block_cross): (&[usize], &[usize]),
+    ) -> ContactStats {
+        if blocks.len() <= 1 {
             return BATCH_OF_THREAD.with_borrow_mut(|batch| {
                 let batch = batch.get_or_insert_with(|| Box::new(Batch::empty()));
                 self.block(span, batch)
             });
         }
-        let mid = span.first + rows.div_ceil(2 * BLOCK) * BLOCK;
-        let (front, rest) = span.split_at(mid, self.start[mid], block_cross[mid / BLOCK]);
+        let mid = blocks.start + blocks.len().div_ceil(2);
+        let row = block_first[mid];
+        let (front, rest) = span.split_at(row, self.start[row], block_cross[mid]);
+        let firsts = (block_first, block_cross);
         let (a, b) = rayon::join(
-            || self.blocks(front, block_cross),
-            || self.blocks(rest, block_cross),
+            || self.blocks(front, blocks.start..mid, firsts),
+            || self.blocks(rest, mid..blocks.end, firsts),
         );
         ContactStats::merge(a, b)
     }

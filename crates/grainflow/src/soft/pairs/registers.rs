@@ -383,6 +383,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::super::*;
+    use crate::neighbor::BLOCK;
 
     /// An overlap test over a run of slots ([`Rows::test`]).
     type VectorTest = fn(&Rows, Slots, History, usize, &mut Found) -> (usize, usize);

@@ -1,0 +1,195 @@
+//! Runs shared among ranks (threads of one process here; the same code runs over MPI) give
+//! each grain the bits of one process.
+
+use super::*;
+
+/// 2500 cohesive grains (DMT) with rolling friction, thrown about (σ = 1 m/s) in a box
+/// periodic in x and y over a floor, under a lid that oscillates into them: contacts form,
+/// last and end, grains wrap through the periodic faces and cross the cuts between bricks.
+const BED: &str = r#"
+[simulation]
+duration = 1.0
+dt = 1e-6
+max_overlap = 1.0
+[boundary]
+periodic = { x = [0.0, 0.02], y = [0.0, 0.016] }
+[contact]
+normal = "hertz"
+tangential = "spring"
+rolling = "constant"
+cohesion = "dmt"
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 1e7
+poisson_ratio = 0.25
+restitution = 0.8
+sliding_friction = 0.4
+rolling_friction = 0.05
+cohesion = 0.05
+[gravity]
+uniform = [0.0, 0.0, -9.81]
+[[walls]]
+type = "plane"
+material = "glass"
+point = [0, 0, 0]
+normal = [0, 0, 1]
+[[walls]]
+type = "plane"
+material = "glass"
+point = [0, 0, 0.0205]
+normal = [0, 0, -1]
+motion = { type = "oscillate", amplitude = 1e-3, frequency = 2000.0, direction = [0, 0, 1] }
+[[particles]]
+type = "random"
+material = "glass"
+count = 2500
+radius = 5e-4
+spread = 0.1
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.016, 0.02]
+velocity = [0.3, -0.2, 0.0]
+velocity_dispersion = 1.0
+"#;
+
+/// The scene `toml`, parsed.
+fn scene(toml: &str) -> Scene {
+    Scene::from_toml(toml, "shared").expect("parses")
+}
+
+/// `steps` steps of `toml` in one process, without any rank.
+fn alone(toml: &str, steps: usize) -> Simulation {
+    let mut sim = Simulation::new(scene(toml), std::path::Path::new(".")).expect("builds");
+    for _ in 0..steps {
+        sim.step().expect("stable");
+    }
+    sim
+}
+
+/// What a rank reports after its steps: the pair histories of its own grains, its own grains
+/// and copies, and the grains it took in from other ranks.
+type Report = (Vec<PairHistory>, usize, usize, u64);
+
+/// `steps` steps of `toml` on `ranks` ranks (threads): every own grain gathered on rank 0, in
+/// the order of one process, and each rank's report.
+fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = threads(ranks)
+            .into_iter()
+            .map(|t| {
+                s.spawn(move || {
+                    let base = std::path::Path::new(".");
+                    let mut run = Shared::new(scene(toml), base, Box::new(t)).expect("builds");
+                    for _ in 0..steps {
+                        run.step().expect("stable");
+                    }
+                    let w = &run.sim.world;
+                    let own = &run.domain.own;
+                    let p = &w.particles;
+                    let pairs = w.pair_history_by_id(&run.sim.physics.periodic);
+                    let index = p.index_map();
+                    let mine = |id: &u64| own[index[id]];
+                    let pairs = pairs.into_iter().filter(|e| mine(&e.0) || mine(&e.1));
+                    let (_, n_own, n_copies, _) = run.counts();
+                    let report = (pairs.collect(), n_own, n_copies, run.domain.migrated);
+                    (run.gather(), report)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("ran")).collect()
+    });
+    let mut reports = Vec::new();
+    let mut all = None;
+    for (gathered, report) in runs {
+        all = all.or(gathered);
+        reports.push(report);
+    }
+    (all.expect("rank 0 gathers"), reports)
+}
+
+/// The bits of every grain's state and force.
+fn bits(p: &Particles) -> Vec<[u64; 15]> {
+    (0..p.len())
+        .map(|k| {
+            let v = [p.pos[k], p.vel[k], p.omega[k], p.force[k], p.torque[k]];
+            std::array::from_fn(|c| v[c / 3][c % 3].to_bits())
+        })
+        .collect()
+}
+
+#[test]
+fn a_bed_on_one_two_and_three_ranks_keeps_the_bits_of_one_process() {
+    let steps = 300;
+    let one = alone(BED, steps);
+    let p = &one.world.particles;
+    assert!(p.len() > 2 * BLOCK && one.world.neighbors.builds > 2);
+    assert!(one.world.neighbors.touching() > 300, "{}", one.world.neighbors.touching());
+    for ranks in [1, 2, 3] {
+        let (all, reports) = shared(BED, ranks, steps);
+        assert_eq!(all.id, p.id, "{ranks} ranks");
+        let (a, b) = (bits(&all), bits(p));
+        let differ = (0..a.len()).find(|&k| a[k] != b[k]);
+        assert_eq!(differ, None, "{ranks} ranks: first grain that differs");
+        let moved: u64 = reports.iter().map(|r| r.3).sum();
+        let copies: usize = reports.iter().map(|r| r.2).sum();
+        eprintln!("{ranks} ranks: {moved} moved, {copies} copies");
+        if ranks > 1 {
+            assert!(moved > 20 && copies > 200, "{ranks} ranks: {moved} moved, {copies} copies");
+        }
+    }
+}
+
+#[test]
+fn two_grains_in_contact_keep_their_slip_across_a_cut_and_a_periodic_face() {
+    // Two soft grains meeting along y at 0.02 m/s (a contact of about 0.5 ms), sliding past
+    // each other along x at 0.2 m/s relative, both drifting at 30 m/s along +x through the
+    // cuts between the ranks' bricks and through the periodic face at x = 10 mm. Their
+    // tangential slip grows all the way; after 400 steps (12 mm) on one, two and three ranks
+    // the pair's history on each rank holding it has the bits of one process, and so has
+    // every grain's state.
+    let toml = r#"
+[simulation]
+duration = 1.0
+dt = 1e-6
+[boundary]
+periodic = { x = [0.0, 0.01], y = [0.0, 0.01] }
+[contact]
+normal = "hertz"
+tangential = "spring"
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 1e6
+poisson_ratio = 0.25
+restitution = 0.8
+sliding_friction = 0.9
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [
+  { pos = [3.0e-3, 5.0e-3, 1e-3], radius = 5e-4, vel = [30.1, 0.01, 0] },
+  { pos = [3.0e-3, 6.0005e-3, 1e-3], radius = 5e-4, vel = [29.9, -0.01, 0] },
+]
+"#;
+    let steps = 400;
+    let one = alone(toml, steps);
+    let expected = one.world.pair_history_by_id(&one.physics.periodic);
+    assert_eq!(expected.len(), 1, "the pair still touches");
+    assert!(expected[0].3.slip.length() > 1e-7, "{:?}", expected[0].3.slip);
+    for ranks in [1, 2, 3] {
+        let (all, reports) = shared(toml, ranks, steps);
+        assert_eq!(bits(&all), bits(&one.world.particles), "{ranks} ranks");
+        let holders: Vec<_> = reports.iter().filter(|r| !r.0.is_empty()).collect();
+        assert!(!holders.is_empty());
+        for r in holders {
+            let (a, b) = (&r.0[0], &expected[0]);
+            assert_eq!((a.0, a.1, a.2), (b.0, b.1, b.2));
+            assert_eq!(a.3.slip.to_array().map(f64::to_bits), b.3.slip.to_array().map(f64::to_bits));
+        }
+        let moved: u64 = reports.iter().map(|r| r.3).sum();
+        eprintln!("{ranks} ranks: {moved} moves of the pair");
+        if ranks > 1 {
+            assert!(moved >= 4, "{ranks} ranks: {moved} moves");
+        }
+    }
+}
