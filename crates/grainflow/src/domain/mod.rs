@@ -21,7 +21,9 @@
 //!
 //! What the method refuses on several ranks, with the field and the reason, is
 //! [`refusal`]'s: hard spheres, integrators other than Verlet, sorting, grains that come or
-//! go, walls that hold or absorb grains, self-gravity.
+//! go, walls that hold or absorb grains, self-gravity, and the outputs read from the contacts
+//! (stress, tallies, wall forces, the contact network). The other outputs are gathered on
+//! rank 0 (`view.rs`): snapshots, series and checkpoints, which resume on any number of ranks.
 
 use std::collections::HashMap;
 
@@ -43,11 +45,12 @@ pub mod bricks;
 pub mod mpi;
 mod records;
 pub mod transport;
+mod view;
 
 pub use bricks::Bricks;
 use records::{put_end, put_grain, put_state, take_grain, take_state};
-pub use transport::{threads, Threads, Transport};
 use transport::{all_gather, any, max, Reader, Writer};
+pub use transport::{threads, Threads, Transport};
 
 /// A wall contact of a grain keyed by its id: (id, wall member, state).
 type WallContact = (u64, WallMember, crate::contact::ContactState);
@@ -86,13 +89,28 @@ impl Shared {
     /// This rank's share of the run of `scene` (relative paths from `base`) over `transport`:
     /// every rank builds the whole run and keeps its grains and the copies it needs. Refused
     /// on more than one rank for what the method does not share ([`refusal`]).
-    pub fn new(scene: Scene, base: &std::path::Path, transport: Box<dyn Transport>) -> Result<Shared> {
+    pub fn new(
+        scene: Scene,
+        base: &std::path::Path,
+        transport: Box<dyn Transport>,
+    ) -> Result<Shared> {
         if transport.size() > 1 {
             if let Some(e) = refusal(&scene) {
                 return Err(e);
             }
         }
-        let mut sim = Simulation::new(scene, base)?;
+        Shared::from(Simulation::new(scene, base)?, transport)
+    }
+
+    /// This rank's share of the whole run `sim` (built, or resumed from a checkpoint, alike on
+    /// every rank) over `transport`. Refused on more than one rank for what the method does
+    /// not share ([`refusal`]).
+    pub fn from(mut sim: Simulation, transport: Box<dyn Transport>) -> Result<Shared> {
+        if transport.size() > 1 {
+            if let Some(e) = refusal(&sim.scene) {
+                return Err(e);
+            }
+        }
         let w = &sim.world;
         let periodic = &sim.physics.periodic;
         let bricks = Bricks::new(transport.size(), periodic, &w.particles.pos);
@@ -201,10 +219,18 @@ pub fn refusal(scene: &Scene) -> Option<Error> {
     };
     match s.method {
         Method::Soft(o) if o.integrator != Integrator::VelocityVerlet => {
-            return no("simulation.method.soft.integrator", "an integrator other than velocity_verlet")
+            return no(
+                "simulation.method.soft.integrator",
+                "an integrator other than velocity_verlet",
+            )
         }
         Method::Soft(_) => {}
-        _ => return no("simulation.method", "hard and approx_hard spheres (collisions are not shared among ranks)"),
+        _ => {
+            return no(
+                "simulation.method",
+                "hard and approx_hard spheres (collisions are not shared among ranks)",
+            )
+        }
     }
     if s.sort_every.is_some() {
         return no("simulation.sort_every", "sorting the grains");
@@ -217,6 +243,16 @@ pub fn refusal(scene: &Scene) -> Option<Error> {
     }
     if scene.gravity.self_gravity.is_some() {
         return no("gravity.self_gravity", "self-gravity");
+    }
+    let o = &scene.output;
+    let outputs = [
+        (o.stress.is_some(), "output.stress", "stress output"),
+        (o.tallies.is_some(), "output.tallies", "tallies"),
+        (o.wall_forces, "output.wall_forces", "the wall force series"),
+        (o.contacts, "output.contacts", "the contact network output"),
+    ];
+    if let Some((_, field, what)) = outputs.iter().find(|o| o.0) {
+        return no(field, what);
     }
     let holds = (scene.walls.iter()).position(|w| w.surface != crate::walls::Surface::Normal);
     if let Some(k) = holds {
@@ -342,7 +378,8 @@ impl Exchange for Domain {
         let period = physics.periodic.lengths();
         let nl = &world.neighbors;
         let mine = left
-            && (0..p.len()).any(|k| self.own[k] && !nl.keeps(k, p.pos[k], DVec3::ZERO, 0.0, period));
+            && (0..p.len())
+                .any(|k| self.own[k] && !nl.keeps(k, p.pos[k], DVec3::ZERO, 0.0, period));
         any(&mut *self.transport, mine)
     }
 
@@ -439,7 +476,9 @@ fn migrate(d: &mut Domain, world: &mut World, physics: &Physics) {
             }
         }
     }
-    let got = d.transport.exchange(copies.into_iter().map(|w| w.0).collect());
+    let got = d
+        .transport
+        .exchange(copies.into_iter().map(|w| w.0).collect());
     d.bytes_sent += got.iter().map(|m| m.len() as u64).sum::<u64>();
     let mut own = vec![true; grains.len()];
     for m in &got {
@@ -471,4 +510,3 @@ fn take_pair(r: &mut Reader) -> PairHistory {
 
 #[cfg(test)]
 mod tests;
-

@@ -23,7 +23,13 @@ pub(super) fn put_grain(
     for v in [p.pos[k], p.vel[k], p.omega[k], p.force[k], p.torque[k]] {
         w.vec3(v);
     }
-    for x in [p.radius[k], p.mass[k], p.inv_mass[k], p.inertia[k], p.inv_inertia[k]] {
+    for x in [
+        p.radius[k],
+        p.mass[k],
+        p.inv_mass[k],
+        p.inertia[k],
+        p.inv_inertia[k],
+    ] {
         w.f64(x);
     }
     w.u16(p.material[k]);

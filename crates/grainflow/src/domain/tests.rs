@@ -96,7 +96,10 @@ fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("ran")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("ran"))
+            .collect()
     });
     let mut reports = Vec::new();
     let mut all = None;
@@ -123,7 +126,11 @@ fn a_bed_on_one_two_and_three_ranks_keeps_the_bits_of_one_process() {
     let one = alone(BED, steps);
     let p = &one.world.particles;
     assert!(p.len() > 2 * BLOCK && one.world.neighbors.builds > 2);
-    assert!(one.world.neighbors.touching() > 300, "{}", one.world.neighbors.touching());
+    assert!(
+        one.world.neighbors.touching() > 300,
+        "{}",
+        one.world.neighbors.touching()
+    );
     for ranks in [1, 2, 3] {
         let (all, reports) = shared(BED, ranks, steps);
         assert_eq!(all.id, p.id, "{ranks} ranks");
@@ -134,7 +141,10 @@ fn a_bed_on_one_two_and_three_ranks_keeps_the_bits_of_one_process() {
         let copies: usize = reports.iter().map(|r| r.2).sum();
         eprintln!("{ranks} ranks: {moved} moved, {copies} copies");
         if ranks > 1 {
-            assert!(moved > 20 && copies > 200, "{ranks} ranks: {moved} moved, {copies} copies");
+            assert!(
+                moved > 20 && copies > 200,
+                "{ranks} ranks: {moved} moved, {copies} copies"
+            );
         }
     }
 }
@@ -175,7 +185,11 @@ spheres = [
     let one = alone(toml, steps);
     let expected = one.world.pair_history_by_id(&one.physics.periodic);
     assert_eq!(expected.len(), 1, "the pair still touches");
-    assert!(expected[0].3.slip.length() > 1e-7, "{:?}", expected[0].3.slip);
+    assert!(
+        expected[0].3.slip.length() > 1e-7,
+        "{:?}",
+        expected[0].3.slip
+    );
     for ranks in [1, 2, 3] {
         let (all, reports) = shared(toml, ranks, steps);
         assert_eq!(bits(&all), bits(&one.world.particles), "{ranks} ranks");
@@ -184,7 +198,10 @@ spheres = [
         for r in holders {
             let (a, b) = (&r.0[0], &expected[0]);
             assert_eq!((a.0, a.1, a.2), (b.0, b.1, b.2));
-            assert_eq!(a.3.slip.to_array().map(f64::to_bits), b.3.slip.to_array().map(f64::to_bits));
+            assert_eq!(
+                a.3.slip.to_array().map(f64::to_bits),
+                b.3.slip.to_array().map(f64::to_bits)
+            );
         }
         let moved: u64 = reports.iter().map(|r| r.3).sum();
         eprintln!("{ranks} ranks: {moved} moves of the pair");
@@ -192,4 +209,53 @@ spheres = [
             assert!(moved >= 4, "{ranks} ranks: {moved} moves");
         }
     }
+}
+
+/// `steps` steps of `toml` on `ranks` ranks (threads), each rank starting from `start` (the
+/// whole run, built or resumed): rank 0's view of the run with its histories (as for a
+/// checkpoint).
+fn shared_view(start: &Simulation, ranks: usize, steps: usize) -> Simulation {
+    let views: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = threads(ranks)
+            .into_iter()
+            .map(|t| {
+                s.spawn(move || {
+                    let mut view = (t.rank() == 0).then(|| start.clone());
+                    let mut run = Shared::from(start.clone(), Box::new(t)).expect("shares");
+                    for _ in 0..steps {
+                        run.step().expect("stable");
+                    }
+                    run.gather_into(view.as_mut(), true);
+                    view
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("ran"))
+            .collect()
+    });
+    views.into_iter().flatten().next().expect("rank 0's view")
+}
+
+#[test]
+fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
+    // The bed for 150 steps on two ranks, gathered and checkpointed by rank 0, then resumed
+    // for 150 more on three: every grain as in 300 steps of one process, and the gathered
+    // contact counts are one process's.
+    let base = std::path::Path::new(".");
+    let start = Simulation::new(scene(BED), base).expect("builds");
+    let one = alone(BED, 150);
+    let half = shared_view(&start, 2, 150);
+    assert_eq!(bits(&half.world.particles), bits(&one.world.particles));
+    assert_eq!(
+        (half.stats.contacts, half.stats.wall_contacts),
+        (one.stats.contacts, one.stats.wall_contacts)
+    );
+    let ckpt = half.checkpoint();
+    assert_eq!(ckpt.pairs.len(), one.checkpoint().pairs.len());
+    let resumed = Simulation::resume(scene(BED), base, ckpt).expect("resumes");
+    let end = shared_view(&resumed, 3, 150);
+    let one = alone(BED, 300);
+    assert_eq!(bits(&end.world.particles), bits(&one.world.particles));
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use glam::DVec3;
 
 /// The ranks' one collective.
-pub trait Transport: Send {
+pub trait Transport {
     /// This rank, from 0.
     fn rank(&self) -> usize;
     /// Number of ranks.
