@@ -31,6 +31,7 @@ mod plot;
 mod raster;
 mod render;
 mod scenes;
+mod shared;
 mod stop;
 
 use std::path::{Path, PathBuf};
@@ -451,6 +452,10 @@ fn run(
         return pebbles::run(Path::new(name), out, overwrite);
     }
     let (scene, base) = load_scene(name)?;
+    // Started by mpirun on several ranks (the `mpi` feature): shared among them.
+    if let Some(ranks) = shared::ranks() {
+        return shared::run((scene, &base, name), out, resume, overwrite, ranks);
+    }
     let duration = scene.simulation.start_time + scene.simulation.duration;
     let (mut sim, start) = match resume {
         Some(path) => {

@@ -23,7 +23,7 @@ impl Stop {
     }
 
     /// The signal received, if one was.
-    fn signal(&self) -> Option<usize> {
+    pub fn signal(&self) -> Option<usize> {
         match self.0.load(Ordering::Relaxed) {
             0 => None,
             s => Some(s),

@@ -53,9 +53,12 @@ impl Transport for Mpi {
         self.world
             .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
         let (send_at, recv_at) = (offsets(&send_counts), offsets(&recv_counts));
-        let sent: Vec<u8> = out.concat();
+        // One byte more than the messages on either side: MPI refuses an empty buffer, which
+        // every rank has when no rank sends anything.
+        let mut sent: Vec<u8> = out.concat();
+        sent.push(0);
         let total: Count = recv_counts.iter().sum();
-        let mut got = vec![0u8; total as usize];
+        let mut got = vec![0u8; total as usize + 1];
         {
             let send = Partition::new(&sent[..], &send_counts[..], &send_at[..]);
             let mut recv = PartitionMut::new(&mut got[..], &recv_counts[..], &recv_at[..]);

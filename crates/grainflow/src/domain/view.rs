@@ -11,7 +11,19 @@ use crate::sim::Simulation;
 impl Shared {
     /// Rank 0's `flags` on every rank (each rank passes its own; only rank 0's count).
     pub fn agree(&mut self, flags: u8) -> u8 {
-        all_gather(&mut *self.domain.transport, vec![flags])[0][0]
+        self.agree_max(flags, 0.0).0
+    }
+
+    /// Rank 0's `flags` and the largest of every rank's `x`, on every rank.
+    pub fn agree_max(&mut self, flags: u8, x: f64) -> (u8, f64) {
+        let mut m = vec![flags];
+        m.extend_from_slice(&x.to_le_bytes());
+        let got = all_gather(&mut *self.domain.transport, m);
+        let x = got
+            .iter()
+            .map(|m| Reader(&m[1..]).f64())
+            .fold(f64::NEG_INFINITY, f64::max);
+        (got[0][0], x)
     }
 
     /// Gathers the run into `view` on rank 0 (the whole run as one process holds it; None

@@ -295,6 +295,16 @@ impl Outputs {
         self.seconds
     }
 
+    /// What [`Outputs::observe`] would write at the current time of `sim`: whether anything,
+    /// and whether a checkpoint (a run shared among ranks gathers its grains only then, and
+    /// their contact histories only for a checkpoint).
+    pub fn due(&self, sim: &Simulation) -> (bool, bool) {
+        let t = sim.world.time + 0.5 * sim.physics.dt;
+        let next = [self.next_snapshot, self.next_series, self.next_stress];
+        let checkpoint = t >= self.next_checkpoint;
+        (checkpoint || next.iter().any(|&n| t >= n), checkpoint)
+    }
+
     /// Writes whatever is due at the current time of `sim`.
     pub fn observe(&mut self, sim: &Simulation) -> Result<()> {
         let clock = std::time::Instant::now();

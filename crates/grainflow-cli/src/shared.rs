@@ -1,0 +1,215 @@
+//! `mpirun -np N grainflow run SCENE`: a soft-sphere run shared among N processes (the `mpi`
+//! feature). Every rank builds the run (or resumes it from a checkpoint) and keeps its share;
+//! rank 0 writes the outputs from the run gathered when they are due, prints the progress and
+//! the one error that stops every rank (its rank, particle, time and cause).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Result;
+use grainflow::domain::{Shared, Transport};
+use grainflow::io::checkpoint::Checkpoint;
+use grainflow::io::{Outputs, Start};
+use grainflow::scene::Scene;
+use grainflow::sim::Simulation;
+
+use crate::stop::Stop;
+
+/// What rank 0 tells every rank before each step: go on, stop for an error of its own, or
+/// stop for a signal (this plus its number).
+const GO: u8 = 0;
+const FAILED: u8 = 1;
+const SIGNAL: u8 = 64;
+/// ... and after each step: whether outputs are due, and whether a checkpoint.
+const DUE: u8 = 1;
+const CHECKPOINT: u8 = 2;
+
+/// MPI's world when the process was started by mpirun with more than one rank.
+#[cfg(feature = "mpi")]
+pub fn ranks() -> Option<Box<dyn Transport>> {
+    let mpi = grainflow::domain::mpi::Mpi::init()?;
+    (mpi.size() > 1).then(|| Box::new(mpi) as Box<dyn Transport>)
+}
+
+/// Without the `mpi` feature every run is one process.
+#[cfg(not(feature = "mpi"))]
+pub fn ranks() -> Option<Box<dyn Transport>> {
+    None
+}
+
+/// Runs `scene` (named `name`, files from `base`) shared among the ranks of `transport`,
+/// outputs into `out`; resumed from the checkpoint `resume` when given.
+pub fn run(
+    (scene, base, name): (Scene, &Path, &str),
+    out: &Path,
+    resume: Option<&Path>,
+    overwrite: bool,
+    transport: Box<dyn Transport>,
+) -> Result<ExitCode> {
+    let (rank, size) = (transport.rank(), transport.size());
+    // Every rank meets the same refusals from the same inputs: each stops, rank 0 says why.
+    let quiet = |e: anyhow::Error| -> Result<ExitCode> {
+        match rank {
+            0 => Err(e),
+            _ => Ok(ExitCode::FAILURE),
+        }
+    };
+    let end = scene.simulation.start_time + scene.simulation.duration;
+    let (sim, start) = match resume {
+        Some(path) => match Checkpoint::read(path).and_then(|c| Simulation::resume(scene, base, c))
+        {
+            Ok(sim) => (sim, Start::Resume),
+            Err(e) => return quiet(e.into()),
+        },
+        None => match Simulation::new(scene, base) {
+            Ok(sim) => (sim, Start::Fresh { overwrite }),
+            Err(e) => return quiet(e.into()),
+        },
+    };
+    let mut view = (rank == 0).then(|| sim.clone());
+    let mut shared = match Shared::from(sim, transport) {
+        Ok(s) => s,
+        Err(e) => return quiet(e.into()),
+    };
+    let opened = view.as_ref().map(|v| Outputs::open(out, v, start));
+    let (mut outputs, failed) = match opened {
+        Some(Ok(o)) => (Some(o), GO),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            (None, FAILED)
+        }
+        None => (None, GO),
+    };
+    if shared.agree(failed) != GO {
+        return Ok(ExitCode::FAILURE);
+    }
+    if let Some(v) = &view {
+        let bricks = shared.domain.bricks.counts;
+        eprintln!(
+            "grainflow: {name}: {} particles on {size} ranks (bricks {}×{}×{}), {} walls, dt = {:.3e} s, {} threads per rank, output in {}",
+            v.world.particles.len(),
+            bricks[0],
+            bricks[1],
+            bricks[2],
+            v.world.walls.len(),
+            v.physics.dt,
+            rayon::current_num_threads(),
+            out.display()
+        );
+    }
+    let stop = Stop::install()?;
+    let clock = Instant::now();
+    let first = shared.sim.world.step;
+    let dt = shared.sim.physics.dt;
+    let mut next_line = 0.1;
+    while shared.sim.world.time + 0.5 * dt < end {
+        let before = match (rank, stop.signal()) {
+            (0, Some(s)) => SIGNAL + s as u8,
+            _ => GO,
+        };
+        match shared.agree(before) {
+            GO => {}
+            FAILED => return Ok(ExitCode::FAILURE),
+            signal => {
+                shared.gather_into(view.as_mut(), true);
+                if let (Some(o), Some(v)) = (outputs.as_mut(), view.as_ref()) {
+                    o.checkpoint(v, "checkpoint.gfck")?;
+                    eprintln!(
+                        "grainflow: stopped by signal {} at t = {:e} s (step {}); checkpoint.gfck written; --resume it to go on",
+                        signal - SIGNAL,
+                        v.world.time,
+                        v.world.step
+                    );
+                }
+                return Ok(ExitCode::from(128u8.saturating_add(signal - SIGNAL)));
+            }
+        }
+        if let Err(e) = shared.step() {
+            return quiet(e.into());
+        }
+        let due = match (outputs.as_ref(), view.as_mut()) {
+            (Some(o), Some(v)) => {
+                (v.world.time, v.world.step) = (shared.sim.world.time, shared.sim.world.step);
+                let (any, checkpoint) = o.due(v);
+                (u8::from(any) * DUE) | (u8::from(checkpoint) * CHECKPOINT)
+            }
+            _ => 0,
+        };
+        let overlap = shared.sim.stats.max_overlap_ratio;
+        let (due, overlap) = shared.agree_max(due, overlap);
+        if due & DUE != 0 {
+            shared.gather_into(view.as_mut(), due & CHECKPOINT != 0);
+        }
+        if let (Some(o), Some(v)) = (outputs.as_mut(), view.as_mut()) {
+            // Every step, as one process does, so that the series keeps the largest overlap
+            // between its rows; it writes only when something is due, the run gathered then.
+            v.stats.max_overlap_ratio = overlap;
+            if let Err(e) = o.observe(v) {
+                // The other ranks learn it before the next step.
+                eprintln!("error: {e}");
+                shared.agree(FAILED);
+                return Ok(ExitCode::FAILURE);
+            }
+            let fraction = v.world.time / end;
+            if fraction >= next_line {
+                let rate = (v.world.step - first) as f64 / clock.elapsed().as_secs_f64().max(1e-9);
+                eprintln!(
+                    "grainflow: {:3.0} % t = {:.4} s, {rate:.0} steps/s",
+                    100.0 * fraction,
+                    v.world.time
+                );
+                next_line += 0.1;
+            }
+        }
+    }
+    if shared.agree(GO) == FAILED {
+        return Ok(ExitCode::FAILURE);
+    }
+    shared.gather_into(view.as_mut(), true);
+    let counts = report(&mut shared);
+    if let (Some(o), Some(v)) = (outputs.as_mut(), view.as_ref()) {
+        o.finish(v)?;
+        let steps = (v.world.step - first).max(1);
+        eprintln!(
+            "grainflow: done: t = {:.4} s, {} steps in {:.1} s on {size} ranks; {} grains; copies {:.1} % of the grains, {:.1} bytes sent per particle-step, load imbalance {:.3} (most grains on a rank over the mean)",
+            v.world.time,
+            v.world.step - first,
+            clock.elapsed().as_secs_f64(),
+            v.world.particles.len(),
+            100.0 * counts.copies,
+            counts.bytes / (steps as f64 * v.world.particles.len().max(1) as f64),
+            counts.imbalance
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The ranks' counts together: copies over own grains, bytes sent in all, the most own
+/// grains of a rank over the mean.
+pub struct Counts {
+    pub copies: f64,
+    pub bytes: f64,
+    pub imbalance: f64,
+}
+
+/// Every rank's counts, on every rank.
+pub fn report(shared: &mut Shared) -> Counts {
+    let (_, own, copies, bytes) = shared.counts();
+    let mut m = Vec::new();
+    for v in [own as u64, copies as u64, bytes] {
+        m.extend_from_slice(&v.to_le_bytes());
+    }
+    let got = shared.all_gather(m);
+    let at = |m: &[u8], k: usize| {
+        u64::from_le_bytes(m[8 * k..8 * k + 8].try_into().expect("eight bytes")) as f64
+    };
+    let sum = |k: usize| got.iter().map(|m| at(m, k)).sum::<f64>();
+    let most = got.iter().map(|m| at(m, 0)).fold(0.0, f64::max);
+    let n = got.len() as f64;
+    Counts {
+        copies: sum(1) / sum(0).max(1.0),
+        bytes: sum(2),
+        imbalance: most / (sum(0) / n).max(1.0),
+    }
+}
