@@ -1,7 +1,8 @@
 """Angle of repose against rolling friction: glass beads poured onto a rough floor in a
 periodic slab form a ridge whose flanks steepen as the rolling friction rises (002 §5,
 Fig. 7). The angle is fitted to the ridge's surface between a quarter and three quarters of
-its height; the plot goes to docs/python-repose.png (or the folder given as the argument).
+its height; the plot goes to docs/figures/python-repose.png (or into the folder given as the
+argument).
 
     python examples/python/repose_sweep.py [OUT_DIR]
 
@@ -99,4 +100,4 @@ def main(out):
 
 if __name__ == "__main__":
     root = pathlib.Path(__file__).resolve().parents[2]
-    main(pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "docs")
+    main(pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "docs" / "figures")
