@@ -17,6 +17,7 @@ use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
+pub mod built_in;
 mod inserts;
 mod method;
 mod particle_files;
