@@ -148,8 +148,12 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
             Ok(Some(v as f64))
         }
         fn visit_str<E: Error>(self, v: &str) -> std::result::Result<Option<f64>, E> {
+            let numeric = v
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
             match v {
                 "auto" => Ok(None),
+                _ if !numeric => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
                 _ => crate::units::convert(v, self.1)
                     .map(Some)
                     .map_err(E::custom),
