@@ -17,6 +17,7 @@ use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
+pub mod built_in;
 mod inserts;
 mod method;
 mod particle_files;
@@ -124,13 +125,18 @@ pub enum Skin {
 fn number_or_auto<'de, D: serde::Deserializer<'de>>(
     d: D,
     what: &'static str,
+    dim: crate::units::Dimension,
 ) -> std::result::Result<Option<f64>, D::Error> {
-    use serde::de::{Error, Unexpected, Visitor};
-    struct V(&'static str);
+    use serde::de::{Error, Visitor};
+    struct V(&'static str, crate::units::Dimension);
     impl Visitor<'_> for V {
         type Value = Option<f64>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(f, "{} or \"auto\"", self.0)
+            write!(
+                f,
+                "{} (a number or a string with a unit) or \"auto\"",
+                self.0
+            )
         }
         fn visit_f64<E: Error>(self, v: f64) -> std::result::Result<Option<f64>, E> {
             Ok(Some(v))
@@ -142,25 +148,34 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
             Ok(Some(v as f64))
         }
         fn visit_str<E: Error>(self, v: &str) -> std::result::Result<Option<f64>, E> {
+            let numeric = v
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
             match v {
                 "auto" => Ok(None),
-                _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                _ if !numeric => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                _ => crate::units::convert(v, self.1)
+                    .map(Some)
+                    .map_err(E::custom),
             }
         }
     }
-    d.deserialize_any(V(what))
+    d.deserialize_any(V(what, dim))
 }
 
 impl<'de> Deserialize<'de> for TimeStep {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Ok(number_or_auto(d, "a time step in seconds")?
-            .map_or(TimeStep::Auto(Auto::Auto), TimeStep::Fixed))
+        Ok(
+            number_or_auto(d, "a time step in seconds", crate::units::TIME)?
+                .map_or(TimeStep::Auto(Auto::Auto), TimeStep::Fixed),
+        )
     }
 }
 
 impl<'de> Deserialize<'de> for Skin {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Ok(number_or_auto(d, "a skin in metres")?.map_or(Skin::Auto(Auto::Auto), Skin::Fixed))
+        Ok(number_or_auto(d, "a skin in metres", crate::units::LENGTH)?
+            .map_or(Skin::Auto(Auto::Auto), Skin::Fixed))
     }
 }
 
@@ -172,6 +187,7 @@ pub struct SimulationSpec {
     #[serde(default)]
     pub method: Method,
     /// Simulated time to run (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub duration: f64,
     /// Time step.
     pub dt: TimeStep,
@@ -186,13 +202,17 @@ pub struct SimulationSpec {
     #[serde(default)]
     pub skin: Option<Skin>,
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub domain: Option<[DVec3; 2]>,
     /// How large a given dt may be: "accuracy" (t_c/10, default) or "contact_time" (t_c).
     #[serde(default)]
     pub dt_limit: crate::timestep::DtLimit,
     /// Simulated time at the start (s), 001 `initial_time`; the run ends at start_time + duration.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::units::time"
+    )]
     pub start_time: f64,
     /// 3 (spheres) or 2 (discs in the xy plane, density per area; see `planar.rs`).
     #[serde(default = "three")]
@@ -248,13 +268,13 @@ pub use walls::{ShapeSpec, WallSpec};
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
     /// Snapshots (VTU + PVD, LAMMPS dump, walls VTP).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub snapshot_interval: Option<f64>,
     /// Rows of the CSV time series.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub series_interval: Option<f64>,
     /// Checkpoints that resume bit for bit.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub checkpoint_interval: Option<f64>,
     /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -344,7 +364,12 @@ impl Scene {
                 return old;
             }
             // The path of a value at the top level is ".": nothing to name beyond the place.
-            let key = e.path().to_string();
+            // Inside a tagged enum serde's path stops at the enum; a unit error names its
+            // text, which finds the field.
+            let mut key = e.path().to_string();
+            if let Some(whole) = crate::units::field_of_error(text, &key, e.inner().message()) {
+                key = whole;
+            }
             parse_error(e.inner(), (key != ".").then_some(key))
         })
     }
@@ -680,133 +705,4 @@ impl Scene {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn simulation_spec_new_has_the_defaults_of_a_scene_file() {
-        let parsed: SimulationSpec = toml::from_str("duration = 2.0\ndt = 1e-5").expect("parses");
-        assert_eq!(parsed, SimulationSpec::new(2.0, TimeStep::Fixed(1e-5)));
-    }
-
-    const MINIMAL: &str = r#"
-[simulation]
-duration = 0.1
-dt = "auto"
-
-[contact]
-normal = "hertz"
-
-[[materials]]
-name = "glass"
-density = 2500
-youngs_modulus = 70e6
-poisson_ratio = 0.24
-restitution = 0.97
-sliding_friction = 0.16
-
-[[walls]]
-type = "plane"
-material = "glass"
-point = [0, 0, 0]
-normal = [0, 0, 1]
-
-[[particles]]
-type = "list"
-material = "glass"
-spheres = [{ pos = [0, 0, 1e-3], radius = 5e-4 }]
-"#;
-
-    #[test]
-    fn minimal_scene_parses_and_has_no_problems() {
-        let s = Scene::from_toml(MINIMAL, "test").expect("parses");
-        assert!(s.problems().is_empty(), "{:?}", s.problems());
-        assert_eq!(s.simulation.dt, TimeStep::Auto(Auto::Auto));
-        assert_eq!(s.contact.tangential, crate::contact::Tangential::Spring);
-    }
-
-    #[test]
-    fn misspelt_key_is_refused_with_its_name() {
-        let text = MINIMAL.replace("poisson_ratio", "poisson_ration");
-        let e = Scene::from_toml(&text, "test")
-            .expect_err("refused")
-            .to_string();
-        assert!(e.contains("poisson_ration"), "{e}");
-    }
-
-    #[test]
-    fn misspelt_key_of_a_particle_source_is_refused_with_its_name() {
-        let text = MINIMAL.replace("type = \"list\"", "type = \"list\"\ncolour = \"red\"");
-        let e = Scene::from_toml(&text, "test")
-            .expect_err("refused")
-            .to_string();
-        assert!(
-            e.contains("particles[0]") && e.contains("unknown field `colour`"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn negative_radius_names_the_field() {
-        let text = MINIMAL.replace("radius = 5e-4", "radius = -1");
-        let s = Scene::from_toml(&text, "test").expect("parses");
-        let p = s.problems();
-        assert_eq!(p.len(), 1);
-        assert_eq!(
-            p[0].to_string(),
-            "particles[0].spheres[0].radius: must be a finite number > 0, got -1"
-        );
-    }
-
-    #[test]
-    fn flores_needs_positive_restitution_and_unknown_material_is_named() {
-        let text = MINIMAL
-            .replace("\"hertz\"", "\"flores\"")
-            .replace("restitution = 0.97", "restitution = 0")
-            .replace("material = \"glass\"\npoint", "material = \"steel\"\npoint");
-        let s = Scene::from_toml(&text, "test").expect("parses");
-        let msgs: Vec<String> = s.problems().iter().map(|e| e.to_string()).collect();
-        assert!(
-            msgs.iter()
-                .any(|m| m.starts_with("materials[0].restitution: must be > 0")),
-            "{msgs:?}"
-        );
-        assert!(
-            msgs.iter()
-                .any(|m| m.starts_with("walls[0].material: no material named \"steel\"")),
-            "{msgs:?}"
-        );
-    }
-
-    #[test]
-    fn method_options_round_trip_and_old_checkpoint_scenes_are_read() {
-        let hard = MINIMAL.replace(
-            "dt = \"auto\"",
-            "dt = 1e-4\nmethod = { hard = { slide_limit = 0.01, collision_log = true } }",
-        );
-        let s = Scene::from_toml(&hard, "test").expect("parses");
-        let text = s.to_toml().expect("writes");
-        assert_eq!(s, Scene::from_toml(&text, "again").expect("re-parses"));
-        // A checkpoint written before the options moved holds them beside `method`, and the
-        // approx_hard table and integrator at their defaults whatever the method.
-        let old = MINIMAL
-            .replace(
-                "dt = \"auto\"",
-                "dt = 1e-4\nmethod = \"hard\"\nintegrator = \"velocity_verlet\"\nslide_limit = 0.01\n[simulation.approx_hard]\npasses = 1",
-            )
-            .replace("[contact]", "[output]\ncollision_log = true\n[contact]");
-        assert!(Scene::from_toml(&old, "old").is_err());
-        assert_eq!(Scene::from_checkpoint_toml(&old).expect("upgrades"), s);
-        assert_eq!(
-            Scene::from_checkpoint_toml(&text).expect("reads the new spelling"),
-            s
-        );
-    }
-
-    #[test]
-    fn template_round_trips() {
-        let s = Scene::from_toml(MINIMAL, "test").expect("parses");
-        let again = Scene::from_toml(&s.to_toml().expect("writes"), "again").expect("re-parses");
-        assert_eq!(s, again);
-    }
-}
+mod tests;
