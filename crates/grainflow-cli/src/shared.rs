@@ -67,13 +67,13 @@ pub fn run(
             Err(e) => return quiet(e.into()),
         },
     };
-    let mut view = (rank == 0).then(|| sim.clone());
+    let view = (rank == 0).then(|| sim.clone());
     let mut shared = match Shared::from(sim, transport) {
         Ok(s) => s,
         Err(e) => return quiet(e.into()),
     };
     let opened = view.as_ref().map(|v| Outputs::open(out, v, start));
-    let (mut outputs, failed) = match opened {
+    let (outputs, failed) = match opened {
         Some(Ok(o)) => (Some(o), GO),
         Some(Err(e)) => {
             eprintln!("error: {e}");
@@ -103,54 +103,12 @@ pub fn run(
     let first = shared.sim.world.step;
     let dt = shared.sim.physics.dt;
     let mut next_line = 0.1;
+    let mut rank0 = Rank0 { view, outputs };
     while shared.sim.world.time + 0.5 * dt < end {
-        let before = match (rank, stop.signal()) {
-            (0, Some(s)) => SIGNAL + s as u8,
-            _ => GO,
-        };
-        match shared.agree(before) {
-            GO => {}
-            FAILED => return Ok(ExitCode::FAILURE),
-            signal => {
-                shared.gather_into(view.as_mut(), true);
-                if let (Some(o), Some(v)) = (outputs.as_mut(), view.as_ref()) {
-                    o.checkpoint(v, "checkpoint.gfck")?;
-                    eprintln!(
-                        "grainflow: stopped by signal {} at t = {:e} s (step {}); checkpoint.gfck written; --resume it to go on",
-                        signal - SIGNAL,
-                        v.world.time,
-                        v.world.step
-                    );
-                }
-                return Ok(ExitCode::from(128u8.saturating_add(signal - SIGNAL)));
-            }
+        if let Some(code) = step(&mut shared, &mut rank0, &stop)? {
+            return Ok(code);
         }
-        if let Err(e) = shared.step() {
-            return quiet(e.into());
-        }
-        let due = match (outputs.as_ref(), view.as_mut()) {
-            (Some(o), Some(v)) => {
-                (v.world.time, v.world.step) = (shared.sim.world.time, shared.sim.world.step);
-                let (any, checkpoint) = o.due(v);
-                (u8::from(any) * DUE) | (u8::from(checkpoint) * CHECKPOINT)
-            }
-            _ => 0,
-        };
-        let overlap = shared.sim.stats.max_overlap_ratio;
-        let (due, overlap) = shared.agree_max(due, overlap);
-        if due & DUE != 0 {
-            shared.gather_into(view.as_mut(), due & CHECKPOINT != 0);
-        }
-        if let (Some(o), Some(v)) = (outputs.as_mut(), view.as_mut()) {
-            // Every step, as one process does, so that the series keeps the largest overlap
-            // between its rows; it writes only when something is due, the run gathered then.
-            v.stats.max_overlap_ratio = overlap;
-            if let Err(e) = o.observe(v) {
-                // The other ranks learn it before the next step.
-                eprintln!("error: {e}");
-                shared.agree(FAILED);
-                return Ok(ExitCode::FAILURE);
-            }
+        if let Some(v) = &rank0.view {
             let fraction = v.world.time / end;
             if fraction >= next_line {
                 let rate = (v.world.step - first) as f64 / clock.elapsed().as_secs_f64().max(1e-9);
@@ -166,9 +124,9 @@ pub fn run(
     if shared.agree(GO) == FAILED {
         return Ok(ExitCode::FAILURE);
     }
-    shared.gather_into(view.as_mut(), true);
+    shared.gather_into(rank0.view.as_mut(), true);
     let counts = report(&mut shared);
-    if let (Some(o), Some(v)) = (outputs.as_mut(), view.as_ref()) {
+    if let (Some(o), Some(v)) = (rank0.outputs.as_mut(), rank0.view.as_ref()) {
         o.finish(v)?;
         let steps = (v.world.step - first).max(1);
         eprintln!(
@@ -183,6 +141,72 @@ pub fn run(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What rank 0 keeps besides its share: the whole run as one process holds it, gathered for
+/// the outputs, and the outputs (None on the other ranks).
+struct Rank0 {
+    view: Option<Simulation>,
+    outputs: Option<Outputs>,
+}
+
+/// One step of every rank: rank 0's word first (go on, or stop for its error or a signal,
+/// with a checkpoint), then the step, then the outputs when due, gathered. The exit code when
+/// the run stops here.
+fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitCode>> {
+    let rank = shared.counts().0;
+    let before = match (rank, stop.signal()) {
+        (0, Some(s)) => SIGNAL + s as u8,
+        _ => GO,
+    };
+    match shared.agree(before) {
+        GO => {}
+        FAILED => return Ok(Some(ExitCode::FAILURE)),
+        signal => {
+            shared.gather_into(r0.view.as_mut(), true);
+            if let (Some(o), Some(v)) = (r0.outputs.as_mut(), r0.view.as_ref()) {
+                o.checkpoint(v, "checkpoint.gfck")?;
+                eprintln!(
+                    "grainflow: stopped by signal {} at t = {:e} s (step {}); checkpoint.gfck written; --resume it to go on",
+                    signal - SIGNAL,
+                    v.world.time,
+                    v.world.step
+                );
+            }
+            return Ok(Some(ExitCode::from(128u8.saturating_add(signal - SIGNAL))));
+        }
+    }
+    if let Err(e) = shared.step() {
+        return match rank {
+            0 => Err(e.into()),
+            _ => Ok(Some(ExitCode::FAILURE)),
+        };
+    }
+    let due = match (r0.outputs.as_ref(), r0.view.as_mut()) {
+        (Some(o), Some(v)) => {
+            (v.world.time, v.world.step) = (shared.sim.world.time, shared.sim.world.step);
+            let (any, checkpoint) = o.due(v);
+            (u8::from(any) * DUE) | (u8::from(checkpoint) * CHECKPOINT)
+        }
+        _ => 0,
+    };
+    let overlap = shared.sim.stats.max_overlap_ratio;
+    let (due, overlap) = shared.agree_max(due, overlap);
+    if due & DUE != 0 {
+        shared.gather_into(r0.view.as_mut(), due & CHECKPOINT != 0);
+    }
+    if let (Some(o), Some(v)) = (r0.outputs.as_mut(), r0.view.as_mut()) {
+        // Every step, as one process does, so that the series keeps the largest overlap
+        // between its rows; it writes only when something is due, the run gathered then.
+        v.stats.max_overlap_ratio = overlap;
+        if let Err(e) = o.observe(v) {
+            // The other ranks learn it before the next step.
+            eprintln!("error: {e}");
+            shared.agree(FAILED);
+            return Ok(Some(ExitCode::FAILURE));
+        }
+    }
+    Ok(None)
 }
 
 /// The ranks' counts together: copies over own grains, bytes sent in all, the most own
