@@ -41,6 +41,7 @@ pub fn drive(
     mut each: impl FnMut(&Simulation) -> Result<()>,
 ) -> Result<Option<u8>> {
     let stop = Stop::install()?;
+    let kill_at = kill_at_step();
     while sim.world.time + 0.5 * sim.physics.dt < end {
         if let Some(signal) = stop.signal() {
             outputs.checkpoint(sim, "checkpoint.gfck")?;
@@ -53,6 +54,20 @@ pub fn drive(
         sim.step()?;
         outputs.observe(sim)?;
         each(sim)?;
+        if kill_at == Some(sim.world.step) {
+            // As `kill -KILL` would: no destructor runs, nothing buffered is flushed.
+            signal_hook::low_level::raise(signal_hook::consts::SIGKILL)
+                .context("cannot raise SIGKILL")?;
+        }
     }
     Ok(None)
+}
+
+/// The step after which the run kills itself with SIGKILL, from `GRAINFLOW_TEST_KILL_AT_STEP`:
+/// the kill test's way to land a kill at a chosen step whatever the machine's load.
+fn kill_at_step() -> Option<u64> {
+    std::env::var("GRAINFLOW_TEST_KILL_AT_STEP")
+        .ok()?
+        .parse()
+        .ok()
 }

@@ -117,7 +117,7 @@ impl Outputs {
             pvd,
             manifest,
             appended: std::array::from_fn(|_| None),
-            overlap_peak: 0.0,
+            overlap_peak: mark.as_ref().map_or(0.0, |m| m.overlap_peak),
             next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
@@ -362,6 +362,7 @@ impl Outputs {
             time: sim.world.time,
             frame: self.frame,
             lengths,
+            overlap_peak: self.overlap_peak,
         });
         durable::sync_dir(&self.dir.join("frames"))?;
         self.manifest.write(&self.dir)?;
