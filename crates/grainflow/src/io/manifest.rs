@@ -39,6 +39,9 @@ pub struct Mark {
     /// `max_overlap_ratio` continues from it (0 in manifests written before it was kept).
     #[serde(default)]
     pub overlap_peak: f64,
+    /// What the tallies had gathered (`[output.tallies]`), which a resumed run goes on from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tallies: Option<super::tallies::TallyState>,
 }
 
 /// The manifest of an output folder.
@@ -226,6 +229,7 @@ mod tests {
             frame: step as usize,
             lengths: BTreeMap::from([("series.csv".to_string(), 10 * step)]),
             overlap_peak: 0.0,
+            tallies: None,
         }
     }
 

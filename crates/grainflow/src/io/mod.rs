@@ -46,13 +46,15 @@ pub enum Start {
 }
 
 /// The append-only files, in the order a checkpoint syncs them.
-const APPENDED: [&str; 6] = [
+const APPENDED: [&str; 8] = [
     "particles.dump",
     "series.csv",
     "stress.csv",
     "collisions.csv",
     "walls.csv",
     "contacts.dump",
+    "energy.csv",
+    "velocity_tally.csv",
 ];
 
 /// Writes a run's files into one folder at the intervals of the scene's `[output]` table.
@@ -61,7 +63,7 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     manifest: Manifest,
     /// The append-only files, as in [`APPENDED`].
-    appended: [Option<Appender>; 6],
+    appended: [Option<Appender>; 8],
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
     next_stress: f64,
@@ -122,10 +124,10 @@ impl Outputs {
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
             next_checkpoint: next_after(t, spec.checkpoint_interval),
-            tallies: spec
-                .tallies
-                .as_ref()
-                .map(|s| tallies::Tallies::new(dir, sim, s)),
+            tallies: spec.tallies.as_ref().map(|s| {
+                let saved = mark.as_ref().and_then(|m| m.tallies.as_ref());
+                tallies::Tallies::new(dir, sim, s, saved)
+            }),
             seconds: 0.0,
         };
         let lengths = mark.map(|m| m.lengths).unwrap_or_default();
@@ -191,6 +193,7 @@ impl Outputs {
                 ..
             })
         );
+        let tally = spec.tallies.as_ref();
         let wanted = [
             spec.snapshot_interval.is_some(),
             spec.series_interval.is_some(),
@@ -198,6 +201,8 @@ impl Outputs {
             logs,
             spec.wall_forces,
             spec.contacts && spec.snapshot_interval.is_some(),
+            tally.is_some_and(|t| t.energy_interval.is_some()),
+            tally.is_some_and(|t| t.velocity.is_some()),
         ];
         for (k, name) in APPENDED.into_iter().enumerate() {
             if !wanted[k] {
@@ -223,6 +228,8 @@ impl Outputs {
                     }
                 }),
                 "collisions.csv" => writeln!(w, "{}", crate::hard::log::HEADER),
+                "energy.csv" => writeln!(w, "{}", tallies::ENERGY_HEADER),
+                "velocity_tally.csv" => writeln!(w, "{}", tallies::VELOCITY_HEADER),
                 "walls.csv" => writeln!(w, "{}", wall_forces::header(sim.world.walls.len()))
                     .and_then(|()| match fresh {
                         true => wall_forces::write_row(w, sim),
@@ -336,7 +343,19 @@ impl Outputs {
             self.next_stress = next_after(t, sim.scene.output.stress.as_ref().map(|s| s.interval));
         }
         if let Some(tallies) = &mut self.tallies {
-            tallies.observe(sim);
+            let [.., energy, velocity] = &mut self.appended;
+            let (energy, velocity) = (energy.as_mut(), velocity.as_mut());
+            let path = match (&energy, &velocity) {
+                (Some(a), _) | (None, Some(a)) => a.path().to_path_buf(),
+                (None, None) => self.dir.clone(),
+            };
+            tallies
+                .observe(
+                    sim,
+                    energy.map(Appender::writer),
+                    velocity.map(Appender::writer),
+                )
+                .map_err(|e| Error::io(&path, e))?;
         }
         if t >= self.next_checkpoint {
             self.checkpoint(sim, "checkpoint.gfck")?;
@@ -363,6 +382,7 @@ impl Outputs {
             frame: self.frame,
             lengths,
             overlap_peak: self.overlap_peak,
+            tallies: self.tallies.as_ref().map(tallies::Tallies::state),
         });
         durable::sync_dir(&self.dir.join("frames"))?;
         self.manifest.write(&self.dir)?;
