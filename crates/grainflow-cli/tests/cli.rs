@@ -455,3 +455,13 @@ fn a_folder_holds_one_run_and_a_resume_continues_it() {
     assert!(csv.starts_with("time,step,"), "{csv}");
     assert!(fresh.join("frames/particles_000000.vtu").exists());
 }
+
+#[test]
+fn a_file_that_cannot_be_read_is_named_once_with_the_os_error_once() {
+    let missing = temp("missing").join("nothing.gfck");
+    let (ok, _, err) = grainflow(&["run", "pour", "--resume", missing.to_str().expect("utf-8")]);
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+    assert!(err.contains("nothing.gfck"), "{err}");
+}
