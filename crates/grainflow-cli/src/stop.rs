@@ -51,7 +51,9 @@ pub fn drive(
             );
             return Ok(Some(128u8.saturating_add(signal as u8)));
         }
-        sim.step()?;
+        if let Err(e) = sim.step() {
+            return Err(failed(sim, outputs, e));
+        }
         outputs.observe(sim)?;
         each(sim)?;
         if kill_at == Some(sim.world.step) {
@@ -61,6 +63,20 @@ pub fn drive(
         }
     }
     Ok(None)
+}
+
+/// The error of a step that failed, with where its state was written and what to resume.
+fn failed(sim: &Simulation, outputs: &mut Outputs, e: grainflow::Error) -> anyhow::Error {
+    let frame = match outputs.failed(sim) {
+        Ok(Some(frame)) => format!("; the state at the failure is {frame}"),
+        Ok(None) => String::new(),
+        Err(w) => format!("; writing the state at the failure failed too: {w}"),
+    };
+    let resume = match outputs.last_checkpoint() {
+        Some((file, time)) => format!("; {file} (t = {time:e} s) is the last state to resume from"),
+        None => String::new(),
+    };
+    anyhow::anyhow!("{e}{frame}{resume}")
 }
 
 /// The step after which the run kills itself with SIGKILL, from `GRAINFLOW_TEST_KILL_AT_STEP`:

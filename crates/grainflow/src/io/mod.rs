@@ -297,6 +297,12 @@ impl Outputs {
         Ok(())
     }
 
+    /// The file and time (s) of the folder's last checkpoint, if one was taken.
+    pub fn last_checkpoint(&self) -> Option<(&str, f64)> {
+        let m = self.manifest.checkpoints.last()?;
+        Some((m.file.as_str(), m.time))
+    }
+
     /// Wall-clock time spent writing so far (s).
     pub fn seconds(&self) -> f64 {
         self.seconds
@@ -389,6 +395,22 @@ impl Outputs {
         durable::sync_dir(&self.dir)?;
         sim.checkpoint().write(&self.dir.join(file))?;
         durable::sync_dir(&self.dir)
+    }
+
+    /// After a step that failed (an unstable run): writes the state as the failure left it
+    /// as the next frame, for inspection, and syncs the append-only files. No checkpoint is
+    /// taken of that state: the folder's last checkpoint stays the one to resume from (a
+    /// resumed run writes its frames from that checkpoint's number on). Returns the frame's
+    /// path, relative to the folder; none when the scene writes no frames.
+    pub fn failed(&mut self, sim: &Simulation) -> Result<Option<String>> {
+        let frame = self.frame;
+        if sim.scene.output.snapshot_interval.is_some() {
+            self.snapshot(sim)?;
+        }
+        for a in self.appended.iter_mut().flatten() {
+            a.sync()?;
+        }
+        Ok((self.frame > frame).then(|| format!("frames/particles_{frame:06}.vtu")))
     }
 
     /// Writes the tallies and the final checkpoint `final.gfck`, with the files synced.
