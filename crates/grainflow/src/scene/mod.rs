@@ -126,16 +126,12 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
     what: &'static str,
     dim: crate::units::Dimension,
 ) -> std::result::Result<Option<f64>, D::Error> {
-    use serde::de::{Error, Visitor};
+    use serde::de::{Error, Unexpected, Visitor};
     struct V(&'static str, crate::units::Dimension);
     impl Visitor<'_> for V {
         type Value = Option<f64>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(
-                f,
-                "{} (a number or a string with a unit) or \"auto\"",
-                self.0
-            )
+            write!(f, "{} or \"auto\"", self.0)
         }
         fn visit_f64<E: Error>(self, v: f64) -> std::result::Result<Option<f64>, E> {
             Ok(Some(v))
@@ -149,6 +145,10 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
         fn visit_str<E: Error>(self, v: &str) -> std::result::Result<Option<f64>, E> {
             match v {
                 "auto" => Ok(None),
+                // A word is named with what the field takes; a number with a unit is read.
+                _ if !crate::units::starts_with_number(v) => {
+                    Err(E::invalid_value(Unexpected::Str(v), &self))
+                }
                 _ => crate::units::convert(v, self.1)
                     .map(Some)
                     .map_err(E::custom),
