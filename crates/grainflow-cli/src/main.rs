@@ -30,7 +30,6 @@ mod pebbles;
 mod plot;
 mod raster;
 mod render;
-mod scenes;
 mod stop;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +41,7 @@ use clap::{Parser, Subcommand};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::{Outputs, Start};
 use grainflow::neighbor::AutoSkin;
+use grainflow::scene::built_in as scenes;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
 use grainflow::stats::StageTimes;

@@ -315,11 +315,6 @@ fn number_end(s: &str) -> usize {
     k
 }
 
-/// Whether `text` begins with a number (and may then be a quantity with a unit).
-pub(crate) fn starts_with_number(text: &str) -> bool {
-    number_end(text.trim()) > 0
-}
-
 /// A quantity written as text: its value in SI and its dimension.
 fn parse_quantity(text: &str) -> Result<(f64, Dims), String> {
     let t = text.trim();

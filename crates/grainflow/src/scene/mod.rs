@@ -17,6 +17,7 @@ use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
+pub mod built_in;
 mod inserts;
 mod method;
 mod particle_files;
@@ -126,12 +127,16 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
     what: &'static str,
     dim: crate::units::Dimension,
 ) -> std::result::Result<Option<f64>, D::Error> {
-    use serde::de::{Error, Unexpected, Visitor};
+    use serde::de::{Error, Visitor};
     struct V(&'static str, crate::units::Dimension);
     impl Visitor<'_> for V {
         type Value = Option<f64>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(f, "{} or \"auto\"", self.0)
+            write!(
+                f,
+                "{} (a number or a string with a unit) or \"auto\"",
+                self.0
+            )
         }
         fn visit_f64<E: Error>(self, v: f64) -> std::result::Result<Option<f64>, E> {
             Ok(Some(v))
@@ -143,12 +148,12 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
             Ok(Some(v as f64))
         }
         fn visit_str<E: Error>(self, v: &str) -> std::result::Result<Option<f64>, E> {
+            let numeric = v
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
             match v {
                 "auto" => Ok(None),
-                // A word is named with what the field takes; a number with a unit is read.
-                _ if !crate::units::starts_with_number(v) => {
-                    Err(E::invalid_value(Unexpected::Str(v), &self))
-                }
+                _ if !numeric => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
                 _ => crate::units::convert(v, self.1)
                     .map(Some)
                     .map_err(E::custom),
