@@ -26,6 +26,7 @@ use crate::ghosts::{periods, Ghosts, Image};
 mod cells;
 mod history;
 mod links;
+pub(crate) mod start;
 use cells::candidate_pairs;
 use links::rows;
 pub use links::Links;
