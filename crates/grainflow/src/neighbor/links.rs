@@ -27,6 +27,9 @@ pub struct Links {
     pub cross_to: Vec<u32>,
     /// The place of each among the crossing pairs.
     pub cross_of: Vec<u32>,
+    /// The last grain each block's rows name, as a row or as a partner that is not a ghost:
+    /// the pair loop reads the shifts of grains up to it only where a ghost is the partner.
+    pub block_reach: Vec<u32>,
 }
 
 impl Links {
@@ -57,15 +60,21 @@ impl Links {
         // contiguous), and for each particle those naming it, in ascending owner.
         let mut cross_slot = vec![NOT_CROSSING; partner.len()];
         let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
+        let mut block_reach = Vec::with_capacity(n / BLOCK + 1);
         let mut crossing = 0u32;
         for i in 0..n {
             if i % BLOCK == 0 {
                 block_cross.push(crossing as usize);
+                block_reach.push((n - 1).min(i + BLOCK - 1) as u32);
             }
             for s in start[i]..start[i + 1] {
                 if grain[s] as usize / BLOCK != i / BLOCK {
                     cross_slot[s] = crossing;
                     crossing += 1;
+                }
+                if (partner[s] as usize) < n {
+                    let reach = block_reach.last_mut().expect("a block begun");
+                    *reach = (*reach).max(partner[s]);
                 }
             }
         }
@@ -96,6 +105,7 @@ impl Links {
             block_cross,
             cross_to,
             cross_of,
+            block_reach,
         }
     }
 }
