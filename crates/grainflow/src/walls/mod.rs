@@ -45,6 +45,7 @@ pub mod plane;
 pub mod plate;
 pub mod point;
 pub mod ring;
+pub mod trimesh;
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,7 @@ pub use plane::Plane;
 pub use plate::Plate;
 pub use point::Point;
 pub use ring::Ring;
+pub use trimesh::{MeshPart, TriMesh};
 
 /// Most members a union may have: contact histories are keyed by (wall, member) in a u32.
 pub const MAX_UNION_MEMBERS: usize = 256;
@@ -94,6 +96,8 @@ pub enum Shape {
     Indented(IndentedPart),
     /// Part of a floor over outlet cones (floor, cone, rim or chute tube).
     Hopper(HopperPart),
+    /// The flat faces of a triangle mesh that form one of its wall members.
+    Mesh(MeshPart),
     /// Several primitives forming one vessel part; each touches a grain on its own.
     Union(Vec<Shape>),
 }
@@ -142,6 +146,7 @@ impl Shape {
             Shape::Block(s) => s.contact(pos, r),
             Shape::Indented(s) => s.contact(pos, r),
             Shape::Hopper(s) => s.contact(pos, r),
+            Shape::Mesh(s) => s.contact(pos, r),
             Shape::Union(m) => m.iter().find_map(|s| s.contact(pos, r)),
         }
     }
@@ -155,6 +160,7 @@ impl Shape {
         match self {
             Shape::Indented(p) => p.may_touch(pos, reach),
             Shape::Hopper(p) => p.may_touch(pos, reach),
+            Shape::Mesh(p) => p.may_touch(pos, reach),
             other => other.contact(pos, reach).is_some(),
         }
     }
@@ -177,7 +183,11 @@ impl Shape {
             Shape::Cone(s) => parallel(s.axis) && on_axis(s.origin),
             Shape::Line(s) => parallel(s.axis) && on_axis(s.point),
             Shape::Point(s) => on_axis(s.pos),
-            Shape::Plate(_) | Shape::Block(_) | Shape::Indented(_) | Shape::Hopper(_) => false,
+            Shape::Plate(_)
+            | Shape::Block(_)
+            | Shape::Indented(_)
+            | Shape::Hopper(_)
+            | Shape::Mesh(_) => false,
             Shape::Union(m) => m.iter().all(|s| s.symmetric_about(center, axis)),
         }
     }
@@ -202,6 +212,7 @@ impl Shape {
             | Shape::Block(_)
             | Shape::Indented(_)
             | Shape::Hopper(_)
+            | Shape::Mesh(_)
             | Shape::Union(_) => None,
         }
     }
@@ -240,6 +251,7 @@ impl Shape {
             | Shape::Block(_)
             | Shape::Indented(_)
             | Shape::Hopper(_)
+            | Shape::Mesh(_)
             | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
         }
     }
