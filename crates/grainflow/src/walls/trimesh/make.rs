@@ -1,5 +1,5 @@
 //! Triangle meshes of simple shapes, for the validation against the analytic walls and the
-//! example scenes' STL files, and an ASCII STL writer.
+//! example scenes' STL files, and STL writers.
 
 use std::fmt::Write as _;
 
@@ -90,4 +90,66 @@ pub fn ascii_stl(tris: &[Corners], name: &str) -> String {
     }
     let _ = writeln!(s, "endsolid {name}");
     s
+}
+
+/// The triangles `tris` as a binary STL (corners rounded to f32, as the format holds them),
+/// its 80-byte header beginning with `header`.
+pub fn binary_stl(tris: &[Corners], header: &str) -> Vec<u8> {
+    let mut b = vec![0u8; 80];
+    let n = header.len().min(80);
+    b[..n].copy_from_slice(&header.as_bytes()[..n]);
+    b.extend((tris.len() as u32).to_le_bytes());
+    for t in tris {
+        let normal = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+        for v in std::iter::once(normal).chain(t.iter().copied()) {
+            for x in v.to_array() {
+                b.extend((x as f32).to_le_bytes());
+            }
+        }
+        b.extend([0u8; 2]);
+    }
+    b
+}
+
+/// The conical hopper of `scenes/hopper_mesh.toml` in millimetres: a cone from an orifice of
+/// radius 6 mm at z = 0 to 25 mm at z = 30 mm under a cylinder of radius 25 mm up to
+/// z = 80 mm, 32 segments round, open at both ends (128 triangles).
+pub fn hopper_mm() -> Vec<Corners> {
+    let mut tris = frustum(6.0, 25.0, 0.0, 30.0, 32, 1);
+    tris.extend(frustum(25.0, 25.0, 30.0, 80.0, 32, 1));
+    tris
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_hopper_mesh_is_hopper_mm_and_reads_back() {
+        // GRAINFLOW_BLESS=1 writes it again.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/meshes/hopper.stl"
+        );
+        let made = binary_stl(&hopper_mm(), "grainflow hopper_mm(): conical hopper, mm");
+        if std::env::var_os("GRAINFLOW_BLESS").is_some() {
+            std::fs::write(path, &made).expect("writes");
+        }
+        let shipped = std::fs::read(path).expect("shipped");
+        assert_eq!(shipped, made);
+        let back = super::super::read::read_stl(&shipped).expect("reads");
+        assert_eq!(back.len(), 128);
+        let place = super::super::Placement {
+            scale: 1e-3,
+            rotate: DVec3::ZERO,
+            translate: DVec3::ZERO,
+        };
+        let mesh = super::super::TriMesh::new(&back, &place).expect("builds");
+        // Each quad of the cone and of the cylinder is one flat face; the rims are open.
+        assert_eq!(mesh.topo.faces, 64);
+        assert_eq!(
+            (mesh.topo.open_edges, mesh.topo.non_manifold_edges),
+            (64, 0)
+        );
+    }
 }

@@ -204,22 +204,7 @@ fn obj_index(word: &str, n: usize) -> std::result::Result<usize, String> {
 mod tests {
     use super::*;
 
-    /// A binary STL of `tris`, with a header of `header` text.
-    pub(crate) fn binary(tris: &[Corners], header: &str) -> Vec<u8> {
-        let mut b = vec![0u8; 80];
-        b[..header.len()].copy_from_slice(header.as_bytes());
-        b.extend((tris.len() as u32).to_le_bytes());
-        for t in tris {
-            b.extend([0u8; 12]);
-            for c in t {
-                for x in c.to_array() {
-                    b.extend((x as f32).to_le_bytes());
-                }
-            }
-            b.extend([0u8; 2]);
-        }
-        b
-    }
+    use super::super::make::binary_stl as binary;
 
     const UNIT: Corners = [DVec3::ZERO, DVec3::X, DVec3::Y];
 
