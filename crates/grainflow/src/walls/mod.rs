@@ -6,7 +6,8 @@
 //! cylinder (infinite inside/outside/shell, finite with end rims), ring (torus of tube radius
 //! = the sphere's), point, line, cone (radius = m z + b, inside), block, a cylinder with
 //! indentations (001 §4.7.2) and a floor over several outlet cones (001 §4.8), each a union of
-//! its parts, and unions of them.
+//! its parts, and unions of them; and triangle meshes read from STL or OBJ files
+//! ([`trimesh`]), a union of their flat faces.
 //!
 //! **Hard spheres.** Each primitive's `contact` is the closest-point form of the surface that
 //! 000 writes as a collision condition |ρ(t) − c(t)| = s; [`Shape::hard_collision_time`] gives
