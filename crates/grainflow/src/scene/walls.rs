@@ -235,10 +235,18 @@ pub enum ShapeSpec {
         #[serde(default = "one", skip_serializing_if = "is_one")]
         scale: f64,
         /// Angles about x, y and z (rad), applied in that order after scaling.
-        #[serde(default, skip_serializing_if = "is_zero_vec")]
+        #[serde(
+            default,
+            skip_serializing_if = "is_zero_vec",
+            deserialize_with = "crate::units::angle"
+        )]
         rotate: DVec3,
         /// Translation after the rotation (m).
-        #[serde(default, skip_serializing_if = "is_zero_vec")]
+        #[serde(
+            default,
+            skip_serializing_if = "is_zero_vec",
+            deserialize_with = "crate::units::length"
+        )]
         translate: DVec3,
     },
 }
