@@ -40,7 +40,7 @@ impl Simulation {
         if let Some(first) = scene.problems().into_iter().next() {
             return Err(first);
         }
-        let walls = make_walls(&scene);
+        let walls = make_walls(&scene, base)?;
         let particles = make_particles(&scene, base, &walls)?;
         // Contact time, dt and skin cover the grains inserts will add.
         let probe = crate::drive::insert::with_probes(&particles, &scene);

@@ -209,6 +209,22 @@ impl ShapeSpec {
                 hole_problems(centers, *radius, at, p);
             }
             ShapeSpec::Union { members } => union_problems(members, at, p),
+            ShapeSpec::Mesh {
+                path,
+                scale,
+                rotate,
+                translate,
+            } => {
+                if path.as_os_str().is_empty() {
+                    p.push(Error::scene(
+                        f("path"),
+                        "needs the mesh file (.stl or .obj)",
+                    ));
+                }
+                positive(p, f("scale"), *scale);
+                finite(p, f("rotate"), *rotate);
+                finite(p, f("translate"), *translate);
+            }
         }
     }
 }
@@ -435,11 +451,14 @@ fn union_problems(members: &[ShapeSpec], at: &str, p: &mut Vec<Error>) {
     for (n, m) in members.iter().enumerate() {
         if matches!(
             m,
-            ShapeSpec::Union { .. } | ShapeSpec::IndentedCylinder { .. } | ShapeSpec::Hopper { .. }
+            ShapeSpec::Union { .. }
+                | ShapeSpec::IndentedCylinder { .. }
+                | ShapeSpec::Hopper { .. }
+                | ShapeSpec::Mesh { .. }
         ) {
             p.push(Error::scene(
                 format!("{at}.members[{n}]"),
-                "a union cannot contain a union, an indented cylinder or a hopper; list a union's members instead, give the others their own wall",
+                "a union cannot contain a union, an indented cylinder, a hopper or a mesh; list a union's members instead, give the others their own wall",
             ));
         }
         m.problems(&format!("{at}.members[{n}]"), p);
