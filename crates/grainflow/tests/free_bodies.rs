@@ -1,0 +1,206 @@
+//! Free walls (`free = { ... }`): a body in free flight follows the parabola, a lid resting on
+//! a grain on a floor settles at the Hertz overlaps of its weight, and a grain striking a free
+//! block leaves the total momentum and angular momentum as they were.
+
+use std::path::Path;
+
+use glam::DVec3;
+use grainflow::rigid::FreeWall;
+use grainflow::scene::Scene;
+use grainflow::sim::Simulation;
+
+/// Hertz grains of radius 1 mm, E = 1e7 Pa, ν = 0.25, with `walls` and `particles` tables
+/// and uniform gravity `g` (m/s²).
+fn scene(dt: f64, g: f64, walls: &str, particles: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = 1.0
+dt = {dt:e}
+[contact]
+normal = "hertz"
+[[materials]]
+name = "m"
+density = 2500
+youngs_modulus = 1e7
+poisson_ratio = 0.25
+restitution = 0.5
+sliding_friction = 0.3
+[gravity]
+uniform = [0, 0, {g}]
+{walls}
+[[particles]]
+type = "list"
+material = "m"
+spheres = [{particles}]
+"#
+    )
+}
+
+fn build(toml: &str) -> Simulation {
+    let scene = Scene::from_toml(toml, "free.toml").expect("parses");
+    Simulation::new(scene, Path::new(".")).expect("builds")
+}
+
+fn body(sim: &Simulation) -> &FreeWall {
+    &sim.world.wall_runtime.bodies[0]
+}
+
+#[test]
+fn a_free_block_in_flight_follows_the_parabola_and_keeps_its_spin_momentum() {
+    // A 1 cm steel cube thrown up and sideways, tumbling; the one grain is far away.
+    let walls = r#"
+[[walls]]
+type = "block"
+material = "m"
+min = [-0.005, -0.005, -0.005]
+max = [0.005, 0.005, 0.005]
+free = { density = 7800, velocity = [0.5, 0.0, 1.0], spin = [3.0, 1.0, 20.0] }
+"#;
+    let mut sim = build(&scene(
+        1e-5,
+        -9.81,
+        walls,
+        "{ pos = [1, 0, 0], radius = 1e-3 }",
+    ));
+    let l0 = body(&sim).body.state.momentum;
+    let dt = 1e-5;
+    for n in 1..=2000 {
+        sim.step().expect("steps");
+        let t = n as f64 * dt;
+        let want = DVec3::new(0.5 * t, 0.0, t - 0.5 * 9.81 * t * t);
+        let s = body(&sim).body.state;
+        assert!(
+            (s.pos - want).length() <= 1e-12 * want.length(),
+            "{n}: {:?}",
+            s.pos
+        );
+        assert!((s.momentum - l0).length() <= 1e-12 * l0.length());
+    }
+}
+
+#[test]
+fn a_lid_on_a_grain_on_a_floor_settles_at_the_hertz_overlaps_of_its_weight() {
+    // Floor z = 0; the grain at z = R; a lid (a plane facing down, 20 mg, free along z only) at
+    // z = 2R. At rest the lid bears its weight on the grain and the floor bears both:
+    // m g = 4/3 Ē √R δ^{3/2} (002 eq A6), Ē = E / (2 (1 − ν²)) for one material, so the lid
+    // sits at 2R − δ_floor − δ_lid.
+    let walls = r#"
+[[walls]]
+type = "plane"
+material = "m"
+point = [0, 0, 0]
+normal = [0, 0, 1]
+[[walls]]
+type = "plane"
+material = "m"
+point = [0, 0, 2e-3]
+normal = [0, 0, -1]
+free = { mass = 2e-5, center = [0, 0, 2e-3], fixed = ["x", "y", "rx", "ry", "rz"] }
+"#;
+    let (r, g, lid) = (1e-3f64, 9.81, 2e-5);
+    let mut sim = build(&scene(
+        2e-6,
+        -g,
+        walls,
+        "{ pos = [0, 0, 1e-3], radius = 1e-3 }",
+    ));
+    for _ in 0..50_000 {
+        sim.step().expect("steps");
+    }
+    let grain = sim.world.particles.mass[0];
+    let e_bar = 1e7 / (2.0 * (1.0 - 0.25f64 * 0.25));
+    let overlap = |f: f64| (f / (4.0 / 3.0 * e_bar * r.sqrt())).powf(2.0 / 3.0);
+    let (d_lid, d_floor) = (overlap(lid * g), overlap((lid + grain) * g));
+    let b = body(&sim);
+    let sunk = 2.0 * r - b.body.state.pos.z;
+    assert!(
+        (sunk / (d_lid + d_floor) - 1.0).abs() <= 1e-6,
+        "{sunk} vs {}",
+        d_lid + d_floor
+    );
+    // The grain pushes the lid up with the lid's weight; the held x, y stay put.
+    assert!(
+        (b.contact.0.z / (lid * g) - 1.0).abs() <= 1e-6,
+        "{:?}",
+        b.contact
+    );
+    assert_eq!((b.body.state.pos.x, b.body.state.pos.y), (0.0, 0.0));
+    assert!(b.body.state.vel.z.abs() <= 1e-9, "{}", b.body.state.vel.z);
+}
+
+/// Total momentum, and angular momentum about the origin, of the grains and the body.
+fn momenta(sim: &Simulation) -> (DVec3, DVec3) {
+    let p = &sim.world.particles;
+    let (mut lin, mut ang) = (DVec3::ZERO, DVec3::ZERO);
+    for k in 0..p.len() {
+        lin += p.mass[k] * p.vel[k];
+        ang += p.mass[k] * p.pos[k].cross(p.vel[k]) + p.omega[k] / p.inv_inertia[k];
+    }
+    let b = &body(sim).body;
+    let (m, s) = (b.constants.mass, b.state);
+    (lin + m * s.vel, ang + m * s.pos.cross(s.vel) + s.momentum)
+}
+
+#[test]
+fn a_grain_striking_a_free_block_keeps_the_total_momentum_and_angular_momentum() {
+    // No gravity; a 4 mm cube of grain material drifting and spinning; a frictional grain
+    // strikes it off-centre. Every contact force and couple acts on both (Newton's third law)
+    // and both are kicked at the same places, so the sums change by round-off only.
+    let walls = r#"
+[[walls]]
+type = "block"
+material = "m"
+min = [-0.002, -0.002, -0.002]
+max = [0.002, 0.002, 0.002]
+free = { density = 2500, velocity = [0.0, 0.01, 0.0], spin = [0.5, -1.0, 2.0] }
+"#;
+    let grain = "{ pos = [0.0035, 0.0012, 0.001], radius = 1e-3, vel = [-0.5, 0.05, 0.1], omega = [10, 0, 5] }";
+    let mut sim = build(&scene(1e-6, 0.0, walls, grain));
+    let (p0, l0) = momenta(&sim);
+    let mut touched = false;
+    for _ in 0..4000 {
+        sim.step().expect("steps");
+        touched |= body(&sim).contact.0 != DVec3::ZERO;
+        let (p, l) = momenta(&sim);
+        assert!((p - p0).length() <= 1e-12 * p0.length(), "{p} vs {p0}");
+        assert!((l - l0).length() <= 1e-12 * l0.length(), "{l} vs {l0}");
+    }
+    assert!(touched, "the grain reached the block");
+    // It bounced: the grain now moves away from the block.
+    let v = sim.world.particles.vel[0];
+    assert!(v.x > 0.0, "{v}");
+}
+
+#[test]
+fn free_walls_are_refused_with_the_hard_methods_and_with_a_motion() {
+    let walls = r#"
+[[walls]]
+type = "block"
+material = "m"
+min = [-0.002, -0.002, -0.002]
+max = [0.002, 0.002, 0.002]
+free = { density = 2500 }
+motion = { type = "translate", velocity = [1, 0, 0] }
+"#;
+    let toml = scene(1e-6, 0.0, walls, "{ pos = [1, 0, 0], radius = 1e-3 }");
+    let hard = toml.replace("dt = 1e-6", "dt = 1e-6\nmethod = \"approx_hard\"");
+    let problems: Vec<String> = Scene::from_toml(&hard, "t")
+        .unwrap()
+        .problems()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        problems
+            .iter()
+            .any(|m| m.starts_with("walls[0].motion: a free wall is moved")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|m| m.starts_with("walls[0].free: free walls move with method = \"soft\"")),
+        "{problems:?}"
+    );
+}
