@@ -1,0 +1,130 @@
+//! The scene's parsing and checks: defaults, typos, refusals, round trips.
+
+use super::*;
+
+#[test]
+fn simulation_spec_new_has_the_defaults_of_a_scene_file() {
+    let parsed: SimulationSpec = toml::from_str("duration = 2.0\ndt = 1e-5").expect("parses");
+    assert_eq!(parsed, SimulationSpec::new(2.0, TimeStep::Fixed(1e-5)));
+}
+
+const MINIMAL: &str = r#"
+[simulation]
+duration = 0.1
+dt = "auto"
+
+[contact]
+normal = "hertz"
+
+[[materials]]
+name = "glass"
+density = 2500
+youngs_modulus = 70e6
+poisson_ratio = 0.24
+restitution = 0.97
+sliding_friction = 0.16
+
+[[walls]]
+type = "plane"
+material = "glass"
+point = [0, 0, 0]
+normal = [0, 0, 1]
+
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [{ pos = [0, 0, 1e-3], radius = 5e-4 }]
+"#;
+
+#[test]
+fn minimal_scene_parses_and_has_no_problems() {
+    let s = Scene::from_toml(MINIMAL, "test").expect("parses");
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    assert_eq!(s.simulation.dt, TimeStep::Auto(Auto::Auto));
+    assert_eq!(s.contact.tangential, crate::contact::Tangential::Spring);
+}
+
+#[test]
+fn misspelt_key_is_refused_with_its_name() {
+    let text = MINIMAL.replace("poisson_ratio", "poisson_ration");
+    let e = Scene::from_toml(&text, "test")
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("poisson_ration"), "{e}");
+}
+
+#[test]
+fn misspelt_key_of_a_particle_source_is_refused_with_its_name() {
+    let text = MINIMAL.replace("type = \"list\"", "type = \"list\"\ncolour = \"red\"");
+    let e = Scene::from_toml(&text, "test")
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("particles[0]") && e.contains("unknown field `colour`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn negative_radius_names_the_field() {
+    let text = MINIMAL.replace("radius = 5e-4", "radius = -1");
+    let s = Scene::from_toml(&text, "test").expect("parses");
+    let p = s.problems();
+    assert_eq!(p.len(), 1);
+    assert_eq!(
+        p[0].to_string(),
+        "particles[0].spheres[0].radius: must be a finite number > 0, got -1"
+    );
+}
+
+#[test]
+fn flores_needs_positive_restitution_and_unknown_material_is_named() {
+    let text = MINIMAL
+        .replace("\"hertz\"", "\"flores\"")
+        .replace("restitution = 0.97", "restitution = 0")
+        .replace("material = \"glass\"\npoint", "material = \"steel\"\npoint");
+    let s = Scene::from_toml(&text, "test").expect("parses");
+    let msgs: Vec<String> = s.problems().iter().map(|e| e.to_string()).collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("materials[0].restitution: must be > 0")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("walls[0].material: no material named \"steel\"")),
+        "{msgs:?}"
+    );
+}
+
+#[test]
+fn method_options_round_trip_and_old_checkpoint_scenes_are_read() {
+    let hard = MINIMAL.replace(
+        "dt = \"auto\"",
+        "dt = 1e-4\nmethod = { hard = { slide_limit = 0.01, collision_log = true } }",
+    );
+    let s = Scene::from_toml(&hard, "test").expect("parses");
+    let text = s.to_toml().expect("writes");
+    assert_eq!(s, Scene::from_toml(&text, "again").expect("re-parses"));
+    // A checkpoint written before the options moved holds them beside `method`, and the
+    // approx_hard table and integrator at their defaults whatever the method.
+    let old = MINIMAL
+        .replace(
+            "dt = \"auto\"",
+            "dt = 1e-4\nmethod = \"hard\"\nintegrator = \"velocity_verlet\"\nslide_limit = 0.01\n[simulation.approx_hard]\npasses = 1",
+        )
+        .replace("[contact]", "[output]\ncollision_log = true\n[contact]");
+    assert!(Scene::from_toml(&old, "old").is_err());
+    assert_eq!(Scene::from_checkpoint_toml(&old).expect("upgrades"), s);
+    assert_eq!(
+        Scene::from_checkpoint_toml(&text).expect("reads the new spelling"),
+        s
+    );
+}
+
+#[test]
+fn template_round_trips() {
+    let s = Scene::from_toml(MINIMAL, "test").expect("parses");
+    let again = Scene::from_toml(&s.to_toml().expect("writes"), "again").expect("re-parses");
+    assert_eq!(s, again);
+}
