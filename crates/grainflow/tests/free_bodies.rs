@@ -127,6 +127,15 @@ free = { mass = 2e-5, center = [0, 0, 2e-3], fixed = ["x", "y", "rx", "ry", "rz"
     );
     assert_eq!((b.body.state.pos.x, b.body.state.pos.y), (0.0, 0.0));
     assert!(b.body.state.vel.z.abs() <= 1e-9, "{}", b.body.state.vel.z);
+    // walls.csv: the floor bears both weights, the lid is pushed up by its own.
+    let loads = grainflow::io::wall_forces::wall_loads(&sim).expect("soft spheres");
+    let (floor, top) = (loads.walls[0].0.z, loads.walls[1].0.z);
+    assert!(
+        (floor / (-(lid + grain) * g) - 1.0).abs() <= 1e-6,
+        "{floor}"
+    );
+    assert!((top / (lid * g) - 1.0).abs() <= 1e-6, "{top}");
+    assert_eq!(loads.shared_grains, 0);
 }
 
 /// Total momentum, and angular momentum about the origin, of the grains and the body.
@@ -287,5 +296,52 @@ fn a_free_block_on_a_bed_gives_the_same_bits_on_any_thread_count_and_after_a_res
         }
     });
     assert!(bits(&one) == bits(&resumed), "the resumed run differs");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bodies_csv_follows_the_body() {
+    let walls = r#"
+[[walls]]
+type = "block"
+material = "m"
+min = [-0.005, -0.005, -0.005]
+max = [0.005, 0.005, 0.005]
+free = { density = 7800, velocity = [0.5, 0.0, 1.0], spin = [0.0, 0.0, 2.0] }
+[output]
+series_interval = 1e-4
+wall_forces = true
+"#;
+    let mut sim = build(&scene(
+        1e-5,
+        -9.81,
+        walls,
+        "{ pos = [1, 0, 0], radius = 1e-3 }",
+    ));
+    let dir = std::env::temp_dir().join(format!("grainflow-bodies-{}", std::process::id()));
+    let mut out = grainflow::io::Outputs::new(&dir, &sim).expect("opens");
+    for _ in 0..100 {
+        sim.step().expect("steps");
+        out.observe(&sim).expect("writes");
+    }
+    out.finish(&sim).expect("finishes");
+    let text = std::fs::read_to_string(dir.join("bodies.csv")).expect("bodies.csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("time,step,wall0_x,wall0_y,wall0_z,wall0_vx"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[0].split(',').count(), 2 + 19);
+    // A row at t = 0 and one every 1e-4 s to 1e-3 s.
+    assert_eq!(lines.len(), 1 + 11, "{text}");
+    let last: Vec<f64> = lines[11]
+        .split(',')
+        .map(|x| x.parse().expect("number"))
+        .collect();
+    let s = body(&sim).body.state;
+    assert_eq!((last[2], last[4]), (s.pos.x, s.pos.z));
+    // Spinning about z at 2 rad/s: ω_z, and q = (cos 1e-3, 0, 0, sin 1e-3) after 1e-3 s.
+    assert!((last[14] - 2.0).abs() <= 1e-12 && (last[11] - 1e-3f64.sin()).abs() <= 1e-12);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -198,10 +198,7 @@ impl Simulation {
 
 /// Puts the saved states `saved` (wall, state, contact load) into the free walls' `bodies`,
 /// which must be the same walls.
-fn restore_bodies(
-    bodies: &mut [crate::rigid::FreeWall],
-    saved: &[SavedBody],
-) -> Result<()> {
+fn restore_bodies(bodies: &mut [crate::rigid::FreeWall], saved: &[SavedBody]) -> Result<()> {
     let walls = |w: &mut dyn Iterator<Item = usize>| w.collect::<Vec<_>>();
     let (here, there) = (
         walls(&mut bodies.iter().map(|b| b.wall)),

@@ -1,6 +1,7 @@
 //! Files a run reads and writes: VTU/PVD snapshots, LAMMPS-style dumps, CSV series,
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
+pub mod bodies;
 pub mod checkpoint;
 mod checkpoint_check;
 pub mod contacts;
@@ -46,13 +47,14 @@ pub enum Start {
 }
 
 /// The append-only files, in the order a checkpoint syncs them.
-const APPENDED: [&str; 6] = [
+const APPENDED: [&str; 7] = [
     "particles.dump",
     "series.csv",
     "stress.csv",
     "collisions.csv",
     "walls.csv",
     "contacts.dump",
+    "bodies.csv",
 ];
 
 /// Writes a run's files into one folder at the intervals of the scene's `[output]` table.
@@ -61,7 +63,7 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     manifest: Manifest,
     /// The append-only files, as in [`APPENDED`].
-    appended: [Option<Appender>; 6],
+    appended: [Option<Appender>; 7],
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
     next_stress: f64,
@@ -198,6 +200,7 @@ impl Outputs {
             logs,
             spec.wall_forces,
             spec.contacts && spec.snapshot_interval.is_some(),
+            spec.series_interval.is_some() && !sim.world.wall_runtime.bodies.is_empty(),
         ];
         for (k, name) in APPENDED.into_iter().enumerate() {
             if !wanted[k] {
@@ -223,6 +226,10 @@ impl Outputs {
                     }
                 }),
                 "collisions.csv" => writeln!(w, "{}", crate::hard::log::HEADER),
+                "bodies.csv" => writeln!(w, "{}", bodies::header(sim)).and_then(|()| match fresh {
+                    true => bodies::write_row(w, sim),
+                    false => Ok(()),
+                }),
                 "walls.csv" => writeln!(w, "{}", wall_forces::header(sim.world.walls.len()))
                     .and_then(|()| match fresh {
                         true => wall_forces::write_row(w, sim),
@@ -258,8 +265,12 @@ impl Outputs {
         }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
-            if w.motion != crate::walls::Motion::Fixed {
-                let (v, poly) = w.mesh_at(wall_extent(sim), sim.world.time);
+            let rt = &sim.world.wall_runtime;
+            if w.motion != crate::walls::Motion::Fixed || rt.is_free(k) {
+                let (v, poly) = match rt.pose.get(k).filter(|_| rt.is_free(k)) {
+                    Some(pose) => w.mesh_posed(wall_extent(sim), pose),
+                    None => w.mesh_at(wall_extent(sim), sim.world.time),
+                };
                 let path = self
                     .dir
                     .join(format!("frames/wall_{k}_{:06}.vtp", self.frame));
@@ -322,6 +333,9 @@ impl Outputs {
             }
             if let Some(a) = self.appender("walls.csv") {
                 wall_forces::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
+            }
+            if let Some(a) = self.appender("bodies.csv") {
+                bodies::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
             }
             self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);
