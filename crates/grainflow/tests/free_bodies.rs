@@ -37,6 +37,13 @@ spheres = [{particles}]
     )
 }
 
+/// A free solid cube of half-size `h` (m) about the origin with the `free` table.
+fn cube(h: f64, free: &str) -> String {
+    format!(
+        "[[walls]]\ntype = \"block\"\nmaterial = \"m\"\nmin = [-{h}, -{h}, -{h}]\nmax = [{h}, {h}, {h}]\nfree = {free}\n"
+    )
+}
+
 fn build(toml: &str) -> Simulation {
     let scene = Scene::from_toml(toml, "free.toml").expect("parses");
     Simulation::new(scene, Path::new(".")).expect("builds")
@@ -49,18 +56,14 @@ fn body(sim: &Simulation) -> &FreeWall {
 #[test]
 fn a_free_block_in_flight_follows_the_parabola_and_keeps_its_spin_momentum() {
     // A 1 cm steel cube thrown up and sideways, tumbling; the one grain is far away.
-    let walls = r#"
-[[walls]]
-type = "block"
-material = "m"
-min = [-0.005, -0.005, -0.005]
-max = [0.005, 0.005, 0.005]
-free = { density = 7800, velocity = [0.5, 0.0, 1.0], spin = [3.0, 1.0, 20.0] }
-"#;
+    let walls = cube(
+        0.005,
+        "{ density = 7800, velocity = [0.5, 0.0, 1.0], spin = [3.0, 1.0, 20.0] }",
+    );
     let mut sim = build(&scene(
         1e-5,
         -9.81,
-        walls,
+        &walls,
         "{ pos = [1, 0, 0], radius = 1e-3 }",
     ));
     let l0 = body(&sim).body.state.momentum;
@@ -156,16 +159,12 @@ fn a_grain_striking_a_free_block_keeps_the_total_momentum_and_angular_momentum()
     // No gravity; a 4 mm cube of grain material drifting and spinning; a frictional grain
     // strikes it off-centre. Every contact force and couple acts on both (Newton's third law)
     // and both are kicked at the same places, so the sums change by round-off only.
-    let walls = r#"
-[[walls]]
-type = "block"
-material = "m"
-min = [-0.002, -0.002, -0.002]
-max = [0.002, 0.002, 0.002]
-free = { density = 2500, velocity = [0.0, 0.01, 0.0], spin = [0.5, -1.0, 2.0] }
-"#;
+    let walls = cube(
+        0.002,
+        "{ density = 2500, velocity = [0.0, 0.01, 0.0], spin = [0.5, -1.0, 2.0] }",
+    );
     let grain = "{ pos = [0.0035, 0.0012, 0.001], radius = 1e-3, vel = [-0.5, 0.05, 0.1], omega = [10, 0, 5] }";
-    let mut sim = build(&scene(1e-6, 0.0, walls, grain));
+    let mut sim = build(&scene(1e-6, 0.0, &walls, grain));
     let (p0, l0) = momenta(&sim);
     let mut touched = false;
     for _ in 0..4000 {
@@ -183,16 +182,11 @@ free = { density = 2500, velocity = [0.0, 0.01, 0.0], spin = [0.5, -1.0, 2.0] }
 
 #[test]
 fn free_walls_are_refused_with_the_hard_methods_and_with_a_motion() {
-    let walls = r#"
-[[walls]]
-type = "block"
-material = "m"
-min = [-0.002, -0.002, -0.002]
-max = [0.002, 0.002, 0.002]
-free = { density = 2500 }
+    let walls = cube(0.002, "{ density = 2500 }")
+        + r#"
 motion = { type = "translate", velocity = [1, 0, 0] }
 "#;
-    let toml = scene(1e-6, 0.0, walls, "{ pos = [1, 0, 0], radius = 1e-3 }");
+    let toml = scene(1e-6, 0.0, &walls, "{ pos = [1, 0, 0], radius = 1e-3 }");
     let hard = toml.replace("dt = 1e-6", "dt = 1e-6\nmethod = \"approx_hard\"");
     let problems: Vec<String> = Scene::from_toml(&hard, "t")
         .unwrap()
@@ -301,13 +295,10 @@ fn a_free_block_on_a_bed_gives_the_same_bits_on_any_thread_count_and_after_a_res
 
 #[test]
 fn bodies_csv_follows_the_body() {
-    let walls = r#"
-[[walls]]
-type = "block"
-material = "m"
-min = [-0.005, -0.005, -0.005]
-max = [0.005, 0.005, 0.005]
-free = { density = 7800, velocity = [0.5, 0.0, 1.0], spin = [0.0, 0.0, 2.0] }
+    let walls = cube(
+        0.005,
+        "{ density = 7800, velocity = [0.5, 0.0, 1.0], spin = [0.0, 0.0, 2.0] }",
+    ) + r#"
 [output]
 series_interval = 1e-4
 wall_forces = true
@@ -315,7 +306,7 @@ wall_forces = true
     let mut sim = build(&scene(
         1e-5,
         -9.81,
-        walls,
+        &walls,
         "{ pos = [1, 0, 0], radius = 1e-3 }",
     ));
     let dir = std::env::temp_dir().join(format!("grainflow-bodies-{}", std::process::id()));
