@@ -336,3 +336,57 @@ wall_forces = true
     assert!((last[14] - 2.0).abs() <= 1e-12 && (last[11] - 1e-3f64.sin()).abs() <= 1e-12);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_plate_dropped_on_a_layer_of_grains_comes_to_rest_on_them() {
+    // A 1 cm × 1 cm × 1 mm plate of grain material (as heavy as the 25 grains), tumbling,
+    // dropped at 0.2 m/s on a 5 × 5 layer of grains on a floor: it ends at rest (its kinetic
+    // energy a billionth of the throw's), level on them, the grains bearing its
+    // weight (the sum of their forces on it is m g ẑ, to 1e-3 of it while the tangential
+    // springs still creep at 0.1 s).
+    let walls = r#"
+[[walls]]
+type = "plane"
+material = "m"
+point = [0, 0, 0]
+normal = [0, 0, 1]
+[[walls]]
+type = "block"
+material = "m"
+min = [-0.005, -0.005, 0.0022]
+max = [0.005, 0.005, 0.0032]
+free = { density = 2500, velocity = [0.0, 0.0, -0.2], spin = [3.0, -2.0, 1.0] }
+"#;
+    let grains: Vec<String> = (0..25)
+        .map(|k| {
+            let (x, y) = (
+                (k % 5) as f64 * 2.2e-3 - 4.4e-3,
+                (k / 5) as f64 * 2.2e-3 - 4.4e-3,
+            );
+            format!("{{ pos = [{x:e}, {y:e}, 1e-3], radius = 1e-3 }}")
+        })
+        .collect();
+    // With rolling resistance: on grains free to roll the plate would spin on as on bearings.
+    let toml = scene(2e-6, -9.81, walls, &grains.join(", "));
+    let mut sim = build(&toml.replace(
+        "sliding_friction = 0.3",
+        "sliding_friction = 0.3\nrolling_friction = 0.1\ntwisting_friction = 0.1",
+    ));
+    let thrown = body(&sim).body.kinetic_energy();
+    for _ in 0..50_000 {
+        sim.step().expect("steps");
+    }
+    let b = body(&sim);
+    let weight = b.body.constants.mass * 9.81;
+    let bearing = b.contact.0 - DVec3::new(0.0, 0.0, weight);
+    assert!(
+        bearing.length() <= 1e-3 * weight,
+        "{:?} vs {weight}",
+        b.contact
+    );
+    let left = b.body.kinetic_energy() / thrown;
+    assert!(left <= 1e-9, "{left}");
+    // Level: its bottom face (its local z axis) points along z to 1e-3 rad.
+    let up = b.body.state.turn * DVec3::Z;
+    assert!(up.z >= (1e-3f64).cos(), "{up}");
+}
