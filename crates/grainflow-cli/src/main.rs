@@ -30,7 +30,6 @@ mod pebbles;
 mod plot;
 mod raster;
 mod render;
-mod scenes;
 mod stop;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +41,7 @@ use clap::{Parser, Subcommand};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::{Outputs, Start};
 use grainflow::neighbor::AutoSkin;
+use grainflow::scene::built_in as scenes;
 use grainflow::scene::{Method, Scene};
 use grainflow::sim::Simulation;
 use grainflow::stats::StageTimes;
@@ -575,11 +575,35 @@ fn check(arg: &str) -> Result<ExitCode> {
         outln!("{line}");
     }
     outln!("  steps:                {}", sim.total_steps());
+    for line in unit_lines(arg) {
+        outln!("{line}");
+    }
     outln!(
         "  memory estimate:      {:.1} MiB",
         sim.world.memory_estimate() as f64 / (1024.0 * 1024.0)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every value the scene file gives with a unit, echoed in SI (what the run uses).
+fn unit_lines(arg: &str) -> Vec<String> {
+    let path = Path::new(arg);
+    let text = if path.is_file() && !pebbles::is_deck(path) {
+        std::fs::read_to_string(path).ok()
+    } else if path.exists() {
+        None
+    } else {
+        scenes::find(arg).map(|s| s.toml.to_string())
+    };
+    let given = text.map_or_else(Vec::new, |t| grainflow::units::given_with_units(&t));
+    if given.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec!["  given with units, in SI:".to_string()];
+    for (field, text, si) in given {
+        lines.push(format!("    {field} = \"{text}\" = {si:e}"));
+    }
+    lines
 }
 
 /// What `check` says about the time step: soft contacts are resolved over t_c (002 eq 27);

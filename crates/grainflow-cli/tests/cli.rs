@@ -70,6 +70,35 @@ fn check_refuses_a_bad_scene_in_one_line_naming_the_field() {
 }
 
 #[test]
+fn check_echoes_values_given_with_units_in_si_and_refuses_a_wrong_dimension() {
+    let dir = temp("units");
+    let (ok, template, _) = grainflow(&["scenes", "pour"]);
+    assert!(ok);
+    let united = template.replace("radius = 1.5e-3", "radius = \"1.5 mm\"");
+    assert_ne!(united, template);
+    let path = dir.join("units.toml");
+    std::fs::write(&path, &united).expect("writes");
+    let (ok, stdout, _) = grainflow(&["check", path.to_str().expect("utf-8")]);
+    assert!(ok, "{stdout}");
+    assert!(
+        stdout.contains("particles[0].radius = \"1.5 mm\" = 1.5e-3"),
+        "{stdout}"
+    );
+    std::fs::write(&path, united.replace("1.5 mm", "1.5 kg")).expect("writes");
+    let (ok, stdout, stderr) = grainflow(&["check", path.to_str().expect("utf-8")]);
+    assert!(!ok);
+    let stdout = stdout + &stderr;
+    let line = stdout.lines().find(|l| l.contains("kg")).unwrap_or("");
+    assert!(
+        line.contains("units.toml:")
+            && line.contains(
+                "particles[0].radius: expected a length (m), got \"1.5 kg\", a mass (kg)"
+            ),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn check_prints_derived_numbers() {
     let (ok, stdout, _) = grainflow(&["check", "pour"]);
     assert!(ok, "{stdout}");

@@ -14,13 +14,13 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Periodic {
     /// Periodic interval along x (m).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub x: Option<[f64; 2]>,
     /// Periodic interval along y (m).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub y: Option<[f64; 2]>,
     /// Periodic interval along z (m).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub z: Option<[f64; 2]>,
 }
 

@@ -25,10 +25,10 @@ pub struct Frame {
     /// Direction of the rotation axis (normalised on use).
     pub axis: DVec3,
     /// A point on the axis (m), e.g. the asteroid's centre.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub origin: DVec3,
     /// Angular velocity at t = 0 (rad/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::angular_velocity")]
     pub omega: f64,
     /// Steps of ω in time; constant ω when absent.
     #[serde(default)]
@@ -40,11 +40,13 @@ pub struct Frame {
 #[serde(deny_unknown_fields)]
 pub struct SpinSchedule {
     /// Increase of ω at each step (rad/s).
+    #[serde(deserialize_with = "crate::units::angular_velocity")]
     pub step: f64,
     /// Time between steps (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub every: f64,
     /// Time of the first interval (s); ω = ω₀ before `start + every`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub start: f64,
     /// Number of increases after which ω stays constant.
     pub steps: u32,

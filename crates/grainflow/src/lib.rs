@@ -60,6 +60,7 @@ mod soft;
 pub mod stats;
 mod stepper;
 pub mod timestep;
+pub mod units;
 pub mod walls;
 pub mod world;
 

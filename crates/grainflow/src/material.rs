@@ -18,11 +18,15 @@ pub struct Material {
     /// Name used to refer to the material from particles, walls and pairs.
     pub name: String,
     /// Density ρ (kg/m³); needed by materials that particles are made of.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::density")]
     pub density: Option<f64>,
     /// Young's modulus E (Pa); needed unless the scene has no contact law, as are the
     /// three below ([`Material::missing_elastic`]).
-    #[serde(default = "unset", skip_serializing_if = "is_unset")]
+    #[serde(
+        default = "unset",
+        skip_serializing_if = "is_unset",
+        deserialize_with = "crate::units::pressure"
+    )]
     pub youngs_modulus: f64,
     /// Poisson's ratio ν (−), in (−1, 0.5).
     #[serde(default = "unset", skip_serializing_if = "is_unset")]

@@ -32,8 +32,10 @@ pub fn sphere_mass(radius: f64, density: f64) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Core {
     /// Core radius r_c (m), absolute, below every radius of the material's particles.
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// Core density ρ_c (kg/m³), ≥ 0.
+    #[serde(deserialize_with = "crate::units::density")]
     pub density: f64,
 }
 

@@ -237,7 +237,7 @@ fn an_automatic_skin_for_approx_hard_and_a_negative_skin_are_refused() {
     // A word other than "auto" is named with its key and what the field takes.
     let e = refusal("dt = \"auto\"", "dt = \"auto\"\nskin = \"fast\"");
     assert!(
-        e.contains("simulation.skin: invalid value: string \"fast\", expected a skin in metres or \"auto\""),
+        e.contains("simulation.skin: invalid value: string \"fast\", expected a skin in metres (a number or a string with a unit) or \"auto\""),
         "{e}"
     );
 }

@@ -26,8 +26,10 @@ pub enum Cohesion {
     /// Perko van der Waals with S = the pair's cohesion value (002 eq 13–14).
     Perko {
         /// Hamaker constant A (J); 4.3e-20 for lunar regolith (002 §3.3).
+        #[serde(deserialize_with = "crate::units::energy")]
         hamaker: f64,
         /// Inter-particle separation Ω (m); 1.5e-10 for lunar regolith.
+        #[serde(deserialize_with = "crate::units::length")]
         separation: f64,
     },
 }

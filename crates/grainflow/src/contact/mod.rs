@@ -49,7 +49,10 @@ pub struct ContactModel {
     pub cohesion: Cohesion,
     /// Characteristic collision velocity v_c (m/s): sets Hooke's stiffness (002 A5), the
     /// contact time behind `dt = "auto"`, and the least v₀ of the Flores damping.
-    #[serde(default = "default_characteristic_velocity")]
+    #[serde(
+        default = "default_characteristic_velocity",
+        deserialize_with = "crate::units::velocity"
+    )]
     pub characteristic_velocity: f64,
 }
 

@@ -32,22 +32,29 @@ pub enum Normal {
     /// Linear spring–dashpot with constants given directly (003 §2).
     Linear {
         /// Normal stiffness k_n (N/m).
+        #[serde(deserialize_with = "crate::units::stiffness")]
         kn: f64,
         /// Normal damping γ (N s/m), on the relative normal velocity.
+        #[serde(deserialize_with = "crate::units::damping")]
         damping: f64,
         /// Tangential stiffness k_t (N/m); 2/7 k_n when absent (Silbert et al. 2001, 003 §2.2).
+        #[serde(default, deserialize_with = "crate::units::stiffness")]
         kt: Option<f64>,
         /// Tangential damping (N s/m); none when absent, as in 003 eq 19–22.
+        #[serde(default, deserialize_with = "crate::units::damping")]
         tangential_damping: Option<f64>,
     },
     /// PEBBLES's Hooke force with a normal dashpot, F⊥ = h l n̂ − C⊥ v⊥ (001 eq 3.7), with
     /// separate stiffnesses for pebble–pebble and pebble–wall contacts.
     Pebbles {
         /// h between two pebbles (N/m), `pebble_pebble_hooke`.
+        #[serde(deserialize_with = "crate::units::stiffness")]
         hooke: f64,
         /// h between a pebble and a wall (N/m), `pebble_vessel_hooke`.
+        #[serde(deserialize_with = "crate::units::stiffness")]
         vessel_hooke: f64,
         /// C⊥ (N s/m) on the relative normal velocity, first value of `dash_pot2`.
+        #[serde(deserialize_with = "crate::units::damping")]
         dash_pot: f64,
     },
 }

@@ -23,6 +23,7 @@ pub struct PebblesFriction {
     /// Kinetic friction coefficient μ_k (−), eq 3.8 (`kinetic_friction`).
     pub kinetic_friction: f64,
     /// Tangential dashpot C∥ (N s/m), eq 3.8 (second value of `dash_pot2`).
+    #[serde(deserialize_with = "crate::units::damping")]
     pub dash_pot: f64,
     /// Static friction from the slip (eq 3.50–3.52); absent = kinetic friction only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,14 +37,20 @@ pub struct StaticFriction {
     /// Static friction coefficient μ_s between pebbles (−).
     pub friction: f64,
     /// Slip stiffness h_s between pebbles (N/m).
+    #[serde(deserialize_with = "crate::units::stiffness")]
     pub hooke: f64,
     /// μ_s between a pebble and a wall (−); `friction` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface_friction: Option<f64>,
     /// h_s between a pebble and a wall (N/m); `hooke` when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::stiffness"
+    )]
     pub surface_hooke: Option<f64>,
     /// v_max² (m²/s²): static friction acts while |v∥|² is below it.
+    #[serde(deserialize_with = "crate::units::speed_squared")]
     pub velocity_max_sqr: f64,
     /// Scale F_s by 1 − |v∥|/v_max (`linear_static_friction_cutoff`); 1 otherwise.
     #[serde(default)]

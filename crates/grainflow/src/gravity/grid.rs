@@ -28,8 +28,10 @@ use crate::Error;
 #[serde(deny_unknown_fields)]
 pub struct GridSpec {
     /// Lower corner of the gridded space (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub min: DVec3,
     /// Side h of a cubic CELL (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub cell_size: f64,
     /// Number of CELLS along x, y, z (G_nx, G_ny, G_nz).
     pub cells: [u32; 3],

@@ -33,10 +33,13 @@ fn default_constant() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Gravity {
     /// Uniform acceleration g (m/s²), e.g. [0, 0, -9.81].
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::acceleration")]
     pub uniform: Option<DVec3>,
     /// Gravitational constant G (m³ kg⁻¹ s⁻²) of the central body and of self-gravity.
-    #[serde(default = "default_constant")]
+    #[serde(
+        default = "default_constant",
+        deserialize_with = "crate::units::gravitational_constant"
+    )]
     pub constant: f64,
     /// A point mass attracting every grain.
     #[serde(default)]
@@ -62,8 +65,10 @@ impl Default for Gravity {
 #[serde(deny_unknown_fields)]
 pub struct CentralBody {
     /// Mass M (kg).
+    #[serde(deserialize_with = "crate::units::mass")]
     pub mass: f64,
     /// Position of its centre (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub position: DVec3,
 }
 
@@ -74,7 +79,7 @@ pub struct SelfGravity {
     /// How the sum over all pairs is computed.
     pub method: SelfGravityMethod,
     /// Plummer softening ε (m): pair forces use r/(r² + ε²)^{3/2}. 0 = none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub softening: f64,
 }
 

@@ -34,26 +34,42 @@ pub struct InsertSpec {
     /// Where grains are placed, each wholly inside.
     pub region: Region,
     /// Grains per second.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::rate"
+    )]
     pub rate: Option<f64>,
     /// Kilograms per second.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::damping"
+    )]
     pub mass_rate: Option<f64>,
     /// When insertion starts (s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub start: f64,
     /// When it ends (s); the end of the run when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::time"
+    )]
     pub end: Option<f64>,
     /// Time between insertions (s); every step when absent. Grains due in between wait for
     /// the next insertion, so the count is the rate's whatever the interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::time"
+    )]
     pub interval: Option<f64>,
     /// Initial velocity (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity: DVec3,
     /// Each velocity component gets a uniform random addition in ± this (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity_spread: f64,
     /// Radii of the grains.
     pub size: SizeDistribution,
@@ -76,19 +92,24 @@ pub enum Region {
     /// Axis-aligned box.
     Box {
         /// Lower corner (m).
+        #[serde(deserialize_with = "crate::units::length")]
         min: DVec3,
         /// Upper corner (m).
+        #[serde(deserialize_with = "crate::units::length")]
         max: DVec3,
     },
     /// Cylinder of `radius` and `length` centred on `center` along `axis`.
     Cylinder {
         /// Centre (m).
+        #[serde(deserialize_with = "crate::units::length")]
         center: DVec3,
         /// Axis (normalised on load).
         axis: DVec3,
         /// Radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius: f64,
         /// Length (m).
+        #[serde(deserialize_with = "crate::units::length")]
         length: f64,
     },
 }
@@ -99,24 +120,29 @@ pub enum Region {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeDistribution {
     /// One radius (m).
-    Fixed(f64),
+    Fixed(#[serde(deserialize_with = "crate::units::length")] f64),
     /// Uniform in [min, max] (m).
     Uniform {
         /// Smallest radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         min: f64,
         /// Largest radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         max: f64,
     },
     /// Normal of `mean` and `std` (m), cut to mean ± 3 std.
     Normal {
         /// Mean radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         mean: f64,
         /// Standard deviation (m).
+        #[serde(deserialize_with = "crate::units::length")]
         std: f64,
     },
     /// ln r normal about ln `median` with standard deviation `sigma`, cut to ± 3 sigma.
     LogNormal {
         /// Median radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         median: f64,
         /// Standard deviation of ln r (−).
         sigma: f64,

@@ -235,7 +235,11 @@ pub struct HardOptions {
     /// Collisions approaching slower than this (m/s) are elastic, ε_n = 1 (pkdgrav's slide
     /// limit, the run parameter that keeps 000 §3.2's tumbler tractable: grains resting on each
     /// other would otherwise collide without end, inelastic collapse).
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_default",
+        deserialize_with = "crate::units::velocity"
+    )]
     pub slide_limit: f64,
     /// Every collision (time, bodies, relative speed) into `collisions.csv`.
     #[serde(default, skip_serializing_if = "is_default")]

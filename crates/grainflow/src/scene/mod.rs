@@ -17,6 +17,7 @@ use crate::gravity::Gravity;
 use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
+pub mod built_in;
 mod inserts;
 mod method;
 mod particle_files;
@@ -124,13 +125,18 @@ pub enum Skin {
 fn number_or_auto<'de, D: serde::Deserializer<'de>>(
     d: D,
     what: &'static str,
+    dim: crate::units::Dimension,
 ) -> std::result::Result<Option<f64>, D::Error> {
-    use serde::de::{Error, Unexpected, Visitor};
-    struct V(&'static str);
+    use serde::de::{Error, Visitor};
+    struct V(&'static str, crate::units::Dimension);
     impl Visitor<'_> for V {
         type Value = Option<f64>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(f, "{} or \"auto\"", self.0)
+            write!(
+                f,
+                "{} (a number or a string with a unit) or \"auto\"",
+                self.0
+            )
         }
         fn visit_f64<E: Error>(self, v: f64) -> std::result::Result<Option<f64>, E> {
             Ok(Some(v))
@@ -142,25 +148,34 @@ fn number_or_auto<'de, D: serde::Deserializer<'de>>(
             Ok(Some(v as f64))
         }
         fn visit_str<E: Error>(self, v: &str) -> std::result::Result<Option<f64>, E> {
+            let numeric = v
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
             match v {
                 "auto" => Ok(None),
-                _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                _ if !numeric => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                _ => crate::units::convert(v, self.1)
+                    .map(Some)
+                    .map_err(E::custom),
             }
         }
     }
-    d.deserialize_any(V(what))
+    d.deserialize_any(V(what, dim))
 }
 
 impl<'de> Deserialize<'de> for TimeStep {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Ok(number_or_auto(d, "a time step in seconds")?
-            .map_or(TimeStep::Auto(Auto::Auto), TimeStep::Fixed))
+        Ok(
+            number_or_auto(d, "a time step in seconds", crate::units::TIME)?
+                .map_or(TimeStep::Auto(Auto::Auto), TimeStep::Fixed),
+        )
     }
 }
 
 impl<'de> Deserialize<'de> for Skin {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Ok(number_or_auto(d, "a skin in metres")?.map_or(Skin::Auto(Auto::Auto), Skin::Fixed))
+        Ok(number_or_auto(d, "a skin in metres", crate::units::LENGTH)?
+            .map_or(Skin::Auto(Auto::Auto), Skin::Fixed))
     }
 }
 
@@ -172,6 +187,7 @@ pub struct SimulationSpec {
     #[serde(default)]
     pub method: Method,
     /// Simulated time to run (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub duration: f64,
     /// Time step.
     pub dt: TimeStep,
@@ -186,13 +202,17 @@ pub struct SimulationSpec {
     #[serde(default)]
     pub skin: Option<Skin>,
     /// Box [[x, y, z], [x, y, z]] (m) that grains must stay in; unbounded when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub domain: Option<[DVec3; 2]>,
     /// How large a given dt may be: "accuracy" (t_c/10, default) or "contact_time" (t_c).
     #[serde(default)]
     pub dt_limit: crate::timestep::DtLimit,
     /// Simulated time at the start (s), 001 `initial_time`; the run ends at start_time + duration.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::units::time"
+    )]
     pub start_time: f64,
     /// 3 (spheres) or 2 (discs in the xy plane, density per area; see `planar.rs`).
     #[serde(default = "three")]
@@ -248,13 +268,13 @@ pub use walls::{ShapeSpec, WallSpec};
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
     /// Snapshots (VTU + PVD, LAMMPS dump, walls VTP).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub snapshot_interval: Option<f64>,
     /// Rows of the CSV time series.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub series_interval: Option<f64>,
     /// Checkpoints that resume bit for bit.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::time")]
     pub checkpoint_interval: Option<f64>,
     /// Stress on planes and in boxes, as a CSV series (`stress.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -344,7 +364,12 @@ impl Scene {
                 return old;
             }
             // The path of a value at the top level is ".": nothing to name beyond the place.
-            let key = e.path().to_string();
+            // Inside a tagged enum serde's path stops at the enum; a unit error names its
+            // text, which finds the field.
+            let mut key = e.path().to_string();
+            if let Some(whole) = crate::units::field_of_error(text, &key, e.inner().message()) {
+                key = whole;
+            }
             parse_error(e.inner(), (key != ".").then_some(key))
         })
     }

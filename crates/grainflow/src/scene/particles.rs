@@ -274,14 +274,16 @@ fn dispersion_problems(at: &str, sigma: f64, p: &mut Vec<Error>) {
 #[serde(deny_unknown_fields)]
 pub struct SphereSpec {
     /// Centre (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub pos: DVec3,
     /// Radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// Velocity (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub vel: DVec3,
     /// Angular velocity (rad/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::angular_velocity")]
     pub omega: DVec3,
     /// free, no_rotation or fixed.
     #[serde(default)]
@@ -341,22 +343,29 @@ pub struct LatticeSource {
     /// cubic or hcp.
     pub kind: LatticeKind,
     /// Lower corner (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub min: DVec3,
     /// Upper corner (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub max: DVec3,
     /// Mean radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// Relative radius spread, in [0, 1).
     #[serde(default)]
     pub spread: f64,
     /// Distance between neighbouring sites (m), ≥ 2 R_max; 2 R_max when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::length"
+    )]
     pub spacing: Option<f64>,
     /// Initial velocity of every sphere (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity: DVec3,
     /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity_dispersion: f64,
 }
 
@@ -439,14 +448,18 @@ pub struct CylinderLayerSource {
     /// Material name.
     pub material: String,
     /// A point of the axis, the middle of the layer (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub center: DVec3,
     /// Axis (normalised on load).
     pub axis: DVec3,
     /// Radius of the wall the grains line (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// Length covered along the axis (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub length: f64,
     /// Radius of the grains (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub sphere_radius: f64,
 }
 
@@ -494,19 +507,24 @@ pub struct AnnulusSource {
     /// Material name.
     pub material: String,
     /// Centre of the circles (m); the discs lie in the plane z = center.z.
+    #[serde(deserialize_with = "crate::units::length")]
     pub center: DVec3,
     /// Inner radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub inner_radius: f64,
     /// Outer radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub outer_radius: f64,
     /// Smallest disc radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius_min: f64,
     /// Largest disc radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius_max: f64,
     /// Fraction of the annulus' area the discs cover (−).
     pub packing_fraction: f64,
     /// Gaussian velocity spread σ per in-plane component (m/s), mean motion removed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity_dispersion: f64,
 }
 
@@ -572,21 +590,24 @@ pub struct RandomSource {
     /// Material name.
     pub material: String,
     /// Lower corner (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub min: DVec3,
     /// Upper corner (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub max: DVec3,
     /// Number of spheres.
     pub count: usize,
     /// Mean radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// Relative radius spread, in [0, 1).
     #[serde(default)]
     pub spread: f64,
     /// Initial velocity of every sphere (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity: DVec3,
     /// Gaussian velocity spread σ per component (m/s), centre-of-mass motion removed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity_dispersion: f64,
 }
 
@@ -660,18 +681,29 @@ pub struct PackSource {
     /// Number of spheres.
     pub count: usize,
     /// Radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// `{ method = "prime", extra_candidates = … }` or `{ method = "loose", fraction = … }`.
     pub packing: Packing,
     /// Lower corner (m); the fill starts at min.z.
+    #[serde(deserialize_with = "crate::units::length")]
     pub min: DVec3,
     /// Upper corner (m); no sphere goes above max.z.
+    #[serde(deserialize_with = "crate::units::length")]
     pub max: DVec3,
     /// Container radius about the z axis as [z, R] points (m), interpolated linearly.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::units::length"
+    )]
     pub profile: Vec<[f64; 2]>,
     /// Radius about the z axis (m) spheres stay outside of (an annular vessel).
-    #[serde(default, skip_serializing_if = "super::is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "super::is_zero",
+        deserialize_with = "crate::units::length"
+    )]
     pub inner_radius: f64,
 }
 

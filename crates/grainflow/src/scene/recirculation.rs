@@ -22,10 +22,13 @@ use crate::Error;
 #[serde(deny_unknown_fields)]
 pub struct Chute {
     /// Axis position x, y (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub center: [f64; 2],
     /// Radius of the hole (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
     /// Height of the door (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub door: f64,
 }
 
@@ -34,9 +37,10 @@ pub struct Chute {
 #[serde(deny_unknown_fields)]
 pub struct Inlet {
     /// Position (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub pos: DVec3,
     /// Velocity (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub vel: DVec3,
 }
 
@@ -45,10 +49,13 @@ pub struct Inlet {
 #[serde(deny_unknown_fields)]
 pub struct Recirculation {
     /// Height pebbles are dropped from when there are no inlets (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub height: f64,
     /// Time the door stays closed after each pebble (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub door_closed_time: f64,
     /// Time the door first opens (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub first_door_open_time: f64,
     /// The exit chutes, taken in turn.
     pub chutes: Vec<Chute>,
@@ -56,7 +63,7 @@ pub struct Recirculation {
     #[serde(default)]
     pub inlets: Vec<Inlet>,
     /// Horizontal offset (m) of the drop points from the chute centres (`offset_inlet_holes`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub drop_offset: [f64; 2],
 }
 

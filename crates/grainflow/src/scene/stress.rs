@@ -13,18 +13,19 @@ use crate::Error;
 #[serde(deny_unknown_fields)]
 pub struct StressOutput {
     /// Time between rows (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub interval: f64,
     /// Axis the planes are normal to: 0 = x, 1 = y, 2 = z.
     #[serde(default = "default_axis")]
     pub axis: usize,
     /// Plane positions along the axis (m).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub planes: Vec<f64>,
     /// Plane area (m²); the product of the two other axes' periods when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::area")]
     pub area: Option<f64>,
     /// Boxes [[x, y, z], [x, y, z]] (m) for volume-averaged tensors.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::length")]
     pub regions: Vec<[DVec3; 2]>,
 }
 

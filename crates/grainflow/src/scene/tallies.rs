@@ -10,7 +10,11 @@ use crate::Error;
 #[serde(deny_unknown_fields)]
 pub struct TalliesSpec {
     /// Interval of `energy.csv` rows (s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::time"
+    )]
     pub energy_interval: Option<f64>,
     /// Velocity tally.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,8 +35,10 @@ pub struct TalliesSpec {
 #[serde(deny_unknown_fields)]
 pub struct Cadence {
     /// First tally (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub start: f64,
     /// Time between tallies (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub interval: f64,
 }
 
@@ -41,10 +47,13 @@ pub struct Cadence {
 #[serde(deny_unknown_fields)]
 pub struct ProbabilitySpec {
     /// First tally (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub start: f64,
     /// Time between tallies (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub interval: f64,
     /// Cell side (m), `delta_size`.
+    #[serde(deserialize_with = "crate::units::length")]
     pub cell: f64,
 }
 
@@ -56,7 +65,7 @@ pub struct WearSpec {
     #[serde(default = "two_thirds")]
     pub exponent: f64,
     /// Upper edges of the sliding-speed bins (m/s), increasing; one more bin above the last.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity_bins: Vec<f64>,
 }
 
@@ -69,7 +78,11 @@ fn two_thirds() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct ForceSpec {
     /// Cell side (m).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::length"
+    )]
     pub cell: Option<f64>,
 }
 

@@ -78,6 +78,44 @@ fn negative_radius_names_the_field() {
 }
 
 #[test]
+fn units_are_converted_and_a_wrong_dimension_is_refused_naming_the_field() {
+    let text = MINIMAL
+        .replace(
+            "radius = 5e-4",
+            "radius = \"0.5 mm\", vel = [\"1 cm/s\", 0, 0]",
+        )
+        .replace("density = 2500", "density = \"2.5 g/cm^3\"")
+        .replace("youngs_modulus = 70e6", "youngs_modulus = \"70 MPa\"")
+        .replace("duration = 0.1", "duration = \"100 ms\"");
+    let s = Scene::from_toml(&text, "scene.toml").expect("parses");
+    assert_eq!(s, {
+        let mut plain = Scene::from_toml(MINIMAL, "scene.toml").expect("parses");
+        if let ParticleSource::List(l) = &mut plain.particles[0] {
+            l.spheres[0].vel = DVec3::new(0.01, 0.0, 0.0);
+        }
+        plain
+    });
+    let e = Scene::from_toml(
+        &MINIMAL.replace("radius = 5e-4", "radius = \"3 kg\""),
+        "scene.toml",
+    )
+    .expect_err("refused")
+    .to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(
+        e.starts_with("scene.toml:")
+            && e.contains(
+                "particles[0].spheres[0].radius: expected a length (m), got \"3 kg\", a mass (kg)"
+            ),
+        "{e}"
+    );
+    let e = Scene::from_toml(&MINIMAL.replace("0, 0, 1]", "\"0 m\", 0, 1]"), "scene.toml")
+        .expect_err("a wall normal is a direction, no unit")
+        .to_string();
+    assert!(e.contains("walls[0]"), "{e}");
+}
+
+#[test]
 fn flores_needs_positive_restitution_and_unknown_material_is_named() {
     let text = MINIMAL
         .replace("\"hertz\"", "\"flores\"")

@@ -55,7 +55,11 @@ pub enum ShapeSpec {
     /// `equation = [a, b, c, d]` for a x + b y + c z + d = 0 with grains where it is positive.
     Plane {
         /// A point of the plane (m).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "crate::units::length"
+        )]
         point: Option<DVec3>,
         /// Normal towards the grains (normalised on load).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,12 +74,14 @@ pub enum ShapeSpec {
     /// Finite rectangle with centre, normal, in-plane axis `u` and half-sizes along u and n × u.
     Plate {
         /// Centre (m).
+        #[serde(deserialize_with = "crate::units::length")]
         center: DVec3,
         /// Normal (normalised on load).
         normal: DVec3,
         /// In-plane axis (made perpendicular to the normal and normalised on load).
         u: DVec3,
         /// Half-sizes along u and n × u (m).
+        #[serde(deserialize_with = "crate::units::length")]
         half_size: [f64; 2],
         /// Circular holes (an orifice plate): `{ at = [a, b], radius = r }`, `at` the centre's
         /// offsets along u and n × u (m); inside the rectangle and apart from each other.
@@ -86,74 +92,102 @@ pub enum ShapeSpec {
     /// `inner_radius` > 0, with the hole's rim touchable too.
     Disk {
         /// Centre (m).
+        #[serde(deserialize_with = "crate::units::length")]
         center: DVec3,
         /// Normal (normalised on load).
         normal: DVec3,
         /// Radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius: f64,
         /// Radius of the central hole (m), below `radius`; 0 (default) for a full disk.
-        #[serde(default, skip_serializing_if = "is_zero")]
+        #[serde(
+            default,
+            skip_serializing_if = "is_zero",
+            deserialize_with = "crate::units::length"
+        )]
         inner_radius: f64,
     },
     /// Cylinder: infinite (`side` inside, outside or both) or of given `length` (a thin tube).
     Cylinder {
         /// A point of the axis, the centre of a finite cylinder (m).
+        #[serde(deserialize_with = "crate::units::length")]
         origin: DVec3,
         /// Axis (normalised on load).
         axis: DVec3,
         /// Radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius: f64,
         /// Faces of an infinite cylinder.
         #[serde(default)]
         side: Side,
         /// Length of a finite cylinder (m).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "crate::units::length"
+        )]
         length: Option<f64>,
     },
     /// Circle (torus of tube radius equal to the grain's).
     Ring {
         /// Centre (m).
+        #[serde(deserialize_with = "crate::units::length")]
         center: DVec3,
         /// Normal of its plane (normalised on load).
         normal: DVec3,
         /// Radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius: f64,
     },
     /// Single point.
     Point {
         /// Position (m).
+        #[serde(deserialize_with = "crate::units::length")]
         pos: DVec3,
     },
     /// Line, or a segment of `length` centred on `point`.
     Line {
         /// A point of the line (m).
+        #[serde(deserialize_with = "crate::units::length")]
         point: DVec3,
         /// Direction (normalised on load).
         axis: DVec3,
         /// Length of a segment (m).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "crate::units::length"
+        )]
         length: Option<f64>,
     },
     /// Cone of radius = slope · z + radius0, z along `axis` from `origin`; grains inside.
     Cone {
         /// Where z = 0 on the axis (m).
+        #[serde(deserialize_with = "crate::units::length")]
         origin: DVec3,
         /// Axis (normalised on load).
         axis: DVec3,
         /// m (−).
         slope: f64,
         /// b (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius0: f64,
         /// Axial range [z_lo, z_hi] (m) the cone is cut to; whole when absent.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "crate::units::length"
+        )]
         range: Option<[f64; 2]>,
     },
     /// Axis-aligned box: a solid block (`side = "outside"`, default) or a vat holding grains
     /// (`side = "inside"`: six half-space planes).
     Block {
         /// Lower corner (m).
+        #[serde(deserialize_with = "crate::units::length")]
         min: DVec3,
         /// Upper corner (m).
+        #[serde(deserialize_with = "crate::units::length")]
         max: DVec3,
         /// outside (a solid) or inside (a vat).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -163,6 +197,7 @@ pub enum ShapeSpec {
     /// (001 §4.7.2): each indentation's pattern placed at its rows' heights and angles.
     IndentedCylinder {
         /// Radius (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius: f64,
         /// The indentation blocks.
         indentations: Vec<Indentation>,
@@ -172,17 +207,21 @@ pub enum ShapeSpec {
     /// §4.8 `cone` with `number_of_cones`); grains above the floor and in the cones.
     Hopper {
         /// Height of the floor (m).
+        #[serde(deserialize_with = "crate::units::length")]
         height: f64,
         /// Centres (x, y) of the holes (m).
+        #[serde(deserialize_with = "crate::units::length")]
         centers: Vec<[f64; 2]>,
         /// Radius of the holes (m).
+        #[serde(deserialize_with = "crate::units::length")]
         radius: f64,
         /// Slope m of the cones (−).
         slope: f64,
         /// Height where the cones are cut (m).
+        #[serde(deserialize_with = "crate::units::length")]
         bottom: f64,
         /// Length of a chute tube below each cone (m); none when 0.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::units::length")]
         tube: f64,
     },
     /// Several primitives forming one vessel part, with one material, surface and motion.

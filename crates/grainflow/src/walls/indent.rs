@@ -37,6 +37,7 @@ pub struct Indentation {
     /// side), in a frame whose z = 0 is the row's lower height and whose angle 0 is +x.
     pub pattern: Vec<[f64; 4]>,
     /// Heights between which the indentations lie (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub min_max: [f64; 2],
     /// Rows, from the bottom up.
     pub rows: Vec<Row>,
@@ -47,6 +48,7 @@ pub struct Indentation {
 #[serde(deny_unknown_fields)]
 pub struct Row {
     /// Lower height of the row, the pattern's z = 0 (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub min: f64,
     /// Angles about the axis at which the pattern is placed (degrees, from +x towards +y).
     pub angles: Vec<f64>,

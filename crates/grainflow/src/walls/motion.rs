@@ -23,15 +23,19 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Wave {
     /// Start time S (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub start: f64,
     /// End time E (s); the wave contributes nothing outside [S, E].
+    #[serde(deserialize_with = "crate::units::time")]
     pub end: f64,
     /// Displacement amplitude D (m, a vector).
+    #[serde(deserialize_with = "crate::units::length")]
     pub displacement: DVec3,
     /// Period p (s).
+    #[serde(deserialize_with = "crate::units::time")]
     pub period: f64,
     /// Initial cycle c (rad), where in the sine the wave starts.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::angle")]
     pub phase: f64,
     /// Offset o (−): 0 swings ±D, 1 swings between 2D and 0.
     #[serde(default)]
@@ -48,16 +52,19 @@ pub enum Motion {
     /// Constant velocity from `start`.
     Translate {
         /// Velocity V (m/s).
+        #[serde(deserialize_with = "crate::units::velocity")]
         velocity: DVec3,
         /// Time the motion starts (s).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::units::time")]
         start: f64,
     },
     /// A sin(Ω t) along `direction` (000 §2.2.1).
     Oscillate {
         /// Amplitude A (m).
+        #[serde(deserialize_with = "crate::units::length")]
         amplitude: f64,
         /// Angular frequency Ω (rad/s).
+        #[serde(deserialize_with = "crate::units::angular_velocity")]
         frequency: f64,
         /// Direction of the oscillation (normalised on load), usually the wall's normal.
         direction: DVec3,
@@ -65,16 +72,18 @@ pub enum Motion {
     /// Rotation about the axis through `center`.
     Rotate {
         /// A point of the rotation axis (m).
+        #[serde(deserialize_with = "crate::units::length")]
         center: DVec3,
         /// Rotation axis (normalised on load); positive Ω turns counter-clockwise about it.
         axis: DVec3,
         /// Final angular velocity Ω (rad/s).
+        #[serde(deserialize_with = "crate::units::angular_velocity")]
         omega: f64,
         /// Time the rotation starts (s).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::units::time")]
         start: f64,
         /// Duration of the linear ramp from rest to Ω (s); 0 starts at once.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::units::time")]
         ramp: f64,
     },
     /// Sum of sine waves moving the whole wall (001 eq 7.1–7.2).
@@ -85,10 +94,13 @@ pub enum Motion {
     /// Displacements sampled every `interval` seconds from `start` (001 eq 7.3–7.4).
     Table {
         /// Time of the first sample (s).
+        #[serde(deserialize_with = "crate::units::time")]
         start: f64,
         /// Time between samples δ (s).
+        #[serde(deserialize_with = "crate::units::time")]
         interval: f64,
         /// Displacements T_k (m); the wall is at T_0 before `start` and at the last one after.
+        #[serde(deserialize_with = "crate::units::length")]
         displacements: Vec<DVec3>,
     },
 }

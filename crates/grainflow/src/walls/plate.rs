@@ -19,8 +19,10 @@ use crate::hard::predict::{earliest, plane_collision_time, ring_collision_time};
 #[serde(deny_unknown_fields)]
 pub struct Hole {
     /// Centre as offsets from the plate's centre along u and n × u (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub at: [f64; 2],
     /// Radius (m).
+    #[serde(deserialize_with = "crate::units::length")]
     pub radius: f64,
 }
 
