@@ -49,6 +49,7 @@ impl Simulation {
         let start = scene.simulation.start_time;
         let space = (&physics.periodic, physics.planar);
         let mut world = World::new(particles, walls, neighbors, start, space)?;
+        world.wall_runtime.bodies = crate::rigid::free_walls(&scene.walls, &world.walls)?;
         crate::drive::start(&mut world, &physics);
         let mut stepper = Stepper::new(
             scene.simulation.method,

@@ -186,7 +186,7 @@ impl World {
             nl.skin = auto.size(wall.fold(fastest, f64::max));
         }
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        let near = crate::walls::near::near_walls(
+        let mut near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
@@ -194,6 +194,10 @@ impl World {
             periodic,
             self.time,
         );
+        let rt = &self.wall_runtime;
+        if !rt.bodies.is_empty() {
+            near.without(|w| rt.is_free(w));
+        }
         self.wall_history.relist(near, &self.walls);
     }
 }

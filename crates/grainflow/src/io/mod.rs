@@ -1,6 +1,7 @@
 //! Files a run reads and writes: VTU/PVD snapshots, LAMMPS-style dumps, CSV series,
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
+pub mod bodies;
 pub mod checkpoint;
 mod checkpoint_check;
 pub mod contacts;
@@ -46,13 +47,14 @@ pub enum Start {
 }
 
 /// The append-only files, in the order a checkpoint syncs them.
-const APPENDED: [&str; 8] = [
+const APPENDED: [&str; 9] = [
     "particles.dump",
     "series.csv",
     "stress.csv",
     "collisions.csv",
     "walls.csv",
     "contacts.dump",
+    "bodies.csv",
     "energy.csv",
     "velocity_tally.csv",
 ];
@@ -63,7 +65,7 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     manifest: Manifest,
     /// The append-only files, as in [`APPENDED`].
-    appended: [Option<Appender>; 8],
+    appended: [Option<Appender>; 9],
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
     next_stress: f64,
@@ -201,6 +203,7 @@ impl Outputs {
             logs,
             spec.wall_forces,
             spec.contacts && spec.snapshot_interval.is_some(),
+            spec.series_interval.is_some() && !sim.world.wall_runtime.bodies.is_empty(),
             tally.is_some_and(|t| t.energy_interval.is_some()),
             tally.is_some_and(|t| t.velocity.is_some()),
         ];
@@ -230,6 +233,10 @@ impl Outputs {
                 "collisions.csv" => writeln!(w, "{}", crate::hard::log::HEADER),
                 "energy.csv" => writeln!(w, "{}", tallies::ENERGY_HEADER),
                 "velocity_tally.csv" => writeln!(w, "{}", tallies::VELOCITY_HEADER),
+                "bodies.csv" => writeln!(w, "{}", bodies::header(sim)).and_then(|()| match fresh {
+                    true => bodies::write_row(w, sim),
+                    false => Ok(()),
+                }),
                 "walls.csv" => writeln!(w, "{}", wall_forces::header(sim.world.walls.len()))
                     .and_then(|()| match fresh {
                         true => wall_forces::write_row(w, sim),
@@ -265,8 +272,12 @@ impl Outputs {
         }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
-            if w.motion != crate::walls::Motion::Fixed {
-                let (v, poly) = w.mesh_at(wall_extent(sim), sim.world.time);
+            let rt = &sim.world.wall_runtime;
+            if w.motion != crate::walls::Motion::Fixed || rt.is_free(k) {
+                let (v, poly) = match rt.pose.get(k).filter(|_| rt.is_free(k)) {
+                    Some(pose) => w.mesh_posed(wall_extent(sim), pose),
+                    None => w.mesh_at(wall_extent(sim), sim.world.time),
+                };
                 let path = self
                     .dir
                     .join(format!("frames/wall_{k}_{:06}.vtp", self.frame));
@@ -335,6 +346,9 @@ impl Outputs {
             }
             if let Some(a) = self.appender("walls.csv") {
                 wall_forces::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
+            }
+            if let Some(a) = self.appender("bodies.csv") {
+                bodies::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
             }
             self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);

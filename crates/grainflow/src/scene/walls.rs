@@ -13,6 +13,8 @@
 //! surface = "sticky"         # normal (default), sticky, absorbing
 //! motion = { type = "rotate", center = [0, 0, 0], axis = [0, 0, 1], omega = 1.8, ramp = 0.2 }
 //! ```
+//!
+//! A wall may instead be a free rigid body (`free = { density = 7800 }`, see `rigid::free`).
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,7 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::Scene;
+use crate::rigid::FreeSpec;
 use crate::walls::indent::{self, Indented};
 use crate::walls::plate::Hole;
 use crate::walls::trimesh::{Placement, TriMesh};
@@ -42,6 +45,9 @@ pub struct WallSpec {
     /// How the wall moves (fixed when absent).
     #[serde(default)]
     pub motion: Motion,
+    /// A free rigid body moved by its contacts instead of a motion (`rigid::free`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free: Option<FreeSpec>,
 }
 
 /// A wall's geometry as written in a scene.
@@ -289,6 +295,7 @@ impl WallSpec {
             },
             surface: Surface::Normal,
             motion: Motion::Fixed,
+            free: None,
         }
     }
 

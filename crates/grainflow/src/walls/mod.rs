@@ -280,6 +280,12 @@ impl Wall {
         (v.into_iter().map(|x| pose.to_world(x)).collect(), p)
     }
 
+    /// A polygon mesh at `pose` (a free wall's, which its motion does not give).
+    pub fn mesh_posed(&self, extent: f64, pose: &Pose) -> Mesh {
+        let (v, p) = self.shape.mesh(extent);
+        (v.into_iter().map(|x| pose.to_world(x)).collect(), p)
+    }
+
     /// A polygon mesh in the scene placement.
     pub fn mesh(&self, extent: f64) -> Mesh {
         self.shape.mesh(extent)

@@ -43,6 +43,7 @@ pub(super) fn wall(shape: ShapeSpec) -> WallSpec {
         shape,
         surface: Default::default(),
         motion: Motion::Fixed,
+        free: None,
     }
 }
 
