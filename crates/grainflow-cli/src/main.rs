@@ -573,6 +573,11 @@ fn check(arg: &str) -> Result<ExitCode> {
     outln!("{arg}: ok");
     outln!("  particles:            {}", sim.world.particles.len());
     outln!("  walls:                {}", sim.world.walls.len());
+    for (k, w) in sim.world.walls.iter().enumerate() {
+        if let Some(grainflow::walls::Shape::Mesh(part)) = w.shape.members().first() {
+            outln!("  wall {k} mesh:          {}", part.mesh.summary());
+        }
+    }
     for line in step_lines(&sim) {
         outln!("{line}");
     }

@@ -41,6 +41,7 @@ pub fn drive(
     mut each: impl FnMut(&Simulation) -> Result<()>,
 ) -> Result<Option<u8>> {
     let stop = Stop::install()?;
+    let kill_at = kill_at_step();
     while sim.world.time + 0.5 * sim.physics.dt < end {
         if let Some(signal) = stop.signal() {
             outputs.checkpoint(sim, "checkpoint.gfck")?;
@@ -50,9 +51,39 @@ pub fn drive(
             );
             return Ok(Some(128u8.saturating_add(signal as u8)));
         }
-        sim.step()?;
+        if let Err(e) = sim.step() {
+            return Err(failed(sim, outputs, e));
+        }
         outputs.observe(sim)?;
         each(sim)?;
+        if kill_at == Some(sim.world.step) {
+            // As `kill -KILL` would: no destructor runs, nothing buffered is flushed.
+            signal_hook::low_level::raise(signal_hook::consts::SIGKILL)
+                .context("cannot raise SIGKILL")?;
+        }
     }
     Ok(None)
+}
+
+/// The error of a step that failed, with where its state was written and what to resume.
+fn failed(sim: &Simulation, outputs: &mut Outputs, e: grainflow::Error) -> anyhow::Error {
+    let frame = match outputs.failed(sim) {
+        Ok(Some(frame)) => format!("; the state at the failure is {frame}"),
+        Ok(None) => String::new(),
+        Err(w) => format!("; writing the state at the failure failed too: {w}"),
+    };
+    let resume = match outputs.last_checkpoint() {
+        Some((file, time)) => format!("; {file} (t = {time:e} s) is the last state to resume from"),
+        None => String::new(),
+    };
+    anyhow::anyhow!("{e}{frame}{resume}")
+}
+
+/// The step after which the run kills itself with SIGKILL, from `GRAINFLOW_TEST_KILL_AT_STEP`:
+/// the kill test's way to land a kill at a chosen step whatever the machine's load.
+fn kill_at_step() -> Option<u64> {
+    std::env::var("GRAINFLOW_TEST_KILL_AT_STEP")
+        .ok()?
+        .parse()
+        .ok()
 }

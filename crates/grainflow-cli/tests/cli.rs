@@ -484,3 +484,67 @@ fn a_folder_holds_one_run_and_a_resume_continues_it() {
     assert!(csv.starts_with("time,step,"), "{csv}");
     assert!(fresh.join("frames/particles_000000.vtu").exists());
 }
+
+#[test]
+fn a_file_that_cannot_be_read_is_named_once_with_the_os_error_once() {
+    let missing = temp("missing").join("nothing.gfck");
+    let (ok, _, err) = grainflow(&["run", "pour", "--resume", missing.to_str().expect("utf-8")]);
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+    assert!(err.contains("nothing.gfck"), "{err}");
+}
+
+#[test]
+fn a_run_that_goes_bad_leaves_its_state_at_the_failure_and_a_checkpoint_to_resume() {
+    // Two grains closing at 2 m/s touch after 0.5 ms; with no contact law that stops the run.
+    let dir = temp("unstable");
+    let scene = dir.join("closing.toml");
+    std::fs::write(
+        &scene,
+        r#"
+[simulation]
+duration = 0.01
+dt = 1e-5
+[[materials]]
+name = "glass"
+density = 2500.0
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [{ pos = [0, 0, 0], radius = 1e-3, vel = [0, 0, 1] }, { pos = [0, 0, 3e-3], radius = 1e-3, vel = [0, 0, -1] }]
+[output]
+snapshot_interval = 1e-4
+series_interval = 1e-4
+checkpoint_interval = 2e-4
+"#,
+    )
+    .expect("writes");
+    let out = dir.join("out");
+    let (ok, _, err) = grainflow(&[
+        "--threads",
+        "1",
+        "run",
+        scene.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--overwrite",
+    ]);
+    assert!(!ok);
+    let last = err.lines().last().expect("a message");
+    assert!(last.contains("no contact law"), "{err}");
+    assert!(
+        last.contains("the state at the failure is frames/particles_000005.vtu"),
+        "{err}"
+    );
+    assert!(
+        last.contains("; checkpoint.gfck (t = 4.0")
+            && last.ends_with("is the last state to resume from"),
+        "{err}"
+    );
+    let frame = std::fs::read_to_string(out.join("frames/particles_000005.vtu")).expect("frame");
+    assert!(frame.contains("<VTKFile"), "{frame}");
+    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("index");
+    assert!(pvd.contains("particles_000005.vtu"), "{pvd}");
+    assert!(out.join("checkpoint.gfck").exists());
+}

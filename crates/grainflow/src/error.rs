@@ -24,14 +24,14 @@ pub enum Error {
         /// The parser's message.
         message: String,
     },
-    /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    /// Reading or writing a file failed. The operating system's error is in the message and
+    /// not given again as the error's source, so that a chain of causes says it once.
+    #[error("{}: {os}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The operating system's error.
-        #[source]
-        source: std::io::Error,
+        os: std::io::Error,
     },
     /// A file that exists but has the wrong content (checkpoint, particle file).
     #[error("{}: {reason}", path.display())]
@@ -76,7 +76,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            os: source,
         }
     }
 }

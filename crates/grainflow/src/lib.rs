@@ -53,6 +53,7 @@ pub mod neighbor;
 pub mod particles;
 pub mod physics;
 mod planar;
+pub mod rigid;
 pub mod scene;
 pub mod sim;
 mod simd;

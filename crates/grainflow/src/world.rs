@@ -191,7 +191,7 @@ impl World {
         }
         let nl = &mut self.neighbors;
         nl.build(&self.particles.pos, &self.particles.radius, periodic);
-        let near = crate::walls::near::near_walls(
+        let mut near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
@@ -199,6 +199,10 @@ impl World {
             periodic,
             self.time,
         );
+        let rt = &self.wall_runtime;
+        if !rt.bodies.is_empty() {
+            near.without(|w| rt.is_free(w));
+        }
         self.wall_history.relist(near, &self.walls);
     }
 }

@@ -62,6 +62,7 @@ const WALLS: &[&str] = &[
     "indented_cylinder",
     "hopper",
     "union",
+    "mesh",
 ];
 const SOURCES: &[&str] = &[
     "list",

@@ -144,6 +144,7 @@ impl Atmosphere {
                     },
                     surface: Default::default(),
                     motion: Default::default(),
+                    free: None,
                 },
                 WallSpec::plane(&material(0).name, DVec3::ZERO, DVec3::Z),
             ],

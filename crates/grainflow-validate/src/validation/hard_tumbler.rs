@@ -158,6 +158,7 @@ impl HardDrum {
                         start: self.settle,
                         ramp: 0.0,
                     },
+                    free: None,
                 },
                 plane(-half, 1.0),
                 plane(half, -1.0),

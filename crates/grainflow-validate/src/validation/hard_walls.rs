@@ -312,6 +312,7 @@ fn wall_case(out: &mut Vec<Metric>, c: &WallCase) -> Result<()> {
         shape: c.shape.clone(),
         surface: c.surface,
         motion: c.motion.clone(),
+        free: None,
     };
     let scene = scene(c.eps.0, c.eps.1, dt, vec![wall], vec![c.sphere.clone()]);
     let mut sim = Simulation::new(scene, Path::new("."))?;

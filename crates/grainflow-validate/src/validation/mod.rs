@@ -7,6 +7,7 @@ pub mod couette;
 pub mod hard_tumbler;
 pub mod hard_two_body;
 pub mod hard_walls;
+pub mod mesh;
 pub mod pebbles;
 pub mod pebbles_friction;
 pub mod pile;
@@ -222,6 +223,11 @@ pub const CASES: &[Case] = &[
         name: "wall-contacts",
         about: "000 §2.2, 001 §3.4: every wall primitive vs an independent closest point (1e-12), a sphere resting on each face (Hertz static overlap), a moving floor (v = 2/7 V)",
         run: wall_contacts::wall_contacts,
+    },
+    Case {
+        name: "mesh",
+        about: "triangle-mesh walls vs the analytic ones, run side by side: bounce, slide and roll on a plane as 2 and 2000 triangles (1e-9; no kick over shared edges and vertices), a meshed box (1e-9), a meshed cylinder (rests closer by the sagitta R_c (1 - cos pi/N), 1e-9)",
+        run: mesh::mesh,
     },
     Case {
         name: "tumbler",

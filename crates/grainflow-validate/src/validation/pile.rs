@@ -89,6 +89,7 @@ impl PileBox {
             },
             surface,
             motion: Motion::Fixed,
+            free: None,
         };
         // Ramps from the slot's edges up and out at 50° from the vertical to the side walls.
         let ramp = |side: f64| {
@@ -106,6 +107,7 @@ impl PileBox {
                 },
                 surface: Surface::Normal,
                 motion: Motion::Fixed,
+                free: None,
             }
         };
         let divider = WallSpec {
@@ -122,6 +124,7 @@ impl PileBox {
                 velocity: DVec3::new(0.1, 0.0, 0.0),
                 start: self.open,
             },
+            free: None,
         };
         let r = self.grain_radius;
         Scene {

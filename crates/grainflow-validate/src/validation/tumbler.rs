@@ -112,6 +112,7 @@ impl Drum {
             },
             surface: Surface::Normal,
             motion: spin.clone(),
+            free: None,
         };
         let half = 0.5 * self.diameter;
         let (a, b) = (0.76 * half, 0.54 * half);
@@ -162,6 +163,7 @@ impl Drum {
                     },
                     surface: Surface::Sticky,
                     motion: spin.clone(),
+                    free: None,
                 },
                 end(-0.5 * self.length, 1.0),
                 end(0.5 * self.length, -1.0),

@@ -524,6 +524,7 @@ fn wall(shape: ShapeSpec) -> WallSpec {
         shape,
         surface: Surface::Normal,
         motion: Motion::Fixed,
+        free: None,
     }
 }
 

@@ -14,7 +14,11 @@
 //! collisions (u64); from format 5, the run's collisions so far (u64, hard and approx_hard).
 //! From format 6, the inserts (`[[inserts]]`): the next id (u64), the count (u64) and per
 //! insert the grains inserted (u64), their mass (f64), the insertions done (u64) and the time
-//! of the last (f64). From format 7 the file ends with the CRC-32 (u32) of every byte before it.
+//! of the last (f64). From format 8, the free walls' bodies (`rigid`): the count (u64) and per
+//! body its wall (u64), centre of mass, velocity (3 f64 each), orientation quaternion (x, y, z,
+//! w), angular momentum, force and torque of the last evaluation, and the grains' force and
+//! torque on it (3 f64 each). From format 7 the file ends with the CRC-32 (u32) of every byte
+//! before it.
 //! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
 //! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
 //! inserted. Every value read is checked ([`super::checkpoint_check`]) before a run trusts it.
@@ -28,6 +32,7 @@ use glam::DVec3;
 use crate::contact::normal::Stiffness;
 use crate::contact::ContactState;
 use crate::particles::{Mobility, Particles};
+use crate::rigid::BodyState;
 use crate::scene::{Method, Scene};
 use crate::sim::Simulation;
 use crate::stepper::Stepper;
@@ -36,7 +41,11 @@ use crate::walls::interact::Attachment;
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 7;
+const VERSION: u32 = 8;
+
+/// A free wall's body as a checkpoint holds it: (wall index, state, the grains' force and
+/// torque on it).
+pub type SavedBody = (u32, BodyState, (DVec3, DVec3));
 
 /// The state a checkpoint holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +77,9 @@ pub struct Checkpoint {
     pub collisions: u64,
     /// What the inserts have inserted (format 6; none when read from older formats).
     pub inserts: crate::drive::insert::Inserts,
+    /// The free walls' bodies: (wall index, state, the grains' force and torque on it)
+    /// (format 8; none when read from older formats).
+    pub bodies: Vec<SavedBody>,
 }
 
 impl Simulation {
@@ -101,6 +113,12 @@ impl Simulation {
             tally: w.tally.clone(),
             collisions: w.collisions,
             inserts: w.inserts.clone(),
+            bodies: w
+                .wall_runtime
+                .bodies
+                .iter()
+                .map(|b| (b.wall as u32, b.body.state, b.contact))
+                .collect(),
         }
     }
 
@@ -163,6 +181,7 @@ impl Simulation {
         if ckpt.inserts.each.len() == w.inserts.each.len() {
             w.inserts = ckpt.inserts;
         }
+        restore_bodies(&mut w.wall_runtime.bodies, &ckpt.bodies)?;
         w.rebuild_neighbors(&sim.physics.periodic);
         w.set_pair_history_by_id(&ckpt.pairs);
         if let Stepper::Soft(s) = &mut sim.stepper {
@@ -175,6 +194,27 @@ impl Simulation {
         }
         Ok(sim)
     }
+}
+
+/// Puts the saved states `saved` (wall, state, contact load) into the free walls' `bodies`,
+/// which must be the same walls.
+fn restore_bodies(bodies: &mut [crate::rigid::FreeWall], saved: &[SavedBody]) -> Result<()> {
+    let walls = |w: &mut dyn Iterator<Item = usize>| w.collect::<Vec<_>>();
+    let (here, there) = (
+        walls(&mut bodies.iter().map(|b| b.wall)),
+        walls(&mut saved.iter().map(|s| s.0 as usize)),
+    );
+    if here != there {
+        return Err(Error::scene(
+            "checkpoint",
+            format!("holds free bodies for walls {there:?}, the scene has them at {here:?}"),
+        ));
+    }
+    for (b, (_, state, contact)) in bodies.iter_mut().zip(saved) {
+        b.body.state = *state;
+        b.contact = *contact;
+    }
+    Ok(())
 }
 
 /// The scene without what may change on resume: duration, `[output]` and the hard method's
@@ -352,6 +392,18 @@ impl Checkpoint {
                 o.u64(s.events)?;
                 o.f64(s.last)?;
             }
+            o.u64(self.bodies.len() as u64)?;
+            for (w, s, (f, t)) in &self.bodies {
+                o.u64(u64::from(*w))?;
+                o.vec3(s.pos)?;
+                o.vec3(s.vel)?;
+                for v in s.turn.to_array() {
+                    o.f64(v)?;
+                }
+                for v in [s.momentum, s.force, s.torque, *f, *t] {
+                    o.vec3(v)?;
+                }
+            }
             let crc = o.1.clone().finalize();
             o.0.write_all(&crc.to_le_bytes())
         })
@@ -471,6 +523,11 @@ impl Checkpoint {
         } else {
             Default::default()
         };
+        let bodies = if version >= 8 {
+            Self::bodies(i)?
+        } else {
+            Vec::new()
+        };
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -485,7 +542,27 @@ impl Checkpoint {
             tally,
             collisions,
             inserts,
+            bodies,
         })
+    }
+
+    fn bodies(i: &mut In) -> Option<Vec<SavedBody>> {
+        let mut bodies = Vec::new();
+        for _ in 0..i.u64()?.min(i.0.len() as u64) {
+            let wall = u32::try_from(i.u64()?).ok()?;
+            let (pos, vel) = (i.vec3()?, i.vec3()?);
+            let turn = glam::DQuat::from_xyzw(i.f64()?, i.f64()?, i.f64()?, i.f64()?);
+            let state = BodyState {
+                pos,
+                vel,
+                turn,
+                momentum: i.vec3()?,
+                force: i.vec3()?,
+                torque: i.vec3()?,
+            };
+            bodies.push((wall, state, (i.vec3()?, i.vec3()?)));
+        }
+        Some(bodies)
     }
 
     fn inserts(i: &mut In) -> Option<crate::drive::insert::Inserts> {

@@ -140,6 +140,16 @@ impl Checkpoint {
                 "held grain {k}: wall {w} is past the scene's {walls} walls"
             ));
         }
+        for (w, s, (f, t)) in &self.bodies {
+            let finite = [s.pos, s.vel, s.momentum, s.force, s.torque, *f, *t]
+                .iter()
+                .all(|v| v.is_finite());
+            if *w as usize >= walls || !finite || !s.turn.is_normalized() {
+                return Err(format!(
+                    "free body of wall {w}: past the scene's {walls} walls, not finite or not a unit rotation"
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -208,6 +218,7 @@ mod tests {
             tally: Default::default(),
             collisions: 0,
             inserts: Default::default(),
+            bodies: Vec::new(),
         }
     }
 

@@ -34,7 +34,7 @@ pub struct DataAtom {
 /// Reads the atoms of a LAMMPS data file; `.gz` files are decompressed.
 pub fn read_lammps_data(path: &Path) -> Result<Vec<DataAtom>> {
     let text = super::input::read_text(path)?;
-    parse(&text).map_err(|reason| Error::Format {
+    parse_lammps_data(&text).map_err(|reason| Error::Format {
         path: path.to_path_buf(),
         reason,
     })
@@ -70,7 +70,8 @@ fn numbers(line: &str, n: usize, lineno: usize, what: &str) -> Result<Vec<f64>, 
     Ok(v)
 }
 
-fn parse(text: &str) -> Result<Vec<DataAtom>, String> {
+/// Parses the text of a LAMMPS data file (what [`read_lammps_data`] reads).
+pub fn parse_lammps_data(text: &str) -> Result<Vec<DataAtom>, String> {
     let mut count = None;
     let mut section = Section::Header;
     let mut atoms: Vec<DataAtom> = Vec::new();
@@ -161,7 +162,7 @@ mod tests {
 
     #[test]
     fn reads_atoms_sorted_by_id_with_velocities() {
-        let atoms = parse(DATA).expect("parses");
+        let atoms = parse_lammps_data(DATA).expect("parses");
         assert_eq!(atoms.len(), 2);
         assert_eq!((atoms[0].id, atoms[0].radius), (3, 0.0005));
         assert_eq!(atoms[0].vel, DVec3::new(1.0, 2.0, 3.0));
@@ -174,11 +175,11 @@ mod tests {
     fn malformed_lines_are_named() {
         let bad = DATA.replace("0.4 0.5 0.6", "0.4 x 0.6");
         assert_eq!(
-            parse(&bad).expect_err("refused"),
+            parse_lammps_data(&bad).expect_err("refused"),
             "line 11: Atoms (id type diameter density x y z): \"x\" is not a number"
         );
         let short = DATA.replace("2 atoms", "3 atoms");
-        assert!(parse(&short)
+        assert!(parse_lammps_data(&short)
             .expect_err("refused")
             .contains("header says 3 atoms"));
     }

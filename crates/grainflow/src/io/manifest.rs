@@ -35,6 +35,13 @@ pub struct Mark {
     pub frame: usize,
     /// Length (bytes) of each append-only file at the checkpoint, by file name.
     pub lengths: BTreeMap<String, u64>,
+    /// The largest overlap ratio seen since the series' last row: the next row's
+    /// `max_overlap_ratio` continues from it (0 in manifests written before it was kept).
+    #[serde(default)]
+    pub overlap_peak: f64,
+    /// What the tallies had gathered (`[output.tallies]`), which a resumed run goes on from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tallies: Option<super::tallies::TallyState>,
 }
 
 /// The manifest of an output folder.
@@ -221,6 +228,8 @@ mod tests {
             time: step as f64 * 1e-3,
             frame: step as usize,
             lengths: BTreeMap::from([("series.csv".to_string(), 10 * step)]),
+            overlap_peak: 0.0,
+            tallies: None,
         }
     }
 

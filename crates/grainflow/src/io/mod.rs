@@ -1,6 +1,7 @@
 //! Files a run reads and writes: VTU/PVD snapshots, LAMMPS-style dumps, CSV series,
 //! checkpoints, PEBBLES decks and saves; and the [`Outputs`] observer that writes them at the scene's cadence.
 
+pub mod bodies;
 pub mod checkpoint;
 mod checkpoint_check;
 pub mod contacts;
@@ -46,13 +47,16 @@ pub enum Start {
 }
 
 /// The append-only files, in the order a checkpoint syncs them.
-const APPENDED: [&str; 6] = [
+const APPENDED: [&str; 9] = [
     "particles.dump",
     "series.csv",
     "stress.csv",
     "collisions.csv",
     "walls.csv",
     "contacts.dump",
+    "bodies.csv",
+    "energy.csv",
+    "velocity_tally.csv",
 ];
 
 /// Writes a run's files into one folder at the intervals of the scene's `[output]` table.
@@ -61,7 +65,7 @@ pub struct Outputs {
     pvd: vtk::PvdIndex,
     manifest: Manifest,
     /// The append-only files, as in [`APPENDED`].
-    appended: [Option<Appender>; 6],
+    appended: [Option<Appender>; 9],
     /// Largest overlap ratio seen since the last series row.
     overlap_peak: f64,
     next_stress: f64,
@@ -117,15 +121,15 @@ impl Outputs {
             pvd,
             manifest,
             appended: std::array::from_fn(|_| None),
-            overlap_peak: 0.0,
+            overlap_peak: mark.as_ref().map_or(0.0, |m| m.overlap_peak),
             next_stress: next_after(t, spec.stress.as_ref().map(|s| s.interval)),
             next_snapshot: next_after(t, spec.snapshot_interval),
             next_series: next_after(t, spec.series_interval),
             next_checkpoint: next_after(t, spec.checkpoint_interval),
-            tallies: spec
-                .tallies
-                .as_ref()
-                .map(|s| tallies::Tallies::new(dir, sim, s)),
+            tallies: spec.tallies.as_ref().map(|s| {
+                let saved = mark.as_ref().and_then(|m| m.tallies.as_ref());
+                tallies::Tallies::new(dir, sim, s, saved)
+            }),
             seconds: 0.0,
         };
         let lengths = mark.map(|m| m.lengths).unwrap_or_default();
@@ -191,6 +195,7 @@ impl Outputs {
                 ..
             })
         );
+        let tally = spec.tallies.as_ref();
         let wanted = [
             spec.snapshot_interval.is_some(),
             spec.series_interval.is_some(),
@@ -198,6 +203,9 @@ impl Outputs {
             logs,
             spec.wall_forces,
             spec.contacts && spec.snapshot_interval.is_some(),
+            spec.series_interval.is_some() && !sim.world.wall_runtime.bodies.is_empty(),
+            tally.is_some_and(|t| t.energy_interval.is_some()),
+            tally.is_some_and(|t| t.velocity.is_some()),
         ];
         for (k, name) in APPENDED.into_iter().enumerate() {
             if !wanted[k] {
@@ -223,6 +231,12 @@ impl Outputs {
                     }
                 }),
                 "collisions.csv" => writeln!(w, "{}", crate::hard::log::HEADER),
+                "energy.csv" => writeln!(w, "{}", tallies::ENERGY_HEADER),
+                "velocity_tally.csv" => writeln!(w, "{}", tallies::VELOCITY_HEADER),
+                "bodies.csv" => writeln!(w, "{}", bodies::header(sim)).and_then(|()| match fresh {
+                    true => bodies::write_row(w, sim),
+                    false => Ok(()),
+                }),
                 "walls.csv" => writeln!(w, "{}", wall_forces::header(sim.world.walls.len()))
                     .and_then(|()| match fresh {
                         true => wall_forces::write_row(w, sim),
@@ -258,8 +272,12 @@ impl Outputs {
         }
         // Moving walls: a mesh per frame where they are now (fixed ones were written once).
         for (k, w) in sim.world.walls.iter().enumerate() {
-            if w.motion != crate::walls::Motion::Fixed {
-                let (v, poly) = w.mesh_at(wall_extent(sim), sim.world.time);
+            let rt = &sim.world.wall_runtime;
+            if w.motion != crate::walls::Motion::Fixed || rt.is_free(k) {
+                let (v, poly) = match rt.pose.get(k).filter(|_| rt.is_free(k)) {
+                    Some(pose) => w.mesh_posed(wall_extent(sim), pose),
+                    None => w.mesh_at(wall_extent(sim), sim.world.time),
+                };
                 let path = self
                     .dir
                     .join(format!("frames/wall_{k}_{:06}.vtp", self.frame));
@@ -288,6 +306,12 @@ impl Outputs {
         }
         self.frame += 1;
         Ok(())
+    }
+
+    /// The file and time (s) of the folder's last checkpoint, if one was taken.
+    pub fn last_checkpoint(&self) -> Option<(&str, f64)> {
+        let m = self.manifest.checkpoints.last()?;
+        Some((m.file.as_str(), m.time))
     }
 
     /// Wall-clock time spent writing so far (s).
@@ -333,6 +357,9 @@ impl Outputs {
             if let Some(a) = self.appender("walls.csv") {
                 wall_forces::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
             }
+            if let Some(a) = self.appender("bodies.csv") {
+                bodies::write_row(a.writer(), sim).map_err(|e| Error::io(a.path(), e))?;
+            }
             self.overlap_peak = 0.0;
             self.next_series = next_after(t, sim.scene.output.series_interval);
         }
@@ -346,7 +373,19 @@ impl Outputs {
             self.next_stress = next_after(t, sim.scene.output.stress.as_ref().map(|s| s.interval));
         }
         if let Some(tallies) = &mut self.tallies {
-            tallies.observe(sim);
+            let [.., energy, velocity] = &mut self.appended;
+            let (energy, velocity) = (energy.as_mut(), velocity.as_mut());
+            let path = match (&energy, &velocity) {
+                (Some(a), _) | (None, Some(a)) => a.path().to_path_buf(),
+                (None, None) => self.dir.clone(),
+            };
+            tallies
+                .observe(
+                    sim,
+                    energy.map(Appender::writer),
+                    velocity.map(Appender::writer),
+                )
+                .map_err(|e| Error::io(&path, e))?;
         }
         if t >= self.next_checkpoint {
             self.checkpoint(sim, "checkpoint.gfck")?;
@@ -372,12 +411,30 @@ impl Outputs {
             time: sim.world.time,
             frame: self.frame,
             lengths,
+            overlap_peak: self.overlap_peak,
+            tallies: self.tallies.as_ref().map(tallies::Tallies::state),
         });
         durable::sync_dir(&self.dir.join("frames"))?;
         self.manifest.write(&self.dir)?;
         durable::sync_dir(&self.dir)?;
         sim.checkpoint().write(&self.dir.join(file))?;
         durable::sync_dir(&self.dir)
+    }
+
+    /// After a step that failed (an unstable run): writes the state as the failure left it
+    /// as the next frame, for inspection, and syncs the append-only files. No checkpoint is
+    /// taken of that state: the folder's last checkpoint stays the one to resume from (a
+    /// resumed run writes its frames from that checkpoint's number on). Returns the frame's
+    /// path, relative to the folder; none when the scene writes no frames.
+    pub fn failed(&mut self, sim: &Simulation) -> Result<Option<String>> {
+        let frame = self.frame;
+        if sim.scene.output.snapshot_interval.is_some() {
+            self.snapshot(sim)?;
+        }
+        for a in self.appended.iter_mut().flatten() {
+            a.sync()?;
+        }
+        Ok((self.frame > frame).then(|| format!("frames/particles_{frame:06}.vtu")))
     }
 
     /// Writes the tallies and the final checkpoint `final.gfck`, with the files synced.

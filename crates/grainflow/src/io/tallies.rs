@@ -19,9 +19,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use glam::DVec3;
+use serde::{Deserialize, Serialize};
 
 use crate::contact::normal::{normal_force, Stiffness};
 use crate::scene::{TalliesSpec, WearSpec};
@@ -32,9 +34,7 @@ use crate::Result;
 pub struct Tallies {
     dir: PathBuf,
     spec: TalliesSpec,
-    energy: String,
     next_energy: f64,
-    velocity: String,
     next_velocity: f64,
     next_probability: f64,
     /// Cell of each grain (by id) at the last probability tally.
@@ -48,22 +48,77 @@ pub struct Tallies {
     force_cell: f64,
 }
 
+/// What the tallies have gathered at a checkpoint, which a resumed run goes on from (the
+/// manifest keeps it; the rows of `energy.csv` and `velocity_tally.csv` are in those files).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TallyState {
+    /// Times of the next energy, velocity and probability tallies (s); none when off.
+    next: [Option<f64>; 3],
+    /// Cell of each grain (by id) at the last probability tally.
+    last_cell: Vec<(u64, [i64; 3])>,
+    /// Moves between cells: from, to, count.
+    moves: Vec<([i64; 3], [i64; 3], u64)>,
+    /// Wear per speed bin: pebble–pebble, pebble–wall.
+    wear: [Vec<f64>; 2],
+    /// Force tally: ρ cell, z cell, samples, Σ |F|.
+    force: Vec<(i64, i64, u64, f64)>,
+}
+
+/// The header of `energy.csv`.
+pub const ENERGY_HEADER: &str = "time,step,translational,rotational,potential,total";
+/// The header of `velocity_tally.csv`.
+pub const VELOCITY_HEADER: &str =
+    "time,count,mean_vx,mean_vy,mean_vz,mean_speed,rms_speed,max_speed";
+
+/// One row of `velocity_tally.csv`: the mean velocity and the mean, root-mean-square and
+/// largest speed of the grains.
+fn velocity_row(w: &mut impl Write, sim: &Simulation) -> std::io::Result<()> {
+    let p = &sim.world.particles;
+    let n = p.len().max(1) as f64;
+    let mean = p.vel.iter().copied().sum::<DVec3>() / n;
+    let speeds = p.vel.iter().map(|v| v.length());
+    let (sum, sum2, max) = speeds.fold((0.0, 0.0, 0.0f64), |(a, b, m), s| {
+        (a + s, b + s * s, m.max(s))
+    });
+    writeln!(
+        w,
+        "{:e},{},{:e},{:e},{:e},{:e},{:e},{:e}",
+        sim.world.time,
+        p.len(),
+        mean.x,
+        mean.y,
+        mean.z,
+        sum / n,
+        (sum2 / n).sqrt(),
+        max
+    )
+}
+
 /// The first tally time at or after `now` of a cadence starting at `start`.
 fn first_at(now: f64, start: f64) -> f64 {
     start.max(now)
 }
 
+/// A tally time as the manifest keeps it: none for ∞ (a tally that is off).
+fn finite(t: f64) -> Option<f64> {
+    t.is_finite().then_some(t)
+}
+
 impl Tallies {
-    /// Starts the tallies of `spec` for `sim`, writing into `dir`.
-    pub fn new(dir: &Path, sim: &Simulation, spec: &TalliesSpec) -> Tallies {
+    /// Starts the tallies of `spec` for `sim`, writing into `dir`; a resumed run goes on
+    /// from `state`, what they had gathered at its checkpoint.
+    pub fn new(
+        dir: &Path,
+        sim: &Simulation,
+        spec: &TalliesSpec,
+        state: Option<&TallyState>,
+    ) -> Tallies {
         let t = sim.world.time;
         let bins = spec.wear.as_ref().map_or(0, |w| w.velocity_bins.len() + 1);
-        Tallies {
+        let mut tallies = Tallies {
             dir: dir.to_path_buf(),
             spec: spec.clone(),
-            energy: "time,step,translational,rotational,potential,total\n".into(),
             next_energy: t + spec.energy_interval.unwrap_or(f64::INFINITY),
-            velocity: "time,count,mean_vx,mean_vy,mean_vz,mean_speed,rms_speed,max_speed\n".into(),
             next_velocity: spec
                 .velocity
                 .map_or(f64::INFINITY, |c| first_at(t, c.start)),
@@ -78,29 +133,88 @@ impl Tallies {
                 .force
                 .and_then(|f| f.cell)
                 .unwrap_or(2.0 * sim.world.particles.max_radius()),
+        };
+        if let Some(s) = state {
+            tallies.restore(s);
+        }
+        tallies
+    }
+
+    /// Goes on from `s` (a wear table of another binning is left at zero).
+    fn restore(&mut self, s: &TallyState) {
+        let next = [
+            &mut self.next_energy,
+            &mut self.next_velocity,
+            &mut self.next_probability,
+        ];
+        for (t, saved) in next.into_iter().zip(s.next) {
+            if t.is_finite() {
+                *t = saved.unwrap_or(*t);
+            }
+        }
+        self.last_cell = s.last_cell.iter().copied().collect();
+        self.moves = s.moves.iter().map(|&(a, b, n)| ((a, b), n)).collect();
+        for (mine, saved) in self.wear.iter_mut().zip(&s.wear) {
+            if mine.len() == saved.len() {
+                mine.clone_from(saved);
+            }
+        }
+        self.force = s
+            .force
+            .iter()
+            .map(|&(i, j, n, f)| ((i, j), (n, f)))
+            .collect();
+    }
+
+    /// What the tallies have gathered, for a checkpoint.
+    pub fn state(&self) -> TallyState {
+        TallyState {
+            next: [
+                finite(self.next_energy),
+                finite(self.next_velocity),
+                finite(self.next_probability),
+            ],
+            last_cell: self.last_cell.iter().map(|(&id, &c)| (id, c)).collect(),
+            moves: self.moves.iter().map(|(&(a, b), &n)| (a, b, n)).collect(),
+            wear: self.wear.clone(),
+            force: self
+                .force
+                .iter()
+                .map(|(&(i, j), &(n, f))| (i, j, n, f))
+                .collect(),
         }
     }
 
-    /// Takes whatever is due after a step of `sim`.
-    pub fn observe(&mut self, sim: &Simulation) {
+    /// Takes whatever is due after a step of `sim`, the rows of the energy and velocity
+    /// tallies into `energy` and `velocity` (the files' appenders).
+    pub fn observe(
+        &mut self,
+        sim: &Simulation,
+        energy: Option<&mut impl Write>,
+        velocity: Option<&mut impl Write>,
+    ) -> std::io::Result<()> {
         let t = sim.world.time + 0.5 * sim.physics.dt;
         if t >= self.next_energy {
-            let e = sim.energies();
-            let _ = writeln!(
-                self.energy,
-                "{:e},{},{:e},{:e},{:e},{:e}",
-                sim.world.time,
-                sim.world.step,
-                e.translational,
-                e.rotational,
-                e.potential,
-                e.translational + e.rotational + e.potential
-            );
+            if let Some(w) = energy {
+                let e = sim.energies();
+                writeln!(
+                    w,
+                    "{:e},{},{:e},{:e},{:e},{:e}",
+                    sim.world.time,
+                    sim.world.step,
+                    e.translational,
+                    e.rotational,
+                    e.potential,
+                    e.translational + e.rotational + e.potential
+                )?;
+            }
             self.next_energy += self.spec.energy_interval.unwrap_or(f64::INFINITY);
         }
         if let Some(c) = self.spec.velocity {
             if t >= self.next_velocity {
-                self.velocity_row(sim);
+                if let Some(w) = velocity {
+                    velocity_row(w, sim)?;
+                }
                 self.next_velocity += c.interval;
             }
         }
@@ -117,28 +231,7 @@ impl Tallies {
         if self.spec.force.is_some() {
             self.force_step(sim);
         }
-    }
-
-    fn velocity_row(&mut self, sim: &Simulation) {
-        let p = &sim.world.particles;
-        let n = p.len().max(1) as f64;
-        let mean = p.vel.iter().copied().sum::<DVec3>() / n;
-        let speeds = p.vel.iter().map(|v| v.length());
-        let (sum, sum2, max) = speeds.fold((0.0, 0.0, 0.0f64), |(a, b, m), s| {
-            (a + s, b + s * s, m.max(s))
-        });
-        let _ = writeln!(
-            self.velocity,
-            "{:e},{},{:e},{:e},{:e},{:e},{:e},{:e}",
-            sim.world.time,
-            p.len(),
-            mean.x,
-            mean.y,
-            mean.z,
-            sum / n,
-            (sum2 / n).sqrt(),
-            max
-        );
+        Ok(())
     }
 
     fn probability_tally(&mut self, sim: &Simulation, cell: f64) {
@@ -235,12 +328,6 @@ impl Tallies {
     /// Writes every tally file.
     pub fn finish(&self) -> Result<()> {
         let write = |name: &str, text: &str| super::durable::write_text(&self.dir.join(name), text);
-        if self.spec.energy_interval.is_some() {
-            write("energy.csv", &self.energy)?;
-        }
-        if self.spec.velocity.is_some() {
-            write("velocity_tally.csv", &self.velocity)?;
-        }
         if let Some(c) = self.spec.probability {
             let mut out =
                 String::from("from_i,from_j,from_k,to_i,to_j,to_k,count,probability,cell\n");

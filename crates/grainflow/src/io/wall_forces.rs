@@ -6,7 +6,8 @@
 //! that wall −f, and the torque −(x × f + τ) about the origin: the grain's torque about the
 //! origin, reversed (Newton's third law for forces and couples). A grain touching several walls
 //! at once (a corner) gives a sum the pass does not split; it goes to the `shared_*` columns,
-//! with the number of such grains, so no force is lost or guessed.
+//! with the number of such grains, so no force is lost or guessed. A free wall's load is its
+//! body's, summed over its grains by its own pass (`soft/free_walls.rs`).
 
 use std::io::Write;
 
@@ -54,10 +55,12 @@ pub fn wall_loads(sim: &Simulation) -> Option<WallLoads> {
             continue;
         }
         let k = k as usize;
+        // A free wall's share is not in the grain's sum: its body keeps its own.
+        let rt = &w.wall_runtime;
         let mut touching = w
             .wall_history
             .contacts(k)
-            .filter(|(_, state)| state.touching)
+            .filter(|(m, state)| state.touching && !rt.is_free(m.wall()))
             .map(|(m, _)| m.wall());
         let first = touching.next();
         let one = first.filter(|&a| touching.all(|b| b == a));
@@ -71,6 +74,11 @@ pub fn wall_loads(sim: &Simulation) -> Option<WallLoads> {
                 loads.shared_grains += 1;
             }
         }
+    }
+    // Free walls: the grains' load their pass summed, the torque taken about the origin.
+    for b in &w.wall_runtime.bodies {
+        let (f, t) = b.contact;
+        loads.walls[b.wall] = (f, t + b.body.state.pos.cross(f));
     }
     Some(loads)
 }

@@ -5,9 +5,11 @@
 
 use glam::DVec3;
 
+use rayon::prelude::*;
+
 use super::NeighborList;
 use crate::contact::{ContactState, Formed, Slip};
-use crate::ghosts::Image;
+use crate::ghosts::{Ghosts, Image};
 
 /// A pair's partner as a rebuild or a checkpoint knows it: the grain and its image beside
 /// the row's grain.
@@ -27,13 +29,28 @@ impl NeighborList {
         if self.start.len() != pos.len() + 1 || self.ref_pos.len() != pos.len() {
             return kept;
         }
+        // Where the wraps are found, each grain's once, not pair by pair.
+        let found = self.ghosts.as_ref().filter(|g| !g.counted).map(|g| {
+            let wraps: Vec<Image> = (pos.par_iter().zip(&self.ref_pos))
+                .map(|(p, r)| Ghosts::found_wrap(*p - *r, period))
+                .collect();
+            (g, wraps)
+        });
         for i in 0..pos.len() {
             for o in self.start[i]..self.start[i + 1] {
                 let has_history = self.slip[o] != blank_slip
                     || self.formed[o] != blank
                     || self.extra[o].is_some();
                 if has_history {
-                    let (k, image) = self.image_now(i, self.partner[o] as usize, pos, period);
+                    let j = self.partner[o] as usize;
+                    let (k, image) = match &found {
+                        // As NeighborList::image_now: s + w_k − w_i.
+                        Some((g, w)) => {
+                            let (k, s) = g.resolve(j);
+                            (k, std::array::from_fn(|a| s[a] + w[k][a] - w[i][a]))
+                        }
+                        None => self.image_now(i, j, pos, period),
+                    };
                     kept.push((o, i, (k as u32, image)));
                 }
             }
@@ -41,20 +58,26 @@ impl NeighborList {
         kept
     }
 
-    /// History for the new rows `start` whose slots' pairs have keys `keys`, in place: the
+    /// History for the new rows `start` with partners `partner`, whose pairs have keys `key`
+    /// ([`Key`] of a partner), in place: the
     /// old state of every pair in `kept` still listed moves to its new slot, every other slot
     /// is default. No second buffer while the new slots come in the order of the old ones (as
     /// they do, rows sorted by grain then image or, without ghosts, by partner): the states
     /// kept are packed at the front in old order, then each is swapped to its slot from the
     /// last to the first. The k-th kept pair has at least k pairs before it in the new rows,
     /// so its slot is at or after k and still default when it arrives.
-    pub(super) fn carry_history(&mut self, kept: Kept, start: &[usize], keys: &[Key]) {
+    pub(super) fn carry_history(
+        &mut self,
+        kept: Kept,
+        (start, partner): (&[usize], &[u32]),
+        key: impl Fn(u32) -> Key,
+    ) {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
         let mut slots: Vec<usize> = Vec::with_capacity(kept.len());
-        for (o, i, key) in kept {
+        for (o, i, wanted) in kept {
             let row = start[i]..start[i + 1];
             // A pair no longer listed loses its history.
-            match keys[row.clone()].iter().position(|k| *k == key) {
+            match partner[row.clone()].iter().position(|&j| key(j) == wanted) {
                 Some(k) => {
                     self.swap_history(slots.len(), o);
                     slots.push(row.start + k);
@@ -71,9 +94,9 @@ impl NeighborList {
         self.slip.truncate(n);
         self.formed.truncate(n);
         self.extra.truncate(n);
-        self.slip.resize(keys.len(), blank_slip);
-        self.formed.resize(keys.len(), blank);
-        self.extra.resize(keys.len(), None);
+        self.slip.resize(partner.len(), blank_slip);
+        self.formed.resize(partner.len(), blank);
+        self.extra.resize(partner.len(), None);
         match states {
             None => {
                 for (k, &slot) in slots.iter().enumerate().rev() {

@@ -26,6 +26,7 @@ use crate::ghosts::{periods, Ghosts, Image};
 mod cells;
 mod history;
 mod links;
+pub(crate) mod start;
 use cells::candidate_pairs;
 use links::rows;
 pub use links::Links;
@@ -363,23 +364,24 @@ impl NeighborList {
         // Rows by grain, then image, where the wraps are found (the soft-sphere method).
         let by_grain = self.ghosts.as_ref().filter(|g| !g.counted);
         let (start, partner, owner) = rows(n, &pairs, by_grain);
-        let key = |j: u32| match &self.ghosts {
+        let ghosts = self.ghosts.take();
+        let key = |j: u32| match &ghosts {
             Some(g) => {
                 let (k, s) = g.resolve(j as usize);
                 (k as u32, s)
             }
             None => (j, [0; 3]),
         };
-        let keys: Vec<(u32, Image)> = partner.par_iter().map(|&j| key(j)).collect();
-        let grain: Vec<u32> = keys.par_iter().map(|k| k.0).collect();
+        let grain: Vec<u32> = partner.par_iter().map(|&j| key(j).0).collect();
         // The history moves while the reverse rows and crossing pairs are found.
         let share = self.share.take();
         let block = share.as_ref().map(|s| &s.block[..]);
         let ((), links) = rayon::join(
-            || self.carry_history(kept, &start, &keys),
+            || self.carry_history(kept, (&start, &partner), key),
             || Links::of(&start, &partner, &grain, n_total, block),
         );
         self.share = share;
+        self.ghosts = ghosts;
         self.start = start;
         self.partner = partner;
         self.partner_grain = grain;

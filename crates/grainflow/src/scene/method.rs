@@ -153,6 +153,13 @@ fn soft_problems(scene: &Scene, o: &SoftOptions, p: &mut Vec<Error>) {
 fn hard_problems(scene: &Scene, p: &mut Vec<Error>) {
     use crate::walls::{Motion as WallMotion, Shape};
     for (k, w) in scene.walls.iter().enumerate() {
+        if matches!(w.shape, crate::scene::ShapeSpec::Mesh { .. }) {
+            p.push(Error::scene(
+                format!("walls[{k}].type"),
+                "method = \"hard\" does not predict collisions with meshes yet; use method = \"soft\" or \"approx_hard\"",
+            ));
+            continue;
+        }
         let shape = w.shape.build();
         if shape.members().iter().any(|s| {
             matches!(

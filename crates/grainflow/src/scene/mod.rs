@@ -687,6 +687,7 @@ impl Scene {
         for (k, w) in self.walls.iter().enumerate() {
             w.problems(k, &names, p);
         }
+        wall_check::free_wall_problems(self, p);
         if self.contact.normal == Normal::None {
             if !self.walls.is_empty() {
                 p.push(Error::scene(

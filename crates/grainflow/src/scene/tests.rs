@@ -109,6 +109,24 @@ fn units_are_converted_and_a_wrong_dimension_is_refused_naming_the_field() {
             ),
         "{e}"
     );
+    // The time step and the skin take units beside "auto".
+    let s = Scene::from_toml(
+        &MINIMAL.replace("dt = \"auto\"", "dt = \"20 µs\"\nskin = \"0.1 mm\""),
+        "scene.toml",
+    )
+    .expect("parses");
+    assert_eq!(s.simulation.dt, TimeStep::Fixed(2e-5));
+    assert_eq!(s.simulation.skin, Some(Skin::Fixed(1e-4)));
+    let e = Scene::from_toml(
+        &MINIMAL.replace("dt = \"auto\"", "dt = \"2 m\""),
+        "scene.toml",
+    )
+    .expect_err("refused")
+    .to_string();
+    assert!(
+        e.contains("simulation.dt: expected a time (s), got \"2 m\", a length (m)"),
+        "{e}"
+    );
     let e = Scene::from_toml(&MINIMAL.replace("0, 0, 1]", "\"0 m\", 0, 1]"), "scene.toml")
         .expect_err("a wall normal is a direction, no unit")
         .to_string();

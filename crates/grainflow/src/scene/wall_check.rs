@@ -5,9 +5,10 @@ use glam::DVec3;
 
 use super::walls::{ShapeSpec, WallSpec};
 use super::{finite, nonzero, positive};
+use crate::rigid::FreeSpec;
 use crate::walls::indent;
 use crate::walls::plate::Hole;
-use crate::walls::{Indentation, Motion, Side, MAX_UNION_MEMBERS};
+use crate::walls::{Indentation, Motion, Side, Surface, MAX_UNION_MEMBERS};
 use crate::Error;
 
 impl WallSpec {
@@ -25,6 +26,66 @@ impl WallSpec {
         }
         self.shape.problems(&format!("walls[{k}]"), p);
         motion_problems(&self.motion, &f("motion"), p);
+        if let Some(free) = &self.free {
+            self.free_problems(free, k, p);
+        }
+    }
+
+    /// Problems of wall `k` as the free body `free`: its own, and a motion or surface beside it.
+    fn free_problems(&self, free: &FreeSpec, k: usize, p: &mut Vec<Error>) {
+        if self.motion != Motion::Fixed {
+            p.push(Error::scene(
+                format!("walls[{k}].motion"),
+                "a free wall is moved by its contacts: give free or a motion, not both",
+            ));
+        }
+        if self.surface != Surface::Normal {
+            p.push(Error::scene(
+                format!("walls[{k}].surface"),
+                "a free wall has a normal surface (sticky and absorbing walls are not free)",
+            ));
+        }
+        let mut own = Vec::new();
+        self.shape.problems("", &mut own);
+        if own.is_empty() {
+            for (field, reason) in free.problems(&self.shape.build()) {
+                p.push(Error::scene(format!("walls[{k}].free.{field}"), reason));
+            }
+        }
+    }
+}
+
+/// What a scene with free walls may not have, each with the free wall's field path: a method
+/// other than soft spheres with velocity Verlet (the body is stepped as the grains are), 2-D
+/// mode, a rotating frame or self-gravity (a body feels the uniform field and the central
+/// body at its centre of mass).
+pub(crate) fn free_wall_problems(scene: &super::Scene, p: &mut Vec<Error>) {
+    use super::{Integrator, Method};
+    let Some(k) = scene.walls.iter().position(|w| w.free.is_some()) else {
+        return;
+    };
+    let at = format!("walls[{k}].free");
+    let verlet = matches!(
+        scene.simulation.method,
+        Method::Soft(o) if o.integrator == Integrator::VelocityVerlet
+    );
+    if !verlet {
+        p.push(Error::scene(
+            &at,
+            "free walls move with method = \"soft\" and integrator = \"velocity_verlet\" only (not \"hard\" or \"approx_hard\")",
+        ));
+    }
+    if scene.simulation.dimensions == 2 {
+        p.push(Error::scene(
+            &at,
+            "free walls are not available in 2-D scenes",
+        ));
+    }
+    if scene.frame.is_some() || scene.gravity.self_gravity.is_some() {
+        p.push(Error::scene(
+            &at,
+            "a free wall feels uniform gravity and a central body only: not with [frame] or gravity.self_gravity",
+        ));
     }
 }
 
@@ -209,6 +270,22 @@ impl ShapeSpec {
                 hole_problems(centers, *radius, at, p);
             }
             ShapeSpec::Union { members } => union_problems(members, at, p),
+            ShapeSpec::Mesh {
+                path,
+                scale,
+                rotate,
+                translate,
+            } => {
+                if path.as_os_str().is_empty() {
+                    p.push(Error::scene(
+                        f("path"),
+                        "needs the mesh file (.stl or .obj)",
+                    ));
+                }
+                positive(p, f("scale"), *scale);
+                finite(p, f("rotate"), *rotate);
+                finite(p, f("translate"), *translate);
+            }
         }
     }
 }
@@ -435,11 +512,14 @@ fn union_problems(members: &[ShapeSpec], at: &str, p: &mut Vec<Error>) {
     for (n, m) in members.iter().enumerate() {
         if matches!(
             m,
-            ShapeSpec::Union { .. } | ShapeSpec::IndentedCylinder { .. } | ShapeSpec::Hopper { .. }
+            ShapeSpec::Union { .. }
+                | ShapeSpec::IndentedCylinder { .. }
+                | ShapeSpec::Hopper { .. }
+                | ShapeSpec::Mesh { .. }
         ) {
             p.push(Error::scene(
                 format!("{at}.members[{n}]"),
-                "a union cannot contain a union, an indented cylinder or a hopper; list a union's members instead, give the others their own wall",
+                "a union cannot contain a union, an indented cylinder, a hopper or a mesh; list a union's members instead, give the others their own wall",
             ));
         }
         m.problems(&format!("{at}.members[{n}]"), p);

@@ -4,7 +4,7 @@
 //! ```toml
 //! [[walls]]
 //! type = "cylinder"          # plane, plate, disk, cylinder, ring, point, line, cone, block,
-//!                            # indented_cylinder, hopper, union
+//!                            # indented_cylinder, hopper, union, mesh
 //! material = "steel"
 //! origin = [0, 0, 0]
 //! axis = [0, 0, 1]
@@ -13,13 +13,19 @@
 //! surface = "sticky"         # normal (default), sticky, absorbing
 //! motion = { type = "rotate", center = [0, 0, 0], axis = [0, 0, 1], omega = 1.8, ramp = 0.2 }
 //! ```
+//!
+//! A wall may instead be a free rigid body (`free = { density = 7800 }`, see `rigid::free`).
+
+use std::path::{Path, PathBuf};
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use super::Scene;
+use crate::rigid::FreeSpec;
 use crate::walls::indent::{self, Indented};
 use crate::walls::plate::Hole;
+use crate::walls::trimesh::{Placement, TriMesh};
 use crate::walls::{
     Block, Cone, Cylinder, Disk, Hopper, Indentation, Line, Motion, Plane, Plate, Point, Ring,
     Shape, Side, Surface, Wall,
@@ -39,6 +45,9 @@ pub struct WallSpec {
     /// How the wall moves (fixed when absent).
     #[serde(default)]
     pub motion: Motion,
+    /// A free rigid body moved by its contacts instead of a motion (`rigid::free`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free: Option<FreeSpec>,
 }
 
 /// A wall's geometry as written in a scene.
@@ -223,14 +232,53 @@ pub enum ShapeSpec {
         /// The primitives.
         members: Vec<ShapeSpec>,
     },
+    /// A triangle mesh from an STL (ASCII or binary) or Wavefront OBJ file, its coordinates
+    /// scaled, turned about x, then y, then z, then moved (docs/meshes.md).
+    Mesh {
+        /// The file, relative to the scene.
+        path: PathBuf,
+        /// Factor from the file's units to metres (0.001 for millimetres).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        scale: f64,
+        /// Angles about x, y and z (rad), applied in that order after scaling.
+        #[serde(
+            default,
+            skip_serializing_if = "is_zero_vec",
+            deserialize_with = "crate::units::angle"
+        )]
+        rotate: DVec3,
+        /// Translation after the rotation (m).
+        #[serde(
+            default,
+            skip_serializing_if = "is_zero_vec",
+            deserialize_with = "crate::units::length"
+        )]
+        translate: DVec3,
+    },
 }
 
-/// The walls of a scene with unit directions (already checked by [`Scene::problems`]).
-pub(crate) fn make_walls(scene: &Scene) -> Vec<Wall> {
+/// A mesh's default scale.
+fn one() -> f64 {
+    1.0
+}
+
+/// Whether a scale is left at its default 1 (not written back).
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
+}
+
+/// Whether a vector is left at its default 0 (not written back).
+fn is_zero_vec(v: &DVec3) -> bool {
+    *v == DVec3::ZERO
+}
+
+/// The walls of a scene with unit directions (already checked by [`Scene::problems`]), mesh
+/// files read from `base`.
+pub(crate) fn make_walls(scene: &Scene, base: &Path) -> crate::Result<Vec<Wall>> {
     scene
         .walls
         .iter()
-        .map(|w| w.build(scene.material_index(&w.material).unwrap_or(0)))
+        .map(|w| w.load(scene.material_index(&w.material).unwrap_or(0), base))
         .collect()
 }
 
@@ -247,10 +295,33 @@ impl WallSpec {
             },
             surface: Surface::Normal,
             motion: Motion::Fixed,
+            free: None,
         }
     }
 
-    /// The wall, with `material` the index of its material.
+    /// The wall, with `material` the index of its material, its mesh (if it is one) read
+    /// from the file at its path relative to `base`.
+    pub fn load(&self, material: usize, base: &Path) -> crate::Result<Wall> {
+        let mut wall = self.build(material);
+        if let ShapeSpec::Mesh {
+            path,
+            scale,
+            rotate,
+            translate,
+        } = &self.shape
+        {
+            let place = Placement {
+                scale: *scale,
+                rotate: *rotate,
+                translate: *translate,
+            };
+            wall.shape = TriMesh::load(&base.join(path), &place)?.into_shape();
+        }
+        Ok(wall)
+    }
+
+    /// The wall, with `material` the index of its material; a mesh's file is not read here
+    /// (it has no surface: [`WallSpec::load`] reads it).
     pub fn build(&self, material: usize) -> Wall {
         Wall {
             shape: self.shape.build(),
@@ -286,7 +357,8 @@ impl WallSpec {
 }
 
 impl ShapeSpec {
-    /// The shape with unit directions (the spec must have no problems).
+    /// The shape with unit directions (the spec must have no problems); a mesh, whose file
+    /// this does not read, as an empty union ([`WallSpec::load`] reads it).
     pub fn build(&self) -> Shape {
         match self {
             ShapeSpec::Plane {
@@ -377,6 +449,7 @@ impl ShapeSpec {
                     .flat_map(|m| m.build().members().to_vec())
                     .collect(),
             ),
+            ShapeSpec::Mesh { .. } => Shape::Union(Vec::new()),
         }
     }
 }

@@ -19,6 +19,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+mod free_walls;
 mod gather;
 mod pairs;
 mod verlet;
@@ -196,6 +197,7 @@ fn lap(t: &mut std::time::Instant) -> f64 {
 pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) -> ContactStats {
     let mut t = std::time::Instant::now();
     let left = kick_drift_pack(world, &mut s.packed, physics, dt);
+    crate::rigid::kick_drift(&mut world.wall_runtime.bodies, dt);
     world.time += dt;
     s.timers.integrate += lap(&mut t);
     evaluate(world, physics, s, dt, Some(0.5 * dt), Some(left))
@@ -250,6 +252,8 @@ fn evaluate<L: Rebuilds>(
     pairs::pack(&mut s.packed, &world.particles, &world.neighbors, period);
     s.packed.fresh = false;
     let (pair_stats, wall_stats) = contact_forces(world, physics, s, dt, &mut t);
+    let free_stats = free_walls::free_wall_forces(world, physics, dt, kick);
+    let wall_stats = ContactStats::merge(wall_stats, free_stats);
     let stats = if physics.planar {
         let stats = gather_forces(world, physics, s, None);
         crate::planar::project_forces(&mut world.particles);

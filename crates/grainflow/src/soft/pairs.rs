@@ -18,7 +18,7 @@ use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
 use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
 use crate::neighbor::NOT_CROSSING;
-use crate::particles::Particles;
+use crate::particles::{Particles, CHUNK};
 use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
 use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
@@ -78,6 +78,12 @@ struct Rows<'a> {
     /// Centres and radii of the grains, and shifts of the grains and ghosts ([`Packed`]).
     pos: &'a [Run],
     shift: &'a [Run],
+    /// Per chunk of grains, whether some grain's shift is not 0 ([`Packed`]), and per block
+    /// the last grain its rows name but through a ghost ([`crate::neighbor::Links`]).
+    shifted: &'a [bool],
+    block_reach: &'a [u32],
+    /// Each block's first row (then the row count), to find a block's reach.
+    block_first: &'a [usize],
     /// The grains' state, as many as there are grains.
     vel: &'a [DVec3],
     omega: &'a [DVec3],
@@ -165,6 +171,9 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         cross_slot,
         pos: &packed.pos[..n],
         shift: &packed.shift[..n_total],
+        shifted: &packed.shifted,
+        block_reach: &links.block_reach,
+        block_first: &links.block_first,
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],
@@ -221,9 +230,10 @@ impl Rows<'_> {
         let rows = block.force.len();
         batch.sums[..rows].fill(Sums::default());
         let slots = self.start[block.first + rows] - block.first_slot;
+        let plain = self.plain(block.first);
         let mut k = 0;
         while k < slots {
-            k = self.overlaps(&block, k..slots, &mut batch.found);
+            k = self.overlaps(&block, k..slots, plain, &mut batch.found);
             for &a in &batch.found.apart[..batch.found.separated] {
                 let s = block.first_slot + a as usize;
                 let a = a as usize;
@@ -245,14 +255,35 @@ impl Rows<'_> {
         stats
     }
 
+    /// Whether every grain that the rows of the block from row `first` name, as a row or as a
+    /// partner that is not a ghost, has no shift (none wrapped since the build): then the
+    /// separation of a pair whose partner is a grain is the plain difference of the centres,
+    /// the bits of (x_k − x_i) − (0 − 0), and only a ghost partner's pair needs the shifts.
+    fn plain(&self, first: usize) -> bool {
+        let block = self
+            .block_first
+            .partition_point(|&f| f <= first)
+            .wrapping_sub(1);
+        let reach = self.block_reach.get(block);
+        let chunks = reach.and_then(|&r| self.shifted.get(first / CHUNK..=r as usize / CHUNK));
+        chunks.is_some_and(|c| !c.iter().any(|&s| s))
+    }
+
     /// The overlap test of the block's slots `run` (numbered from the block's first), up to
     /// [`BATCH`] of them: the touching pairs and the pairs that separated since the last
-    /// evaluation into the batch; returns the first slot not tested. Every pair is written
+    /// evaluation into the batch; returns the first slot not tested. In a `plain` block
+    /// ([`Rows::plain`]) only a run of slots with a ghost partner reads the shifts. Every pair is written
     /// to the batch, which counts only the touching ones: no branch on the test, which the
     /// processor could not predict. Out of line, so that no call in its loop costs it the
     /// registers holding the fold's constants.
     #[inline(never)]
-    fn overlaps(&self, block: &Block, run: std::ops::Range<usize>, found: &mut Found) -> usize {
+    fn overlaps(
+        &self,
+        block: &Block,
+        run: std::ops::Range<usize>,
+        plain: bool,
+        found: &mut Found,
+    ) -> usize {
         // At most BATCH slots, so that neither list can overflow.
         let run = run.start..run.end.min(run.start + BATCH);
         let base = block.first_slot;
@@ -275,7 +306,7 @@ impl Rows<'_> {
         );
         let slots = (owner, partner, grain);
         let (len, separated) = if self.lanes.is_none() {
-            self.test::<true>(slots, history, run.start, found)
+            self.test::<true>(slots, history, (run.start, plain), found)
         } else {
             // In vector registers where the build has them (registers.rs).
             #[cfg(all(
@@ -286,7 +317,7 @@ impl Rows<'_> {
                 )
             ))]
             {
-                self.test_established(slots, history, run.start, found)
+                self.test_established(slots, history, (run.start, plain), found)
             }
             #[cfg(not(all(
                 target_arch = "x86_64",
@@ -297,9 +328,9 @@ impl Rows<'_> {
             )))]
             {
                 if self.fixed {
-                    self.test::<true>(slots, history, run.start, found)
+                    self.test::<true>(slots, history, (run.start, plain), found)
                 } else {
-                    self.test::<false>(slots, history, run.start, found)
+                    self.test::<false>(slots, history, (run.start, plain), found)
                 }
             }
         };
@@ -310,7 +341,8 @@ impl Rows<'_> {
 
     /// The loop of [`Rows::overlaps`] over the slots `first..` of the block with owners,
     /// partners, partners' grains and histories `slots`, `history`: the touching and separated
-    /// pairs' counts, each touching pair with its partner's grain. `GENERAL` when a pair may
+    /// pairs' counts, each touching pair with its partner's grain; `plain` as for
+    /// [`Rows::overlaps`]. `GENERAL` when a pair may
     /// take the scalar law for another reason than forming (a model the lanes do not cover,
     /// or two immovable grains).
     #[inline(always)]
@@ -318,7 +350,7 @@ impl Rows<'_> {
         &self,
         (owner, partner, grain): Slots,
         history: History,
-        first: usize,
+        (first, plain): (usize, bool),
         found: &mut Found,
     ) -> (usize, usize) {
         let (mut len, mut separated) = (0, 0);
@@ -335,12 +367,12 @@ impl Rows<'_> {
             prefetch(self.vel.as_ptr().wrapping_add(j));
             prefetch(self.omega.as_ptr().wrapping_add(j));
             // SAFETY: `overlaps` checked every owner, partner and grain against the store.
-            let (p_i, p_j, h_i, h_j) = unsafe {
-                let (pos, shift) = (self.pos, self.shift);
-                let at = |v: &[Run], k: usize| Quad::new(v.get_unchecked(k).0);
-                (at(pos, i), at(pos, j), at(shift, i), at(shift, p))
+            let at = |v: &[Run], k: usize| unsafe { Quad::new(v.get_unchecked(k).0) };
+            let (p_i, p_j) = (at(self.pos, i), at(self.pos, j));
+            let d = match plain && p < self.pos.len() {
+                true => p_j - p_i,
+                false => (p_j - p_i) - (at(self.shift, i) - at(self.shift, p)),
             };
-            let d = (p_j - p_i) - (h_i - h_j);
             let (p_i, p_j) = (p_i.to_array(), p_j.to_array());
             let (d2, reach) = (d.length_squared3(), p_i[3] + p_j[3]);
             let touching = !(d2 >= reach * reach || d2 == 0.0);

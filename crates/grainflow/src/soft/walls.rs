@@ -239,6 +239,10 @@ impl<'a> WallForces<'a> {
         }
         let near = self.near.of(k);
         for (w, wall) in self.walls.iter().enumerate() {
+            if self.rt.is_free(w) {
+                // Met by the free walls' own pass (`free_walls.rs`).
+                continue;
+            }
             let still = self.rt.still.get(w).copied().unwrap_or(false);
             let pose = &self.rt.pose[w];
             // The near lists hold the members of walls that stay in place or move without
@@ -475,7 +479,7 @@ impl<'a> WallForces<'a> {
 
 /// Grain `k` of `p` as the contact law sees it.
 #[inline(always)]
-fn grain(p: &Particles, k: usize) -> Body {
+pub(super) fn grain(p: &Particles, k: usize) -> Body {
     Body {
         vel: p.vel[k],
         omega: p.omega[k],
@@ -511,7 +515,7 @@ fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64) -> Option<Touch> {
 /// contact forms; `None` when they do not touch or the wall is not normal, with any history
 /// of the member dropped.
 #[inline(always)]
-fn meet(
+pub(super) fn meet(
     contact: Option<Touch>,
     id: WallMember,
     history: &mut Vec<(WallMember, ContactState)>,
@@ -534,7 +538,7 @@ fn meet(
 /// (see the module's doc): the grain spinning relative to the wall, the surface a body of no
 /// radius, mass or spin moving with the wall's velocity field at the grain's centre.
 #[inline(always)]
-fn bodies(body: &Body, pose: &Pose, pos: DVec3) -> (Body, Body) {
+pub(super) fn bodies(body: &Body, pose: &Pose, pos: DVec3) -> (Body, Body) {
     let grain = Body {
         omega: body.omega - pose.omega,
         ..*body
@@ -566,7 +570,7 @@ fn at(v: &[[f64; LANES]; 3], l: usize) -> DVec3 {
 
 /// The statistics of grain `k` of radius `r` touching a wall at `c`.
 #[inline(always)]
-fn touching(k: usize, c: Touch, r: f64) -> ContactStats {
+pub(super) fn touching(k: usize, c: Touch, r: f64) -> ContactStats {
     ContactStats {
         contacts: 1,
         wall_contacts: 1,

@@ -18,6 +18,7 @@ use super::near::listable;
 use super::{Pose, Shape, Surface, Wall};
 use crate::boundary::Periodic;
 use crate::particles::{Mobility, Particles};
+use crate::rigid::FreeWall;
 use crate::world::World;
 
 /// Where a grain held by a wall sits.
@@ -40,6 +41,8 @@ pub struct WallRuntime {
     pub absorbed: Vec<u64>,
     /// Per wall: whether it stays in place ([`super::Motion::keeps_in_place`]).
     pub still: Vec<bool>,
+    /// The walls that are free bodies, in ascending wall order ([`crate::rigid`]).
+    pub bodies: Vec<FreeWall>,
 }
 
 impl WallRuntime {
@@ -51,6 +54,12 @@ impl WallRuntime {
         let pose = &self.pose[w];
         let direct = self.still.get(w).copied().unwrap_or(false) || pose.is_identity();
         (if direct { pos } else { pose.to_local(pos) }, direct)
+    }
+
+    /// Whether wall `w` is a free body: moved by its contacts, met by a pass of its own.
+    #[inline]
+    pub fn is_free(&self, w: usize) -> bool {
+        !self.bodies.is_empty() && self.bodies.iter().any(|b| b.wall == w)
     }
 }
 
@@ -76,6 +85,11 @@ pub fn place(world: &mut World) -> bool {
             .iter()
             .map(|w| w.motion.keeps_in_place(&w.shape)),
     );
+    // A free wall is where its body is, and moves.
+    for b in &rt.bodies {
+        rt.pose[b.wall] = b.body.pose();
+        rt.still[b.wall] = false;
+    }
     rt.absorbed.resize(world.walls.len(), 0);
     rt.attached.resize(world.particles.len(), None);
     if !holds_grains(&world.walls) {

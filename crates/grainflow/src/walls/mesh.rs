@@ -51,6 +51,7 @@ impl Shape {
             Shape::Block(b) => block(b),
             Shape::Indented(part) => indented(part, extent),
             Shape::Hopper(part) => hopper_part(part, extent),
+            Shape::Mesh(part) => part.polygons(),
             Shape::Union(members) => {
                 let mut verts = Vec::new();
                 let mut polys = Vec::new();

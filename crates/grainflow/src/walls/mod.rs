@@ -6,7 +6,8 @@
 //! cylinder (infinite inside/outside/shell, finite with end rims), ring (torus of tube radius
 //! = the sphere's), point, line, cone (radius = m z + b, inside), block, a cylinder with
 //! indentations (001 §4.7.2) and a floor over several outlet cones (001 §4.8), each a union of
-//! its parts, and unions of them.
+//! its parts, and unions of them; and triangle meshes read from STL or OBJ files
+//! ([`trimesh`]), a union of their flat faces.
 //!
 //! **Hard spheres.** Each primitive's `contact` is the closest-point form of the surface that
 //! 000 writes as a collision condition |ρ(t) − c(t)| = s; [`Shape::hard_collision_time`] gives
@@ -45,6 +46,7 @@ pub mod plane;
 pub mod plate;
 pub mod point;
 pub mod ring;
+pub mod trimesh;
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -65,6 +67,7 @@ pub use plane::Plane;
 pub use plate::Plate;
 pub use point::Point;
 pub use ring::Ring;
+pub use trimesh::{MeshPart, TriMesh};
 
 /// Most members a union may have: contact histories are keyed by (wall, member) in a u32.
 pub const MAX_UNION_MEMBERS: usize = 256;
@@ -94,6 +97,8 @@ pub enum Shape {
     Indented(IndentedPart),
     /// Part of a floor over outlet cones (floor, cone, rim or chute tube).
     Hopper(HopperPart),
+    /// The flat faces of a triangle mesh that form one of its wall members.
+    Mesh(MeshPart),
     /// Several primitives forming one vessel part; each touches a grain on its own.
     Union(Vec<Shape>),
 }
@@ -142,6 +147,7 @@ impl Shape {
             Shape::Block(s) => s.contact(pos, r),
             Shape::Indented(s) => s.contact(pos, r),
             Shape::Hopper(s) => s.contact(pos, r),
+            Shape::Mesh(s) => s.contact(pos, r),
             Shape::Union(m) => m.iter().find_map(|s| s.contact(pos, r)),
         }
     }
@@ -155,6 +161,7 @@ impl Shape {
         match self {
             Shape::Indented(p) => p.may_touch(pos, reach),
             Shape::Hopper(p) => p.may_touch(pos, reach),
+            Shape::Mesh(p) => p.may_touch(pos, reach),
             other => other.contact(pos, reach).is_some(),
         }
     }
@@ -177,7 +184,11 @@ impl Shape {
             Shape::Cone(s) => parallel(s.axis) && on_axis(s.origin),
             Shape::Line(s) => parallel(s.axis) && on_axis(s.point),
             Shape::Point(s) => on_axis(s.pos),
-            Shape::Plate(_) | Shape::Block(_) | Shape::Indented(_) | Shape::Hopper(_) => false,
+            Shape::Plate(_)
+            | Shape::Block(_)
+            | Shape::Indented(_)
+            | Shape::Hopper(_)
+            | Shape::Mesh(_) => false,
             Shape::Union(m) => m.iter().all(|s| s.symmetric_about(center, axis)),
         }
     }
@@ -202,6 +213,7 @@ impl Shape {
             | Shape::Block(_)
             | Shape::Indented(_)
             | Shape::Hopper(_)
+            | Shape::Mesh(_)
             | Shape::Union(_) => None,
         }
     }
@@ -240,6 +252,7 @@ impl Shape {
             | Shape::Block(_)
             | Shape::Indented(_)
             | Shape::Hopper(_)
+            | Shape::Mesh(_)
             | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
         }
     }
@@ -263,6 +276,12 @@ impl Wall {
     /// A polygon mesh at time `t` (s); infinite shapes are drawn `extent` (m) wide.
     pub fn mesh_at(&self, extent: f64, t: f64) -> Mesh {
         let pose = self.motion.pose(t);
+        let (v, p) = self.shape.mesh(extent);
+        (v.into_iter().map(|x| pose.to_world(x)).collect(), p)
+    }
+
+    /// A polygon mesh at `pose` (a free wall's, which its motion does not give).
+    pub fn mesh_posed(&self, extent: f64, pose: &Pose) -> Mesh {
         let (v, p) = self.shape.mesh(extent);
         (v.into_iter().map(|x| pose.to_world(x)).collect(), p)
     }

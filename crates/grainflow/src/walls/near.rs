@@ -48,6 +48,26 @@ impl NearWalls {
         })
     }
 
+    /// Drops the members of the walls `drop` names (free bodies, met by a pass of their own)
+    /// from every row.
+    pub(crate) fn without(&mut self, drop: impl Fn(usize) -> bool) {
+        let mut kept = Vec::with_capacity(self.members.len());
+        let mut start = Vec::with_capacity(self.start.len());
+        start.push(0);
+        self.listed.clear();
+        for k in 0..self.start.len().saturating_sub(1) {
+            let (a, b) = (self.start[k] as usize, self.start[k + 1] as usize);
+            let before = kept.len();
+            kept.extend(self.members[a..b].iter().filter(|m| !drop(m.wall())));
+            if kept.len() > before {
+                self.listed.push(k as u32);
+            }
+            start.push(kept.len() as u32);
+        }
+        self.members = kept;
+        self.start = start;
+    }
+
     /// The first history slot of particle `k`'s listed members.
     #[inline]
     pub fn first_slot(&self, k: usize) -> usize {

@@ -240,3 +240,23 @@ fn the_directive_table_of_the_docs_lists_every_directive() {
         assert!(doc.contains(&format!("| `{}` |", s.name)), "{}", s.name);
     }
 }
+
+#[test]
+fn a_pebble_wider_than_the_vessel_is_refused_before_packing() {
+    // Packing once searched the vessel's whole height for minutes before saying so.
+    for (vessel, pebble) in [("0.0 0.01", "0.0 0.02"), ("0.1 0.12", "0.0 0.011")] {
+        let text = format!(
+            "number_of_pebbles 10\nvessel_radius {vessel}\npebble_radius {pebble}\nrandom_packing_method 100000\ndone\n"
+        );
+        let clock = std::time::Instant::now();
+        let translated = Deck::parse(&text, "deck.inp")
+            .and_then(|d| d.translate(std::path::Path::new("."), &[]));
+        let Err(err) = translated.map(|_| ()) else {
+            panic!("{vessel}, {pebble}: not refused");
+        };
+        let err = err.to_string();
+        assert!(err.starts_with("deck.inp:2: vessel_radius"), "{err}");
+        assert!(err.contains("no pebble fits"), "{err}");
+        assert!(clock.elapsed().as_secs() < 5, "took {:?}", clock.elapsed());
+    }
+}

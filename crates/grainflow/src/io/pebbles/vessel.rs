@@ -43,6 +43,7 @@ pub(super) fn wall(shape: ShapeSpec) -> WallSpec {
         shape,
         surface: Default::default(),
         motion: Motion::Fixed,
+        free: None,
     }
 }
 
@@ -75,6 +76,14 @@ pub(super) fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
         return Err(deck.error(
             "vessel_radius",
             format!("needs 0 ≤ inside_radius < outside_radius, got {ri} and {ro}"),
+        ));
+    }
+    // A pebble wider than the vessel fits nowhere: packing would search the whole height.
+    let room = if ri > 0.0 { 0.5 * (ro - ri) } else { ro };
+    if !deck.has("rectangular_vat") && r_peb > room {
+        return Err(deck.error(
+            "vessel_radius",
+            format!("the pebble (radius {r_peb} m) is wider than the vessel between radii {ri} and {ro} m: no pebble fits"),
         ));
     }
     let floor = deck.num("floor_location");

@@ -1,0 +1,171 @@
+//! A uniform grid of cells over a mesh's triangles (in its scene placement), so that the
+//! triangles near a sphere are found by looking in the few cells its box covers: a mesh of
+//! 10⁵ triangles costs a grain about what a few triangles do.
+
+use glam::DVec3;
+
+/// Most cells per triangle the grid may have (it coarsens to stay below).
+const CELLS_PER_TRIANGLE: usize = 4;
+
+/// Triangles listed by the cells their bounding boxes cover.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Grid {
+    /// Lower corner of the grid (m).
+    lo: DVec3,
+    /// Cells per metre.
+    inv_h: f64,
+    /// Cells along x, y, z.
+    dims: [usize; 3],
+    /// Per cell, its first entry in `items`; one more at the end.
+    start: Vec<u32>,
+    /// The triangles of each cell.
+    items: Vec<u32>,
+    /// Per triangle, the lowest cell its box covers.
+    first_cell: Vec<[u32; 3]>,
+}
+
+impl Grid {
+    /// The grid over `boxes`, the bounding boxes (lower, upper corner) of the triangles, with
+    /// cells about the size of the average triangle.
+    pub fn new(boxes: &[(DVec3, DVec3)]) -> Grid {
+        let (lo, hi) = boxes.iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(lo, hi), b| (lo.min(b.0), hi.max(b.1)),
+        );
+        let size = hi - lo;
+        let mean = boxes.iter().map(|b| (b.1 - b.0).max_element()).sum::<f64>()
+            / boxes.len().max(1) as f64;
+        let mut h = mean.max(1e-6 * size.max_element()).max(f64::MIN_POSITIVE);
+        let most = CELLS_PER_TRIANGLE * boxes.len() + 64;
+        let dims = loop {
+            let d = size
+                .to_array()
+                .map(|s| ((s / h).floor() as usize).saturating_add(1));
+            let cells = d.iter().fold(1usize, |a, &b| a.saturating_mul(b));
+            if cells <= most {
+                break d;
+            }
+            h *= (cells as f64 / most as f64).cbrt().max(1.01);
+        };
+        let mut grid = Grid {
+            lo,
+            inv_h: 1.0 / h,
+            dims,
+            ..Grid::default()
+        };
+        grid.fill(boxes);
+        grid
+    }
+
+    /// Lists each triangle of `boxes` in every cell its box covers.
+    fn fill(&mut self, boxes: &[(DVec3, DVec3)]) {
+        let ranges: Vec<([usize; 3], [usize; 3])> = boxes
+            .iter()
+            .map(|b| (self.cell(b.0), self.cell(b.1)))
+            .collect();
+        let cells = self.dims.iter().product::<usize>();
+        let mut count = vec![0u32; cells + 1];
+        for (a, b) in &ranges {
+            each_cell(self.dims, *a, *b, |c| count[c + 1] += 1);
+        }
+        for c in 0..cells {
+            count[c + 1] += count[c];
+        }
+        self.start = count.clone();
+        self.items = vec![0; count[cells] as usize];
+        for (t, (a, b)) in ranges.iter().enumerate() {
+            each_cell(self.dims, *a, *b, |c| {
+                self.items[count[c] as usize] = t as u32;
+                count[c] += 1;
+            });
+        }
+        self.first_cell = ranges.iter().map(|(a, _)| a.map(|x| x as u32)).collect();
+    }
+
+    /// The cell holding `x`, clamped to the grid.
+    #[inline]
+    fn cell(&self, x: DVec3) -> [usize; 3] {
+        let s = ((x - self.lo) * self.inv_h).to_array();
+        [0, 1, 2].map(|k| {
+            let c = s[k].max(0.0).floor();
+            (c as usize).min(self.dims[k] - 1)
+        })
+    }
+
+    /// Calls `f` once with every triangle listed in a cell that the box from `lo` to `hi`
+    /// covers (each where the box and the triangle's cells first meet); nothing when the box
+    /// misses the grid.
+    #[inline]
+    pub fn near(&self, lo: DVec3, hi: DVec3, mut f: impl FnMut(u32)) {
+        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
+        if lo.cmpgt(top).any() || hi.cmplt(self.lo).any() {
+            return;
+        }
+        let (a, b) = (self.cell(lo), self.cell(hi));
+        let [nx, ny, _] = self.dims;
+        for z in a[2]..=b[2] {
+            for y in a[1]..=b[1] {
+                for x in a[0]..=b[0] {
+                    let c = x + nx * (y + ny * z);
+                    let here = [x, y, z];
+                    for &t in &self.items[self.start[c] as usize..self.start[c + 1] as usize] {
+                        let first = self.first_cell[t as usize];
+                        if (0..3).all(|k| here[k] == a[k].max(first[k] as usize)) {
+                            f(t);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Calls `f` with the index of every cell from `a` to `b` (inclusive) of a grid of `dims`
+/// cells, x fastest.
+fn each_cell(dims: [usize; 3], a: [usize; 3], b: [usize; 3], mut f: impl FnMut(usize)) {
+    let [nx, ny, _] = dims;
+    for z in a[2]..=b[2] {
+        for y in a[1]..=b[1] {
+            for x in a[0]..=b[0] {
+                f(x + nx * (y + ny * z));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_triangle_whose_box_meets_the_query_is_found_once() {
+        // 1000 unit boxes on a line along x, each overlapping the next by half: a query box
+        // from x = 10.2 to 13.9 meets the boxes starting at 9.5 (k = 19) through 13.5 (27).
+        let boxes: Vec<_> = (0..1000)
+            .map(|k| {
+                let x = 0.5 * k as f64;
+                (DVec3::new(x, 0.0, 0.0), DVec3::new(x + 1.0, 0.1, 0.0))
+            })
+            .collect();
+        let g = Grid::new(&boxes);
+        let mut seen = Vec::new();
+        g.near(
+            DVec3::new(10.2, -1.0, -1.0),
+            DVec3::new(13.9, 1.0, 1.0),
+            |t| seen.push(t),
+        );
+        seen.sort_unstable();
+        let want: Vec<u32> = (19..=27).collect();
+        // The grid may also hand over boxes in a shared cell that the query misses by less
+        // than a cell; every box that meets it must be there, once.
+        for t in &want {
+            assert_eq!(seen.iter().filter(|&s| s == t).count(), 1, "box {t}");
+        }
+        let mut dedup = seen.clone();
+        dedup.dedup();
+        assert_eq!(dedup, seen);
+        let mut none = 0;
+        g.near(DVec3::splat(600.0), DVec3::splat(601.0), |_| none += 1);
+        assert_eq!(none, 0);
+    }
+}

@@ -1,0 +1,155 @@
+//! Triangle meshes of simple shapes, for the validation against the analytic walls and the
+//! example scenes' STL files, and STL writers.
+
+use std::fmt::Write as _;
+
+use glam::DVec3;
+
+use super::read::Corners;
+
+/// The rectangle from `lo` to `hi` in the plane z = `z`, as `nx` × `ny` squares of two
+/// triangles each, normals along +z.
+pub fn rectangle(lo: [f64; 2], hi: [f64; 2], z: f64, nx: usize, ny: usize) -> Vec<Corners> {
+    let p = |i: usize, j: usize| {
+        DVec3::new(
+            lo[0] + (hi[0] - lo[0]) * i as f64 / nx as f64,
+            lo[1] + (hi[1] - lo[1]) * j as f64 / ny as f64,
+            z,
+        )
+    };
+    let mut tris = Vec::with_capacity(2 * nx * ny);
+    for i in 0..nx {
+        for j in 0..ny {
+            tris.push([p(i, j), p(i + 1, j), p(i + 1, j + 1)]);
+            tris.push([p(i, j), p(i + 1, j + 1), p(i, j + 1)]);
+        }
+    }
+    tris
+}
+
+/// The surface of the box from `lo` to `hi`: two triangles per face, normals outwards.
+pub fn cuboid(lo: DVec3, hi: DVec3) -> Vec<Corners> {
+    let c = |k: usize| {
+        DVec3::new(
+            if k & 1 == 0 { lo.x } else { hi.x },
+            if k & 2 == 0 { lo.y } else { hi.y },
+            if k & 4 == 0 { lo.z } else { hi.z },
+        )
+    };
+    // Each face's corners counter-clockwise seen from outside.
+    let faces = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    faces
+        .iter()
+        .flat_map(|f| [[c(f[0]), c(f[1]), c(f[2])], [c(f[0]), c(f[2]), c(f[3])]])
+        .collect()
+}
+
+/// The side of the frustum about the z axis from radius `r0` at z = `z0` to `r1` at `z1`,
+/// open at both ends, as `n` segments round (each a quad of two triangles) and `m` along;
+/// its corners lie on the exact surface.
+pub fn frustum(r0: f64, r1: f64, z0: f64, z1: f64, n: usize, m: usize) -> Vec<Corners> {
+    let p = |i: usize, j: usize| {
+        let a = std::f64::consts::TAU * i as f64 / n as f64;
+        let s = j as f64 / m as f64;
+        let r = r0 + (r1 - r0) * s;
+        DVec3::new(r * a.cos(), r * a.sin(), z0 + (z1 - z0) * s)
+    };
+    let mut tris = Vec::with_capacity(2 * n * m);
+    for j in 0..m {
+        for i in 0..n {
+            let k = (i + 1) % n;
+            tris.push([p(i, j), p(k, j), p(k, j + 1)]);
+            tris.push([p(i, j), p(k, j + 1), p(i, j + 1)]);
+        }
+    }
+    tris
+}
+
+/// The triangles `tris` as an ASCII STL solid named `name` (each corner to 17 significant
+/// digits, so it reads back to the bit).
+pub fn ascii_stl(tris: &[Corners], name: &str) -> String {
+    let mut s = format!("solid {name}\n");
+    for t in tris {
+        let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+        let _ = writeln!(
+            s,
+            "  facet normal {:e} {:e} {:e}\n    outer loop",
+            n.x, n.y, n.z
+        );
+        for v in t {
+            let _ = writeln!(s, "      vertex {:e} {:e} {:e}", v.x, v.y, v.z);
+        }
+        s.push_str("    endloop\n  endfacet\n");
+    }
+    let _ = writeln!(s, "endsolid {name}");
+    s
+}
+
+/// The triangles `tris` as a binary STL (corners rounded to f32, as the format holds them),
+/// its 80-byte header beginning with `header`.
+pub fn binary_stl(tris: &[Corners], header: &str) -> Vec<u8> {
+    let mut b = vec![0u8; 80];
+    let n = header.len().min(80);
+    b[..n].copy_from_slice(&header.as_bytes()[..n]);
+    b.extend((tris.len() as u32).to_le_bytes());
+    for t in tris {
+        let normal = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+        for v in std::iter::once(normal).chain(t.iter().copied()) {
+            for x in v.to_array() {
+                b.extend((x as f32).to_le_bytes());
+            }
+        }
+        b.extend([0u8; 2]);
+    }
+    b
+}
+
+/// The conical hopper of `scenes/hopper_mesh.toml` in millimetres: a cone from an orifice of
+/// radius 6 mm at z = 0 to 25 mm at z = 30 mm under a cylinder of radius 25 mm up to
+/// z = 80 mm, 32 segments round, open at both ends (128 triangles).
+pub fn hopper_mm() -> Vec<Corners> {
+    let mut tris = frustum(6.0, 25.0, 0.0, 30.0, 32, 1);
+    tris.extend(frustum(25.0, 25.0, 30.0, 80.0, 32, 1));
+    tris
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_hopper_mesh_is_hopper_mm_and_reads_back() {
+        // GRAINFLOW_BLESS=1 writes it again.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/meshes/hopper.stl"
+        );
+        let made = binary_stl(&hopper_mm(), "grainflow hopper_mm(): conical hopper, mm");
+        if std::env::var_os("GRAINFLOW_BLESS").is_some() {
+            std::fs::write(path, &made).expect("writes");
+        }
+        let shipped = std::fs::read(path).expect("shipped");
+        assert_eq!(shipped, made);
+        let back = super::super::read::read_stl(&shipped).expect("reads");
+        assert_eq!(back.len(), 128);
+        let place = super::super::Placement {
+            scale: 1e-3,
+            rotate: DVec3::ZERO,
+            translate: DVec3::ZERO,
+        };
+        let mesh = super::super::TriMesh::new(&back, &place).expect("builds");
+        // Each quad of the cone and of the cylinder is one flat face; the rims are open.
+        assert_eq!(mesh.topo.faces, 64);
+        assert_eq!(
+            (mesh.topo.open_edges, mesh.topo.non_manifold_edges),
+            (64, 0)
+        );
+    }
+}
