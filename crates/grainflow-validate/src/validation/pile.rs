@@ -80,16 +80,8 @@ impl PileBox {
         };
         let (hw, ht) = (0.5 * self.width, 0.5 * self.thickness);
         let plane = |point: DVec3, normal: DVec3, surface| WallSpec {
-            material: "box".into(),
-            shape: ShapeSpec::Plane {
-                point: Some(point),
-                normal: Some(normal),
-                equation: None,
-                both: false,
-            },
             surface,
-            motion: Motion::Fixed,
-            free: None,
+            ..WallSpec::plane("box", point, normal)
         };
         // Ramps from the slot's edges up and out at 50° from the vertical to the side walls.
         let ramp = |side: f64| {
