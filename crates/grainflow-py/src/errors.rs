@@ -94,6 +94,12 @@ pub fn to_py_with(py: Python<'_>, e: &grainflow::Error, context: Option<&str>) -
             FileError::new_err(text),
             vec![("path", any(py, path.display().to_string()))],
         ),
+        // A run shared among MPI ranks; the Python module runs in one process, so only a
+        // library caller that shares a run itself meets it.
+        E::Rank { rank, message } => (
+            Error::new_err(text),
+            vec![("rank", any(py, rank)), ("message", any(py, message))],
+        ),
     };
     let value = err.value(py);
     for (name, v) in attributes {
