@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
-use grainflow::domain::{Shared, Transport};
+use grainflow::domain::transport::any;
+use grainflow::domain::{refusal, Shared, Transport};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::{Outputs, Start};
 use grainflow::scene::Scene;
@@ -48,30 +49,23 @@ pub fn run(
     transport: Box<dyn Transport>,
 ) -> Result<ExitCode> {
     let (rank, size) = (transport.rank(), transport.size());
-    // Every rank meets the same refusals from the same inputs: each stops, rank 0 says why.
-    let quiet = |e: anyhow::Error| -> Result<ExitCode> {
-        match rank {
-            0 => Err(e),
-            _ => Ok(ExitCode::FAILURE),
-        }
-    };
+    let mut transport = transport;
     let end = scene.simulation.start_time + scene.simulation.duration;
-    let (sim, start) = match resume {
-        Some(path) => match Checkpoint::read(path).and_then(|c| Simulation::resume(scene, base, c))
-        {
-            Ok(sim) => (sim, Start::Resume),
-            Err(e) => return quiet(e.into()),
-        },
-        None => match Simulation::new(scene, base) {
-            Ok(sim) => (sim, Start::Fresh { overwrite }),
-            Err(e) => return quiet(e.into()),
-        },
+    // Every rank meets the same refusals from the same inputs: each stops, rank 0 says why.
+    let built = match (refusal(&scene), resume) {
+        (Some(e), _) => Err(e),
+        (None, Some(path)) => Checkpoint::read(path)
+            .and_then(|c| Simulation::resume(scene, base, c))
+            .map(|sim| (sim, Start::Resume)),
+        (None, None) => Simulation::new(scene, base).map(|sim| (sim, Start::Fresh { overwrite })),
+    };
+    let (sim, start) = match built {
+        Ok(b) => b,
+        Err(e) => return Ok(fail_together(e.into(), rank, || any(&mut *transport, true))),
     };
     let view = (rank == 0).then(|| sim.clone());
-    let mut shared = match Shared::from(sim, transport) {
-        Ok(s) => s,
-        Err(e) => return quiet(e.into()),
-    };
+    // Refusals were met above, so every rank takes its share.
+    let mut shared = Shared::from(sim, transport)?;
     let opened = view.as_ref().map(|v| Outputs::open(out, v, start));
     let (outputs, failed) = match opened {
         Some(Ok(o)) => (Some(o), GO),
@@ -177,10 +171,7 @@ fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitC
         }
     }
     if let Err(e) = shared.step() {
-        return match rank {
-            0 => Err(e.into()),
-            _ => Ok(Some(ExitCode::FAILURE)),
-        };
+        return Ok(Some(fail_together(e.into(), rank, || shared.agree(FAILED))));
     }
     let due = match (r0.outputs.as_ref(), r0.view.as_mut()) {
         (Some(o), Some(v)) => {
@@ -207,6 +198,17 @@ fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitC
         }
     }
     Ok(None)
+}
+
+/// Ends this rank for an error every rank met: rank 0 prints it, then all ranks `meet` once,
+/// because mpirun ends the job as soon as one rank exits with an error and would otherwise
+/// cut rank 0's line off.
+fn fail_together<T>(e: anyhow::Error, rank: usize, meet: impl FnOnce() -> T) -> ExitCode {
+    if rank == 0 {
+        eprintln!("error: {e:#}");
+    }
+    meet();
+    ExitCode::FAILURE
 }
 
 /// The ranks' counts together: copies over own grains, bytes sent in all, the most own
