@@ -18,6 +18,7 @@ use crate::material::{Material, PairOverride};
 use crate::{Error, Result};
 
 pub mod built_in;
+pub mod estimate;
 mod inserts;
 mod method;
 mod particle_files;
