@@ -1,15 +1,6 @@
 //! LAMMPS text: a dump (every frame and its atoms) and a data file.
+//! The body is `grainflow::io::fuzz::lammps`, which the short run on stable calls too.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    if let Ok(frames) = grainflow::io::dump_read::parse_dump(text) {
-        for f in &frames {
-            let _ = f.atoms();
-        }
-    }
-    let _ = grainflow::io::lammps_data::parse_lammps_data(text);
-});
+fuzz_target!(|data: &[u8]| grainflow::io::fuzz::lammps(data));

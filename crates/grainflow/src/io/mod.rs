@@ -8,6 +8,7 @@ pub mod contacts;
 pub mod dump;
 pub mod dump_read;
 pub mod durable;
+pub mod fuzz;
 pub mod input;
 pub mod lammps_data;
 pub mod manifest;

@@ -69,6 +69,9 @@ fn exit_hole(deck: &Deck) -> Option<(f64, f64, &'static str)> {
 }
 
 /// Vessel walls, fill region and exit chutes (001 §4.8).
+/// Most outlet cones a deck may ask for (each is a cone, a chute and a door).
+const MAX_OUTLETS: f64 = 1e4;
+
 pub(super) fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
     let rv = deck.nums("vessel_radius").unwrap_or_default();
     let (ri, ro) = (rv[0], rv[1]);
@@ -142,6 +145,18 @@ pub(super) fn vessel(deck: &Deck, r_peb: f64) -> Result<Vessel> {
     let n_cones = deck.nums("number_of_cones").map_or(1, |v| v[0] as usize);
     if n_cones == 0 {
         return Err(deck.error("number_of_cones", "must be at least 1"));
+    }
+    // Holes a pebble wide cannot outnumber the pebble discs the floor holds, and each outlet
+    // costs walls: refused before they are made.
+    let most =
+        (4.0 * half_xy[0] * half_xy[1] / (std::f64::consts::PI * r_peb * r_peb)).min(MAX_OUTLETS);
+    if n_cones as f64 > most {
+        return Err(deck.error(
+            "number_of_cones",
+            format!(
+                "{n_cones} outlets a pebble wide do not fit the vessel's floor (at most {most:.0})"
+            ),
+        ));
     }
     let mut v = Vessel {
         walls,
