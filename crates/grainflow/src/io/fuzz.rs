@@ -61,8 +61,11 @@ pub fn ss(data: &[u8]) {
     }
 }
 
+/// A target's body: the bytes in, nothing out but a panic on a bug.
+pub type Body = fn(&[u8]);
+
 /// Every target by name, as `fuzz/` names its binaries.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Body); 5] = [
     ("scene", scene),
     ("deck", deck),
     ("checkpoint", checkpoint),
