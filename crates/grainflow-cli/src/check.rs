@@ -9,9 +9,9 @@ use grainflow::scene::built_in as scenes;
 use grainflow::scene::Method;
 use grainflow::sim::Simulation;
 
-use crate::{load_scene, pebbles};
+use crate::{budget, load_scene, pebbles};
 
-pub fn check(arg: &str) -> Result<ExitCode> {
+pub fn check(arg: &str, max_memory: Option<f64>) -> Result<ExitCode> {
     let (scene, base) = load_scene(arg)?;
     let problems = scene.problems();
     if !problems.is_empty() {
@@ -20,6 +20,14 @@ pub fn check(arg: &str) -> Result<ExitCode> {
         }
         return Ok(ExitCode::FAILURE);
     }
+    let deck = Path::new(arg).is_file() && pebbles::is_deck(Path::new(arg));
+    let estimate = match budget::enforce(arg, &scene, &base, deck, max_memory) {
+        Ok(estimate) => estimate,
+        Err(e) => {
+            outln!("refused: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let sim = match Simulation::new(scene, &base) {
         Ok(sim) => sim,
         Err(e) => {
@@ -45,10 +53,10 @@ pub fn check(arg: &str) -> Result<ExitCode> {
     for line in unit_lines(arg) {
         outln!("{line}");
     }
-    outln!(
-        "  memory estimate:      {:.1} MiB",
-        sim.world.memory_estimate() as f64 / (1024.0 * 1024.0)
-    );
+    let (grains, steps) = (sim.world.particles.len(), sim.total_steps());
+    for line in budget::lines(&estimate, max_memory, grains, steps) {
+        outln!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -25,6 +25,7 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod budget;
 mod check;
 mod convert;
 mod pebbles;
@@ -79,11 +80,19 @@ enum Command {
         /// Replace the outputs of an earlier run in the output folder (refused without it).
         #[arg(long, conflicts_with = "resume")]
         overwrite: bool,
+        /// Memory the run may take (48GB, 512MiB); by default what the system has available
+        /// (MemAvailable, and what ulimit -v leaves). A scene estimated to need more is refused.
+        #[arg(long, value_name = "SIZE", value_parser = budget::parse_size)]
+        max_memory: Option<f64>,
     },
     /// Say everything a run would refuse, and the derived numbers, without running.
     Check {
         /// Scene file (TOML) or the name of a built-in scene.
         scene: String,
+        /// Memory the run may take (48GB, 512MiB); by default what the system has available
+        /// (MemAvailable, and what ulimit -v leaves). A scene estimated to need more is refused.
+        #[arg(long, value_name = "SIZE", value_parser = budget::parse_size)]
+        max_memory: Option<f64>,
     },
     /// List the built-in scenes, or write one out as a TOML template.
     Scenes {
@@ -308,8 +317,15 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             out,
             resume,
             overwrite,
-        } => run(scene.as_deref(), &out, resume.as_deref(), overwrite),
-        Command::Check { scene } => check::check(&scene),
+            max_memory,
+        } => run(
+            scene.as_deref(),
+            &out,
+            resume.as_deref(),
+            overwrite,
+            max_memory,
+        ),
+        Command::Check { scene, max_memory } => check::check(&scene, max_memory),
         Command::Scenes { name, out } => list_scenes(name.as_deref(), out.as_deref()),
         Command::Validate {
             names,
@@ -443,15 +459,17 @@ fn run(
     out: &Path,
     resume: Option<&Path>,
     overwrite: bool,
+    max_memory: Option<f64>,
 ) -> Result<ExitCode> {
     let name = scene.unwrap_or(scenes::DEFAULT);
     if Path::new(name).is_file() && pebbles::is_deck(Path::new(name)) {
         if resume.is_some() {
             bail!("{name}: a PEBBLES deck resumes from a save (load_pebble_save), not --resume");
         }
-        return pebbles::run(Path::new(name), out, overwrite);
+        return pebbles::run(Path::new(name), out, overwrite, max_memory);
     }
     let (scene, base) = load_scene(name)?;
+    budget::enforce(name, &scene, &base, false, max_memory)?;
     // Started by mpirun on several ranks (the `mpi` feature): shared among them.
     if let Some(ranks) = shared::ranks() {
         return shared::run((scene, &base, name), out, resume, overwrite, ranks);
@@ -495,7 +513,7 @@ fn run(
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut next_line = 0.1;
     let mut overlap_peak = sim.stats.max_overlap_ratio;
-    let stopped = stop::drive(&mut sim, duration, &mut outputs, |s| {
+    let stopped = stop::drive(&mut sim, (duration, Some(&base)), &mut outputs, |s| {
         overlap_peak = overlap_peak.max(s.stats.max_overlap_ratio);
         if s.world.step % 200 == 0 {
             let done = (s.world.step - first_step) as f64;

@@ -15,14 +15,18 @@ pub fn is_deck(path: &Path) -> bool {
     std::fs::read_to_string(path).is_ok_and(|t| grainflow::io::pebbles::is_deck(path, &t))
 }
 
-/// Builds the simulation of a deck, saves found in its folder or in `out`.
+/// Builds the simulation of a deck, saves found in its folder or in `out`, once its estimate
+/// fits the memory (`--max-memory`, [`crate::budget`]).
 pub fn build(
     path: &Path,
     out: &Path,
+    max_memory: Option<f64>,
 ) -> Result<(grainflow::io::pebbles::translate::DeckRun, Simulation)> {
     let deck = Deck::load(path)?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let run = deck.translate(&base, &[out.to_path_buf()])?;
+    let file = path.display().to_string();
+    crate::budget::enforce(&file, &run.scene, &base, true, max_memory)?;
     for n in &run.notes {
         eprintln!("grainflow: note: {n}");
     }
@@ -34,8 +38,18 @@ pub fn build(
 }
 
 /// Runs a deck to its end (or to a stop by signal: then its save is written too).
-pub fn run(path: &Path, out: &Path, overwrite: bool) -> Result<std::process::ExitCode> {
-    let (run, mut sim) = build(path, out)?;
+pub fn run(
+    path: &Path,
+    out: &Path,
+    overwrite: bool,
+    max_memory: Option<f64>,
+) -> Result<std::process::ExitCode> {
+    let (run, mut sim) = build(path, out, max_memory)?;
+    // The last good state of a failed run is run again from the deck; not from a save.
+    let base = path
+        .parent()
+        .filter(|_| run.restore.is_none())
+        .map(Path::to_path_buf);
     eprintln!(
         "grainflow: {}: PEBBLES deck, {} pebbles, {} walls, dt = {:.3e} s (t_c = {:.3e} s), {} steps, output in {}",
         path.display(),
@@ -52,7 +66,7 @@ pub fn run(path: &Path, out: &Path, overwrite: bool) -> Result<std::process::Exi
     let start = Instant::now();
     let steps = sim.total_steps().max(1);
     let mut next_line = 0.1;
-    let stopped = crate::stop::drive(&mut sim, end, &mut outputs, |s| {
+    let stopped = crate::stop::drive(&mut sim, (end, base.as_deref()), &mut outputs, |s| {
         stream.observe(s)?;
         let fraction = s.world.step as f64 / steps as f64;
         if fraction >= next_line {

@@ -1,6 +1,7 @@
 //! How a run is driven to its end, or stopped by SIGINT or SIGTERM: after the step under way,
 //! with a final checkpoint and its files synced, so that `--resume` continues it.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -33,10 +34,13 @@ impl Stop {
 
 /// Steps `sim` until `end` (s), letting `outputs` write what is due and `each` report after
 /// every step. Stopped by a signal, it writes `checkpoint.gfck` and returns the exit status
-/// of a process ended by that signal (128 + its number).
+/// of a process ended by that signal (128 + its number). Stopped by a failed step, it writes
+/// the last good state and the failing one (`base`: where the scene's files are read from,
+/// to run the last good state again; `None` where a run from the scene would not give the
+/// same state, a deck loaded from a save).
 pub fn drive(
     sim: &mut Simulation,
-    end: f64,
+    (end, base): (f64, Option<&Path>),
     outputs: &mut Outputs,
     mut each: impl FnMut(&Simulation) -> Result<()>,
 ) -> Result<Option<u8>> {
@@ -51,8 +55,9 @@ pub fn drive(
             );
             return Ok(Some(128u8.saturating_add(signal as u8)));
         }
+        let before = sim.world.step;
         if let Err(e) = sim.step() {
-            return Err(failed(sim, outputs, e));
+            return Err(failed(sim, outputs, e, (base, before)));
         }
         outputs.observe(sim)?;
         each(sim)?;
@@ -65,18 +70,35 @@ pub fn drive(
     Ok(None)
 }
 
-/// The error of a step that failed, with where its state was written and what to resume.
-fn failed(sim: &Simulation, outputs: &mut Outputs, e: grainflow::Error) -> anyhow::Error {
-    let frame = match outputs.failed(sim) {
-        Ok(Some(frame)) => format!("; the state at the failure is {frame}"),
-        Ok(None) => String::new(),
+/// The error of a step that failed from step `before`, with where the last good state and the
+/// failing one were written and what to resume.
+fn failed(
+    sim: &Simulation,
+    outputs: &mut Outputs,
+    e: grainflow::Error,
+    (base, before): (Option<&Path>, u64),
+) -> anyhow::Error {
+    let (good, note) = match base.map(|base| outputs.last_good(sim, base, before)) {
+        Some(Ok(good)) => (good, String::new()),
+        Some(Err(w)) => (
+            None,
+            format!("; running the last good state again failed: {w}"),
+        ),
+        None => (None, String::new()),
+    };
+    let frames = match outputs.failed(sim, good.as_ref()).as_deref() {
+        Ok([good, failure]) => {
+            format!("; the last good state is {good}, the state at the failure {failure}")
+        }
+        Ok([failure]) => format!("; the state at the failure is {failure}"),
+        Ok(_) => String::new(),
         Err(w) => format!("; writing the state at the failure failed too: {w}"),
     };
     let resume = match outputs.last_checkpoint() {
         Some((file, time)) => format!("; {file} (t = {time:e} s) is the last state to resume from"),
         None => String::new(),
     };
-    anyhow::anyhow!("{e}{frame}{resume}")
+    anyhow::anyhow!("{e}{note}{frames}{resume}")
 }
 
 /// The step after which the run kills itself with SIGKILL, from `GRAINFLOW_TEST_KILL_AT_STEP`:

@@ -496,7 +496,7 @@ fn a_file_that_cannot_be_read_is_named_once_with_the_os_error_once() {
 }
 
 #[test]
-fn a_run_that_goes_bad_leaves_its_state_at_the_failure_and_a_checkpoint_to_resume() {
+fn a_run_that_goes_bad_leaves_its_last_good_state_the_failure_and_a_checkpoint_to_resume() {
     // Two grains closing at 2 m/s touch after 0.5 ms; with no contact law that stops the run.
     let dir = temp("unstable");
     let scene = dir.join("closing.toml");
@@ -534,7 +534,7 @@ checkpoint_interval = 2e-4
     let last = err.lines().last().expect("a message");
     assert!(last.contains("no contact law"), "{err}");
     assert!(
-        last.contains("the state at the failure is frames/particles_000005.vtu"),
+        last.contains("the last good state is frames/particles_000005_last_good.vtu, the state at the failure frames/particles_000006_failure.vtu"),
         "{err}"
     );
     assert!(
@@ -542,9 +542,131 @@ checkpoint_interval = 2e-4
             && last.ends_with("is the last state to resume from"),
         "{err}"
     );
-    let frame = std::fs::read_to_string(out.join("frames/particles_000005.vtu")).expect("frame");
-    assert!(frame.contains("<VTKFile"), "{frame}");
-    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("index");
-    assert!(pvd.contains("particles_000005.vtu"), "{pvd}");
+    for name in [
+        "particles_000005_last_good.vtu",
+        "particles_000006_failure.vtu",
+    ] {
+        let frame = std::fs::read_to_string(out.join("frames").join(name)).expect("frame");
+        assert!(frame.contains("<VTKFile"), "{frame}");
+        let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("index");
+        assert!(pvd.contains(name), "{pvd}");
+    }
     assert!(out.join("checkpoint.gfck").exists());
+    // The dump's last two frames: the last good step, run again from the checkpoint at 0.4 ms,
+    // where the grains, each at 1 m/s, are still apart (z = t · 1 m/s and 3 mm − z, 1e-12 m),
+    // and the step after it, where they touch.
+    let dump = std::fs::read_to_string(out.join("particles.dump")).expect("dump");
+    let frames: Vec<(u64, f64, Vec<f64>)> = dump
+        .split("ITEM: TIME\n")
+        .skip(1)
+        .map(|f| {
+            let lines: Vec<&str> = f.lines().collect();
+            let z = lines[lines.len() - 2..]
+                .iter()
+                .map(|l| {
+                    l.split_whitespace()
+                        .nth(4)
+                        .expect("z")
+                        .parse()
+                        .expect("a number")
+                })
+                .collect();
+            (
+                lines[2].parse().expect("step"),
+                lines[0].parse().expect("time"),
+                z,
+            )
+        })
+        .collect();
+    let [.., (good_step, t, good), (failed_step, _, failure)] = &frames[..] else {
+        panic!("{dump}");
+    };
+    assert_eq!(failed_step - good_step, 1);
+    let (lo, hi) = (good[0].min(good[1]), good[0].max(good[1]));
+    assert!(
+        (lo - t).abs() < 1e-12 && (hi - (3e-3 - t)).abs() < 1e-12,
+        "{good:?} at {t}"
+    );
+    assert!(hi - lo >= 2e-3, "{good:?}");
+    assert!((failure[0] - failure[1]).abs() < 2e-3, "{failure:?}");
+}
+
+/// A scene of `count` grains placed at random in a 1 m box.
+fn many_grains(name: &str, count: u64) -> PathBuf {
+    let scene = temp(name).join("many.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"
+[simulation]
+duration = 0.01
+dt = 1e-5
+[[materials]]
+name = "glass"
+density = 2500.0
+[[particles]]
+type = "random"
+material = "glass"
+count = {count}
+radius = 1e-4
+min = [0, 0, 0]
+max = [1, 1, 1]
+"#
+        ),
+    )
+    .expect("writes");
+    scene
+}
+
+#[test]
+fn a_scene_past_the_memory_limit_is_refused_before_any_grain_is_made() {
+    // 3e7 grains once ran 63 s before an allocation failed; the estimate (1 354 bytes per
+    // grain, scene/estimate.rs) refuses them at once, whatever the host has.
+    let scene = many_grains("memory", 30_000_000);
+    let path = scene.to_str().expect("utf-8");
+    let want = format!(
+        "{path}: particles[0].count: about 3.0e7 grains need about 41 GB, more than the 1.0 GB that --max-memory allows; pass --max-memory 49GB to try anyway"
+    );
+    let clock = std::time::Instant::now();
+    let (ok, stdout, _) = grainflow(&["check", path, "--max-memory", "1GB"]);
+    assert!(!ok);
+    assert_eq!(stdout.trim_end(), format!("refused: {want}"));
+    let out = temp("memory").join("out");
+    let (ok, _, err) = grainflow(&[
+        "run",
+        path,
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--max-memory",
+        "1GB",
+    ]);
+    assert!(!ok);
+    assert_eq!(err.trim_end(), format!("error: {want}"));
+    assert!(clock.elapsed().as_secs_f64() < 5.0, "{:?}", clock.elapsed());
+    assert!(!out.join("series.csv").exists());
+}
+
+#[test]
+fn check_says_the_memory_and_time_a_run_will_take() {
+    let scene = many_grains("estimate", 1200);
+    let (ok, stdout, _) = grainflow(&[
+        "check",
+        scene.to_str().expect("utf-8"),
+        "--max-memory",
+        "48GB",
+    ]);
+    assert!(ok, "{stdout}");
+    // 16 MB + 1200 × 1 354.5 bytes; 1200 grains × 1000 steps at 250 ns: 0.3 s.
+    assert!(
+        stdout.contains("  memory estimate:      about 18 MB (1.200e3 grains at 1355 bytes each); 48 GB that --max-memory allows"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  run time estimate:    about 3e-1 s on one core"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(1.20e6 particle-steps at 250 ns each, S1's cost)"),
+        "{stdout}"
+    );
 }

@@ -145,7 +145,7 @@ impl Outputs {
                 }
             }
             if fresh {
-                out.snapshot(sim)?;
+                out.snapshot(sim, "")?;
             }
         }
         Ok(out)
@@ -257,8 +257,9 @@ impl Outputs {
         self.appended[k].as_mut()
     }
 
-    fn snapshot(&mut self, sim: &Simulation) -> Result<()> {
-        let name = format!("frames/particles_{:06}.vtu", self.frame);
+    /// Writes the frame of `sim`'s state, its name `frames/particles_NNNNNN{suffix}.vtu`.
+    fn snapshot(&mut self, sim: &Simulation, suffix: &str) -> Result<()> {
+        let name = format!("frames/particles_{:06}{suffix}.vtu", self.frame);
         vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
         self.pvd.push(sim.world.time, &name)?;
         if let Some(units) = sim.scene.output.ss {
@@ -347,7 +348,7 @@ impl Outputs {
             }
         }
         if t >= self.next_snapshot {
-            self.snapshot(sim)?;
+            self.snapshot(sim, "")?;
             self.next_snapshot = next_after(t, sim.scene.output.snapshot_interval);
         }
         if t >= self.next_series {
@@ -422,20 +423,53 @@ impl Outputs {
         durable::sync_dir(&self.dir)
     }
 
-    /// After a step that failed (an unstable run): writes the state as the failure left it
-    /// as the next frame, for inspection, and syncs the append-only files. No checkpoint is
-    /// taken of that state: the folder's last checkpoint stays the one to resume from (a
-    /// resumed run writes its frames from that checkpoint's number on). Returns the frame's
-    /// path, relative to the folder; none when the scene writes no frames.
-    pub fn failed(&mut self, sim: &Simulation) -> Result<Option<String>> {
-        let frame = self.frame;
+    /// After a step that failed (an unstable run): writes the last good state `good` (the step
+    /// before, [`Outputs::last_good`]) and the state as the failure left it as the next two
+    /// frames, `frames/particles_NNNNNN_last_good.vtu` and `…_failure.vtu`, each with its PVD
+    /// entry and dump frame, for inspection, and syncs the append-only files. No checkpoint is
+    /// taken: the folder's last checkpoint stays the one to resume from (a resumed run writes
+    /// its frames from that checkpoint's number on). Returns the frames' paths, relative to
+    /// the folder; none when the scene writes no frames.
+    pub fn failed(&mut self, sim: &Simulation, good: Option<&Simulation>) -> Result<Vec<String>> {
+        let mut written = Vec::new();
         if sim.scene.output.snapshot_interval.is_some() {
-            self.snapshot(sim)?;
+            for (state, suffix) in [(good, "_last_good"), (Some(sim), "_failure")] {
+                if let Some(state) = state {
+                    written.push(format!("frames/particles_{:06}{suffix}.vtu", self.frame));
+                    self.snapshot(state, suffix)?;
+                }
+            }
         }
         for a in self.appended.iter_mut().flatten() {
             a.sync()?;
         }
-        Ok((self.frame > frame).then(|| format!("frames/particles_{frame:06}.vtu")))
+        Ok(written)
+    }
+
+    /// The last good state of a run whose step from `step` failed: the run again from the
+    /// folder's last checkpoint (or from the start, without one) to `step`, bit for bit as it
+    /// went (a resume continues bit for bit); `base` is the folder the scene's files are read
+    /// from. None when the scene writes no frames.
+    pub fn last_good(
+        &self,
+        sim: &Simulation,
+        base: &Path,
+        step: u64,
+    ) -> Result<Option<Simulation>> {
+        if sim.scene.output.snapshot_interval.is_none() {
+            return Ok(None);
+        }
+        let mut good = match self.manifest.checkpoints.last() {
+            Some(c) => {
+                let ckpt = checkpoint::Checkpoint::read(&self.dir.join(&c.file))?;
+                Simulation::resume(sim.scene.clone(), base, ckpt)?
+            }
+            None => Simulation::new(sim.scene.clone(), base)?,
+        };
+        while good.world.step < step {
+            good.step()?;
+        }
+        Ok(Some(good))
     }
 
     /// Writes the tallies and the final checkpoint `final.gfck`, with the files synced.
