@@ -7,7 +7,7 @@
 
 use crate::approx_hard::tally::ImpulseTally;
 use crate::boundary::Periodic;
-use crate::contact::{ContactForce, ContactState};
+use crate::contact::ContactState;
 use crate::drive::doors::DoorState;
 use crate::ghosts::Image;
 use crate::neighbor::NeighborList;
@@ -83,19 +83,6 @@ impl World {
             tally: Default::default(),
             inserts: Default::default(),
         })
-    }
-
-    /// Bytes the state takes, roughly: particle arrays, neighbour slots and their history.
-    pub fn memory_estimate(&self) -> usize {
-        let per_particle = 8 * (3 * 6 + 6) + 2 + 8;
-        let per_slot = 4
-            + 4
-            + 4
-            + std::mem::size_of::<ContactState>()
-            + std::mem::size_of::<ContactForce>()
-            + 4;
-        let n = self.particles.len();
-        n * per_particle + self.neighbors.len().max(6 * n) * per_slot
     }
 
     /// The contact history of every touching pair, keyed by the particles' ids (owner,
