@@ -151,24 +151,20 @@ pub fn scene_hash(scene: &Scene) -> String {
 fn is_output(name: &str, in_frames: bool) -> bool {
     let ends = |s: &str| name.ends_with(s);
     if in_frames {
-        return (name.starts_with("particles_") && ends(".vtu"))
-            || (name.starts_with("wall_") && ends(".vtp"));
+        return (name.starts_with("particles_") && (ends(".vtu") || ends(".ss")))
+            || ((name.starts_with("wall_") || name.starts_with("contacts_")) && ends(".vtp"));
     }
-    matches!(
-        name,
-        NAME | "checkpoint.gfck"
-            | "final.gfck"
-            | "particles.pvd"
-            | "particles.dump"
-            | "series.csv"
-            | "stress.csv"
-            | "collisions.csv"
-            | "energy.csv"
-            | "velocity_tally.csv"
-            | "probability_table.csv"
-            | "wear.csv"
-            | "force_tally.csv"
-    ) || (name.starts_with("wall_") && ends(".vtp"))
+    super::APPENDED.contains(&name)
+        || matches!(
+            name,
+            NAME | "checkpoint.gfck"
+                | "final.gfck"
+                | "particles.pvd"
+                | "probability_table.csv"
+                | "wear.csv"
+                | "force_tally.csv"
+        )
+        || (name.starts_with("wall_") && ends(".vtp"))
 }
 
 /// The run outputs in `dir` and `dir/frames`.
@@ -231,6 +227,34 @@ mod tests {
             overlap_peak: 0.0,
             tallies: None,
         }
+    }
+
+    #[test]
+    fn overwrite_removes_every_file_a_run_writes_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("grainflow-claim-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("frames")).expect("folder");
+        let written = [
+            "walls.csv",
+            "bodies.csv",
+            "contacts.dump",
+            "frames/particles_000003_failure.vtu",
+            "frames/particles_000002.ss",
+            "frames/contacts_000002.vtp",
+        ];
+        for name in written.iter().chain(&["notes.txt", "frames/notes.vtu"]) {
+            std::fs::write(dir.join(name), "x").expect("writes");
+        }
+        let err = claim(&dir, false).expect_err("refused").to_string();
+        assert!(
+            err.contains("holds the outputs of an earlier run (bodies.csv"),
+            "{err}"
+        );
+        claim(&dir, true).expect("removed");
+        for name in written {
+            assert!(!dir.join(name).exists(), "{name}");
+        }
+        assert!(dir.join("notes.txt").exists() && dir.join("frames/notes.vtu").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
