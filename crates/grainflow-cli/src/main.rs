@@ -25,6 +25,7 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod bench_tile;
 mod convert;
 mod pebbles;
 mod plot;
@@ -111,6 +112,10 @@ enum Command {
         /// Rounds of --scaling.
         #[arg(long, default_value_t = 1, requires = "scaling")]
         repeat: usize,
+        /// Repeat the bed NX × NY times along x and y (s1, s2), timed by CPU time; under
+        /// mpirun (the `mpi` feature) the run is shared among the ranks.
+        #[arg(long, value_name = "NX,NY", value_parser = bench_tile::parse_tile, conflicts_with = "scaling")]
+        tile: Option<[u32; 2]>,
     },
     /// Run validation cases and compare with analytic or published numbers.
     Validate {
@@ -275,6 +280,7 @@ fn main() -> ExitCode {
             json,
             scaling: Some(threads),
             repeat,
+            ..
         } => match cli.threads {
             Some(n) => Err(anyhow::anyhow!(
                 "--threads {n} with --scaling {threads}: --scaling sets the thread counts \
@@ -399,8 +405,15 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         // `--scaling` runs from `main`, outside this pool, each run a process of its own.
         Command::Bench {
-            name, steps, json, ..
+            name,
+            steps,
+            json,
+            tile,
+            ..
         } => {
+            if let (Some(name), Some(tile)) = (&name, tile) {
+                return bench_tile::run(name, tile, steps, json);
+            }
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) if name == "couette" => return bench_couette::couette(json),
