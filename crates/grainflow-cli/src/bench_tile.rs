@@ -2,13 +2,16 @@
 //! in one process or shared among the ranks of `mpirun` (the `mpi` feature), timed by the CPU
 //! time of every process: the weak-scaling and million-grain benchmark.
 
+use std::cell::Cell;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use grainflow::domain::Shared;
+use grainflow::domain::{Shared, Transport};
 use grainflow::scene::{ParticleSource, Scene};
 use grainflow::sim::Simulation;
+use grainflow::stats::StageTimes;
 use serde_json::json;
 
 use crate::bench::{data_dir, find};
@@ -59,14 +62,52 @@ fn usage() -> (f64, f64) {
     (s(u.ru_utime) + s(u.ru_stime), u.ru_maxrss as f64)
 }
 
+/// CPU time of the calling thread (s), from clock_gettime(CLOCK_THREAD_CPUTIME_ID).
+fn thread_cpu_s() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: the pointer is to a local timespec that outlives the call, which fills it.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return f64::NAN;
+    }
+    t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
+}
+
+/// A transport that counts the CPU time its calls take on the calling thread: the copying of
+/// the messages and the wait for the other ranks, which MPI spends spinning. On a machine
+/// whose cores other work shares, a rank that waits for one the system has set aside spins
+/// for as long, so this part of the CPU time measures the machine as much as the run.
+struct Metered {
+    inner: Box<dyn Transport>,
+    cpu_s: Rc<Cell<f64>>,
+}
+
+impl Transport for Metered {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let start = thread_cpu_s();
+        let got = self.inner.exchange(out);
+        self.cpu_s.set(self.cpu_s.get() + (thread_cpu_s() - start));
+        got
+    }
+}
+
 /// What a run measured, summed over the ranks.
 struct Measured {
     ranks: usize,
     particles: usize,
     steps: u64,
     wall_s: f64,
-    /// CPU time of the steps (s), every rank's.
+    /// CPU time of the steps (s), every rank's; of it, in the transport's calls.
     cpu_s: f64,
+    transport_cpu_s: f64,
     /// Peak resident memory of every rank together (KiB).
     peak_kib: f64,
     /// Copies over own grains; bytes sent in all; most own grains on a rank over the mean.
@@ -76,6 +117,8 @@ struct Measured {
     /// Contacts per particle and the kinetic energy (J), in one process only.
     contacts: Option<f64>,
     kinetic: Option<[f64; 2]>,
+    /// Time per stage of the step (wall time; under MPI rank 0's, its waits included).
+    stages: Option<StageTimes>,
 }
 
 /// Runs benchmark `name` tiled `tile` for `steps` steps (the scene's own count when `None`),
@@ -119,36 +162,41 @@ fn alone(scene: Scene, steps: Option<u64>) -> Result<Measured> {
         steps,
         wall_s,
         cpu_s: cpu1 - cpu0,
+        transport_cpu_s: 0.0,
         peak_kib,
         copies: 0.0,
         bytes: 0.0,
         imbalance: 1.0,
         contacts: Some(2.0 * sim.world.neighbors.touching() as f64 / n as f64),
         kinetic: Some([e.translational, e.rotational]),
+        stages: Some(sim.timers()),
     })
 }
 
 /// The tiled run shared among the ranks of `transport`: every rank builds it and keeps its
 /// share, as `mpirun grainflow run` does; the counts of all ranks on every rank.
-fn shared(
-    scene: Scene,
-    steps: Option<u64>,
-    transport: Box<dyn grainflow::domain::Transport>,
-) -> Result<Measured> {
+fn shared(scene: Scene, steps: Option<u64>, transport: Box<dyn Transport>) -> Result<Measured> {
     let ranks = transport.size();
-    let mut shared = Shared::new(scene, &data_dir(), transport)?;
+    let in_transport = Rc::new(Cell::new(0.0));
+    let metered = Metered {
+        inner: transport,
+        cpu_s: in_transport.clone(),
+    };
+    let mut shared = Shared::new(scene, &data_dir(), Box::new(metered))?;
     let steps = steps.unwrap_or_else(|| shared.sim.total_steps());
     let (cpu0, _) = usage();
+    let waited0 = in_transport.get();
     let start = Instant::now();
     for _ in 0..steps {
         shared.step()?;
     }
     let wall_s = start.elapsed().as_secs_f64();
     let (cpu1, peak_kib) = usage();
+    let waited = in_transport.get() - waited0;
     let counts = crate::shared::report(&mut shared);
     let own = shared.counts().1;
     let mut m = Vec::new();
-    for v in [cpu1 - cpu0, peak_kib, own as f64] {
+    for v in [cpu1 - cpu0, peak_kib, own as f64, waited] {
         m.extend_from_slice(&v.to_le_bytes());
     }
     let got = shared.all_gather(m);
@@ -163,12 +211,14 @@ fn shared(
         steps,
         wall_s: shared.max(wall_s),
         cpu_s: sum(0),
+        transport_cpu_s: sum(3),
         peak_kib: sum(1),
         copies: counts.copies,
         bytes: counts.bytes,
         imbalance: counts.imbalance,
         contacts: None,
         kinetic: None,
+        stages: Some(shared.sim.timers()),
     })
 }
 
@@ -185,7 +235,9 @@ fn report(name: &str, tile: [u32; 2], m: &Measured, json: bool) -> Result<()> {
         "steps": m.steps,
         "wall_s": m.wall_s,
         "cpu_s": m.cpu_s,
-        "ns_per_particle_step_core": m.cpu_s / particle_steps * 1e9,
+        "cpu_ns_per_particle_step": m.cpu_s / particle_steps * 1e9,
+        "transport_cpu_s": m.transport_cpu_s,
+        "cpu_ns_per_particle_step_outside_transport": (m.cpu_s - m.transport_cpu_s) / particle_steps * 1e9,
         "copies_fraction": m.copies,
         "bytes_per_particle_step": m.bytes / particle_steps,
         "load_imbalance": m.imbalance,
@@ -194,6 +246,7 @@ fn report(name: &str, tile: [u32; 2], m: &Measured, json: bool) -> Result<()> {
         "contacts_per_particle": m.contacts,
         "kinetic_translational_j": m.kinetic.map(|k| k[0]),
         "kinetic_rotational_j": m.kinetic.map(|k| k[1]),
+        "stage_s": m.stages,
     });
     if json {
         outln!("{}", serde_json::to_string_pretty(&r)?);
@@ -210,6 +263,13 @@ fn report(name: &str, tile: [u32; 2], m: &Measured, json: bool) -> Result<()> {
         m.cpu_s,
         m.cpu_s / particle_steps * 1e9
     );
+    if m.ranks > 1 {
+        outln!(
+            "  of the CPU time {:.2} s in the transport's calls (copying, waiting): {:.1} ns per particle-step outside them",
+            m.transport_cpu_s,
+            (m.cpu_s - m.transport_cpu_s) / particle_steps * 1e9
+        );
+    }
     outln!(
         "  copies {:.1} % of the grains, {:.1} bytes sent per particle-step, load imbalance {:.3}, peak RSS {:.1} MiB ({:.2} kB per grain, all ranks)",
         100.0 * m.copies,
@@ -220,6 +280,10 @@ fn report(name: &str, tile: [u32; 2], m: &Measured, json: bool) -> Result<()> {
     );
     if let (Some(c), Some([t, rot])) = (m.contacts, m.kinetic) {
         outln!("  contacts/particle {c:.3}, KE {t:.3e} + {rot:.3e} J");
+    }
+    if let Some(stages) = m.stages {
+        let whose = if m.ranks > 1 { " (rank 0)" } else { "" };
+        outln!("  stages{whose}: {stages}");
     }
     Ok(())
 }

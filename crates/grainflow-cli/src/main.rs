@@ -27,6 +27,7 @@ mod bench_couette;
 mod bench_gravity;
 mod bench_tile;
 mod convert;
+mod huge_pages;
 mod pebbles;
 mod plot;
 mod raster;
@@ -269,6 +270,10 @@ fn parse_vec(s: &str) -> std::result::Result<glam::DVec3, String> {
         _ => Err(format!("{s}: expected a non-zero vector x,y,z")),
     }
 }
+
+/// Large arrays in huge pages where the kernel gives them on request (`huge_pages.rs`).
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -98,9 +98,9 @@ fn a_tiled_bed_is_its_tile_repeated_with_the_same_contacts_and_motion() {
 #[test]
 fn a_tiled_bed_in_a_box_not_widened_is_refused_naming_the_tile() {
     // The box is S1's own: the file's grains fill all of it, not its first half.
-    let e = Simulation::new(s1(Some([2, 1]), [1.0, 1.0]), &dir())
-        .err()
-        .expect("refused");
+    let Err(e) = Simulation::new(s1(Some([2, 1]), [1.0, 1.0]), &dir()) else {
+        panic!("a 2 × 1 tiling in S1's own box was not refused");
+    };
     let message = e.to_string();
     assert!(
         message.contains("particles[0].tile") && message.contains("outside the first"),
