@@ -10,10 +10,10 @@ use grainflow::stats::StageTimes;
 use serde_json::json;
 
 /// A built-in benchmark: its scene and the folder its data files are read from.
-struct Bench {
-    name: &'static str,
+pub(crate) struct Bench {
+    pub(crate) name: &'static str,
     about: &'static str,
-    toml: &'static str,
+    pub(crate) toml: &'static str,
 }
 
 const BENCHES: &[Bench] = &[
@@ -36,7 +36,7 @@ const BENCHES: &[Bench] = &[
 
 /// Where the benchmark data files are: `scenes/bench` under the current folder, else in the
 /// source tree the binary was built from.
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     let here = Path::new("scenes/bench");
     if here.join("s1_settled.data.gz").exists() {
         here.to_path_buf()
@@ -262,7 +262,7 @@ fn run_apart(name: &str, steps: Option<u64>, threads: usize) -> Result<serde_jso
 }
 
 /// The built-in benchmark called `name`.
-fn find(name: &str) -> Result<&'static Bench> {
+pub(crate) fn find(name: &str) -> Result<&'static Bench> {
     BENCHES
         .iter()
         .find(|b| b.name == name)

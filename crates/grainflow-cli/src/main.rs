@@ -25,9 +25,11 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod bench_tile;
 mod budget;
 mod check;
 mod convert;
+mod huge_pages;
 mod pebbles;
 mod plot;
 mod raster;
@@ -121,6 +123,10 @@ enum Command {
         /// Rounds of --scaling.
         #[arg(long, default_value_t = 1, requires = "scaling")]
         repeat: usize,
+        /// Repeat the bed NX × NY times along x and y (s1, s2), timed by CPU time; under
+        /// mpirun (the `mpi` feature) the run is shared among the ranks.
+        #[arg(long, value_name = "NX,NY", value_parser = bench_tile::parse_tile, conflicts_with = "scaling")]
+        tile: Option<[u32; 2]>,
     },
     /// Run validation cases and compare with analytic or published numbers.
     Validate {
@@ -275,6 +281,10 @@ fn parse_vec(s: &str) -> std::result::Result<glam::DVec3, String> {
     }
 }
 
+/// Large arrays in huge pages where the kernel gives them on request (`huge_pages.rs`).
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -285,6 +295,7 @@ fn main() -> ExitCode {
             json,
             scaling: Some(threads),
             repeat,
+            ..
         } => match cli.threads {
             Some(n) => Err(anyhow::anyhow!(
                 "--threads {n} with --scaling {threads}: --scaling sets the thread counts \
@@ -416,8 +427,15 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         // `--scaling` runs from `main`, outside this pool, each run a process of its own.
         Command::Bench {
-            name, steps, json, ..
+            name,
+            steps,
+            json,
+            tile,
+            ..
         } => {
+            if let (Some(name), Some(tile)) = (&name, tile) {
+                return bench_tile::run(name, tile, steps, json);
+            }
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) if name == "couette" => return bench_couette::couette(json),

@@ -28,6 +28,7 @@ mod planar;
 mod recirculation;
 mod stress;
 mod tallies;
+mod tile;
 mod wall_check;
 pub mod walls;
 

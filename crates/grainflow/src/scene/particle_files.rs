@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::particles::Making;
+use super::tile::tiled;
 use super::Scene;
 use crate::fill::file::read_particle_file;
 use crate::io::dump_read::read_dump;
@@ -47,6 +48,10 @@ pub struct LammpsDataSource {
     pub material: String,
     /// Path of the data file, relative to the scene.
     pub path: PathBuf,
+    /// `[nx, ny]`: the file's bed repeated nx × ny times along x and y in the scene's periodic
+    /// box (`scene/tile.rs`); once when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile: Option<[u32; 2]>,
 }
 
 impl LammpsDataSource {
@@ -66,13 +71,17 @@ impl LammpsDataSource {
                 ),
             });
         }
-        Ok(atoms
+        let grains = atoms
             .iter()
             .map(|a| ParticleSpec {
                 omega: a.omega,
                 ..m.free(a.pos, a.radius, a.vel)
             })
-            .collect())
+            .collect();
+        match self.tile {
+            Some(tile) => tiled(grains, tile, m.scene, &m.at(), &path),
+            None => Ok(grains),
+        }
     }
 }
 

@@ -97,6 +97,11 @@ impl Making<'_> {
         }
     }
 
+    /// The source's place, `particles[k]`.
+    pub(super) fn at(&self) -> String {
+        format!("particles[{}]", self.k)
+    }
+
     /// A scene error of the source's `field`, with its index in front.
     fn error(&self, field: &str, reason: impl Into<String>) -> Error {
         Error::scene(format!("particles[{}].{field}", self.k), reason)
@@ -126,7 +131,12 @@ impl ParticleSource {
         let dimensions = scene.simulation.dimensions;
         match self {
             ParticleSource::List(s) => s.problems(at, p),
-            ParticleSource::File(_) | ParticleSource::LammpsData(_) => {}
+            ParticleSource::File(_) => {}
+            ParticleSource::LammpsData(s) => {
+                if let Some(tile) = s.tile {
+                    super::tile::tile_problems(at, tile, scene, p);
+                }
+            }
             ParticleSource::LammpsDump(s) => scene.type_table_problems(at, &s.types, p),
             ParticleSource::Ss(s) => scene.type_table_problems(at, &s.types, p),
             ParticleSource::Lattice(s) => s.problems(at, p),
