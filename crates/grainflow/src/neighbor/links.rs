@@ -29,9 +29,6 @@ pub struct Links {
     pub cross_to: Vec<u32>,
     /// The place of each among the crossing pairs.
     pub cross_of: Vec<u32>,
-    /// The last grain each block's rows name, as a row or as a partner that is not a ghost:
-    /// the pair loop reads the shifts of grains up to it only where a ghost is the partner.
-    pub block_reach: Vec<u32>,
 }
 
 impl Links {
@@ -71,24 +68,16 @@ impl Links {
         let mut cross_slot = vec![NOT_CROSSING; partner.len()];
         let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
         let mut block_first = Vec::with_capacity(n / BLOCK + 2);
-        let mut block_reach = Vec::with_capacity(n / BLOCK + 1);
         let mut crossing = 0u32;
         for i in 0..n {
             if i == 0 || block_of(i) != block_of(i - 1) {
                 block_cross.push(crossing as usize);
                 block_first.push(i);
-                block_reach.push(i as u32);
             }
-            // The rows are ascending: the block's reach is its last row or a later partner.
-            let reach = block_reach.last_mut().expect("a block begun");
-            *reach = (*reach).max(i as u32);
             for s in start[i]..start[i + 1] {
                 if block_of(grain[s] as usize) != block_of(i) {
                     cross_slot[s] = crossing;
                     crossing += 1;
-                }
-                if (partner[s] as usize) < n {
-                    *reach = (*reach).max(partner[s]);
                 }
             }
         }
@@ -121,7 +110,6 @@ impl Links {
             block_first,
             cross_to,
             cross_of,
-            block_reach,
         }
     }
 }

@@ -18,11 +18,11 @@ use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
 use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
 use crate::neighbor::NOT_CROSSING;
-use crate::particles::{Particles, CHUNK};
+use crate::particles::Particles;
 use crate::physics::Physics;
 use crate::simd::{prefetch, Quad, F, LANES};
 use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
-pub(super) use packing::{pack, pack_chunk, shift_chunk, Facts};
+pub(super) use packing::{pack, pack_chunk, shift_chunk, Facts, Shifts};
 pub use packing::{Packed, Run};
 use runs::{add, quads, run, subtract, vec, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
 
@@ -68,7 +68,8 @@ enum PairConstants {
 }
 
 /// What every block of the pair loop reads. A partner's shift is read at its index (a grain or
-/// a ghost), everything else at its grain's.
+/// a ghost), everything else at its grain's; a slot's shifts only where its bit in `shifted`
+/// is set ([`Packed::shifted_slots`]).
 struct Rows<'a> {
     start: &'a [usize],
     owner: &'a [u32],
@@ -78,12 +79,8 @@ struct Rows<'a> {
     /// Centres and radii of the grains, and shifts of the grains and ghosts ([`Packed`]).
     pos: &'a [Run],
     shift: &'a [Run],
-    /// Per chunk of grains, whether some grain's shift is not 0 ([`Packed`]), and per block
-    /// the last grain its rows name but through a ghost ([`crate::neighbor::Links`]).
-    shifted: &'a [bool],
-    block_reach: &'a [u32],
-    /// Each block's first row (then the row count), to find a block's reach.
-    block_first: &'a [usize],
+    /// A bit per slot: whether its pair may have a shift.
+    shifted: &'a [u8],
     /// The grains' state, as many as there are grains.
     vel: &'a [DVec3],
     omega: &'a [DVec3],
@@ -142,6 +139,10 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
     } = neighbors;
     let (cross_slot, block_cross) = (&links.cross_slot, &links.block_cross);
     let block_first = &links.block_first;
+    assert!(
+        packed.shifted_slots.len() >= partner.len().div_ceil(8) + 2,
+        "a bit for every slot"
+    );
     // All the rows, to be split at block boundaries into one task per block (Rows::blocks).
     let all = Block {
         first: 0,
@@ -171,9 +172,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         cross_slot,
         pos: &packed.pos[..n],
         shift: &packed.shift[..n_total],
-        shifted: &packed.shifted,
-        block_reach: &links.block_reach,
-        block_first: &links.block_first,
+        shifted: &packed.shifted_slots,
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],
@@ -230,10 +229,9 @@ impl Rows<'_> {
         let rows = block.force.len();
         batch.sums[..rows].fill(Sums::default());
         let slots = self.start[block.first + rows] - block.first_slot;
-        let plain = self.plain(block.first);
         let mut k = 0;
         while k < slots {
-            k = self.overlaps(&block, k..slots, plain, &mut batch.found);
+            k = self.overlaps(&block, k..slots, &mut batch.found);
             for &a in &batch.found.apart[..batch.found.separated] {
                 let s = block.first_slot + a as usize;
                 let a = a as usize;
@@ -255,39 +253,22 @@ impl Rows<'_> {
         stats
     }
 
-    /// Whether every grain that the rows of the block from row `first` name, as a row or as a
-    /// partner that is not a ghost, has no shift (none wrapped since the build): then the
-    /// separation of a pair whose partner is a grain is the plain difference of the centres,
-    /// the bits of (x_k − x_i) − (0 − 0), and only a ghost partner's pair needs the shifts.
-    fn plain(&self, first: usize) -> bool {
-        let block = self
-            .block_first
-            .partition_point(|&f| f <= first)
-            .wrapping_sub(1);
-        let reach = self.block_reach.get(block);
-        let chunks = reach.and_then(|&r| self.shifted.get(first / CHUNK..=r as usize / CHUNK));
-        chunks.is_some_and(|c| !c.iter().any(|&s| s))
-    }
-
     /// The overlap test of the block's slots `run` (numbered from the block's first), up to
     /// [`BATCH`] of them: the touching pairs and the pairs that separated since the last
-    /// evaluation into the batch; returns the first slot not tested. In a `plain` block
-    /// ([`Rows::plain`]) only a run of slots with a ghost partner reads the shifts. Every pair is written
+    /// evaluation into the batch; returns the first slot not tested. Only a run of slots with
+    /// a bit in [`Rows::shifted`] reads the partners and the shifts: for the others the
+    /// separation is the plain difference of the centres, the bits of (x_k − x_i) − (0 − 0).
+    /// Every pair is written
     /// to the batch, which counts only the touching ones: no branch on the test, which the
     /// processor could not predict. Out of line, so that no call in its loop costs it the
     /// registers holding the fold's constants.
     #[inline(never)]
-    fn overlaps(
-        &self,
-        block: &Block,
-        run: std::ops::Range<usize>,
-        plain: bool,
-        found: &mut Found,
-    ) -> usize {
+    fn overlaps(&self, block: &Block, run: std::ops::Range<usize>, found: &mut Found) -> usize {
         // At most BATCH slots, so that neither list can overflow.
         let run = run.start..run.end.min(run.start + BATCH);
         let base = block.first_slot;
         let slots = base + run.start..base + run.end;
+        let slots_start = slots.start;
         let (owner, partner) = (&self.owner[slots.clone()], &self.partner[slots.clone()]);
         let grain = &self.partner_grain[slots];
         let history = History {
@@ -296,17 +277,21 @@ impl Rows<'_> {
             extra: &block.extra[run.clone()],
             constants: self.stiffness.is_none(),
         };
-        // Listed pairs always name particles of the store (grains, and for partners ghosts);
-        // checked here once, so that the loop needs no checks.
+        // Listed pairs always name grains of the store; checked here once, so that the loop
+        // needs no checks. A partner (a grain or a ghost) is read, and checked, only where
+        // the shifts are, and the shifts' bits of every slot are there (pair_forces).
         let largest = owner.iter().chain(grain).fold(0, |m, &k| m.max(k));
-        let last = partner.iter().fold(0, |m, &k| m.max(k));
         assert!(
-            (largest as usize) < self.pos.len() && (last as usize) < self.shift.len(),
-            "a listed pair names a particle of the store"
+            (largest as usize) < self.pos.len(),
+            "a listed pair names a grain of the store"
         );
         let slots = (owner, partner, grain);
+        let shifted = Shifts {
+            bits: self.shifted,
+            at: slots_start,
+        };
         let (len, separated) = if self.lanes.is_none() {
-            self.test::<true>(slots, history, (run.start, plain), found)
+            self.test::<true>(slots, history, (run.start, shifted), found)
         } else {
             // In vector registers where the build has them (registers.rs).
             #[cfg(all(
@@ -317,7 +302,7 @@ impl Rows<'_> {
                 )
             ))]
             {
-                self.test_established(slots, history, (run.start, plain), found)
+                self.test_established(slots, history, (run.start, shifted), found)
             }
             #[cfg(not(all(
                 target_arch = "x86_64",
@@ -328,9 +313,9 @@ impl Rows<'_> {
             )))]
             {
                 if self.fixed {
-                    self.test::<true>(slots, history, (run.start, plain), found)
+                    self.test::<true>(slots, history, (run.start, shifted), found)
                 } else {
-                    self.test::<false>(slots, history, (run.start, plain), found)
+                    self.test::<false>(slots, history, (run.start, shifted), found)
                 }
             }
         };
@@ -341,8 +326,8 @@ impl Rows<'_> {
 
     /// The loop of [`Rows::overlaps`] over the slots `first..` of the block with owners,
     /// partners, partners' grains and histories `slots`, `history`: the touching and separated
-    /// pairs' counts, each touching pair with its partner's grain; `plain` as for
-    /// [`Rows::overlaps`]. `GENERAL` when a pair may
+    /// pairs' counts, each touching pair with its partner's grain; the shifts read where
+    /// `shifted` has a bit, as in [`Rows::overlaps`]. `GENERAL` when a pair may
     /// take the scalar law for another reason than forming (a model the lanes do not cover,
     /// or two immovable grains).
     #[inline(always)]
@@ -350,7 +335,7 @@ impl Rows<'_> {
         &self,
         (owner, partner, grain): Slots,
         history: History,
-        (first, plain): (usize, bool),
+        (first, shifted): (usize, Shifts),
         found: &mut Found,
     ) -> (usize, usize) {
         let (mut len, mut separated) = (0, 0);
@@ -363,15 +348,18 @@ impl Rows<'_> {
         for k in 0..n {
             let before = slip[k].touching();
             history.ask_ahead(k);
-            let (i, p, j) = (owner[k] as usize, partner[k] as usize, grain[k] as usize);
+            let (i, j) = (owner[k] as usize, grain[k] as usize);
             prefetch(self.vel.as_ptr().wrapping_add(j));
             prefetch(self.omega.as_ptr().wrapping_add(j));
-            // SAFETY: `overlaps` checked every owner, partner and grain against the store.
+            // SAFETY: `overlaps` checked every owner and grain against the store.
             let at = |v: &[Run], k: usize| unsafe { Quad::new(v.get_unchecked(k).0) };
             let (p_i, p_j) = (at(self.pos, i), at(self.pos, j));
-            let d = match plain && p < self.pos.len() {
-                true => p_j - p_i,
-                false => (p_j - p_i) - (at(self.shift, i) - at(self.shift, p)),
+            let d = match shifted.one(k) {
+                false => p_j - p_i,
+                true => {
+                    let shift = |k: usize| Quad::new(self.shift[k].0);
+                    (p_j - p_i) - (shift(i) - shift(partner[k] as usize))
+                }
             };
             let (p_i, p_j) = (p_i.to_array(), p_j.to_array());
             let (d2, reach) = (d.length_squared3(), p_i[3] + p_j[3]);

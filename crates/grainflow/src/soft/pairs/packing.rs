@@ -26,8 +26,15 @@ pub struct Packed {
     pub shift: Vec<Run>,
     /// Per chunk of grains ([`CHUNK`]): whether some shift in it is not 0 ...
     pub(in crate::soft) shifted: Vec<bool>,
-    /// ... and whether its shifts were written at the last packing.
+    /// ... and whether one of its shifts changed at the last packing.
     pub(in crate::soft) rewritten: Vec<bool>,
+    /// One bit per slot of the list (eight slots a byte, the first in the lowest bit, and two
+    /// bytes to spare): set where the partner is a ghost ...
+    ghost_slots: Vec<u8>,
+    /// ... and, besides, where the pair names a grain with a shift (as its row or its
+    /// partner). A clear bit says that both shifts of the pair are +0, so that its separation
+    /// is the plain difference of the centres ([`Shifts`]).
+    pub(in crate::soft) shifted_slots: Vec<u8>,
     /// The neighbour list's build the shifts are for.
     built: Option<u64>,
     /// The material of every grain, when they all have the same.
@@ -71,7 +78,83 @@ impl Packed {
             Some(g) => shift_ghosts(self, g, l, self.built != Some(nl.builds)),
             None => {}
         }
+        self.mark_slots(nl, self.built != Some(nl.builds));
         self.built = Some(nl.builds);
+    }
+
+    /// Sets the bits of [`Packed::shifted_slots`] for list `nl`: anew when `built` (a new
+    /// list), else only when a shift changed. A grain gets a shift when it wraps across a
+    /// periodic face, so the set of grains with one changes a few times between builds, and
+    /// it holds few grains: each is marked in its row and where it is a partner (the reverse
+    /// rows name the owners).
+    fn mark_slots(&mut self, nl: &NeighborList, built: bool) {
+        let (n, slots) = (self.pos.len(), nl.partner.len());
+        let bytes = slots.div_ceil(8) + 2;
+        if built || self.ghost_slots.len() != bytes {
+            self.ghost_slots.clear();
+            self.ghost_slots.resize(bytes, 0);
+            self.ghost_slots[..slots.div_ceil(8)]
+                .par_iter_mut()
+                .zip(nl.partner.par_chunks(8))
+                .with_min_len(crate::particles::MIN_LEN)
+                .for_each(|(bits, partners)| {
+                    *bits = (partners.iter().enumerate())
+                        .fold(0, |m, (l, &p)| m | u8::from(p as usize >= n) << l);
+                });
+        } else if !self.rewritten.iter().any(|&r| r) {
+            return;
+        }
+        self.shifted_slots.clone_from(&self.ghost_slots);
+        let (start, partner) = (&nl.start, &nl.partner);
+        let (rev_start, rev_owner) = (&nl.links.rev_start, &nl.links.rev_owner);
+        let mut mark = |s: usize| self.shifted_slots[s / 8] |= 1 << (s % 8);
+        let chunks = self.shifted.iter().enumerate().filter(|(_, &s)| s);
+        for (c, _) in chunks {
+            let grains = c * CHUNK..((c + 1) * CHUNK).min(n);
+            let shifted = grains.filter(|&k| self.shift[k].0.iter().any(|h| h.to_bits() != 0));
+            for k in shifted {
+                (start[k]..start[k + 1]).for_each(&mut mark);
+                for &o in &rev_owner[rev_start[k]..rev_start[k + 1]] {
+                    let row = start[o as usize]..start[o as usize + 1];
+                    row.filter(|&s| partner[s] as usize == k)
+                        .for_each(&mut mark);
+                }
+            }
+        }
+    }
+}
+
+/// The bits of [`Packed::shifted_slots`] as the overlap test reads them: the run of slots
+/// from `at` on (numbered in the list).
+#[derive(Clone, Copy)]
+pub(in crate::soft) struct Shifts<'a> {
+    pub(in crate::soft) bits: &'a [u8],
+    pub(in crate::soft) at: usize,
+}
+
+impl Shifts<'_> {
+    /// The bits of the eight slots from `at + k`, the first in the lowest bit.
+    ///
+    /// # Safety
+    /// `bits` holds the bits of slot `at + k + 7`, and one byte more.
+    #[inline(always)]
+    pub(in crate::soft) unsafe fn eight(&self, k: usize) -> u32 {
+        let s = self.at + k;
+        // SAFETY: the caller's promise.
+        let (a, b) = unsafe {
+            (
+                *self.bits.get_unchecked(s / 8),
+                *self.bits.get_unchecked(s / 8 + 1),
+            )
+        };
+        u32::from(u16::from_le_bytes([a, b]) >> (s % 8)) & 0xff
+    }
+
+    /// Whether the pair of slot `at + k` may have a shift (its bit).
+    #[inline(always)]
+    pub(in crate::soft) fn one(&self, k: usize) -> bool {
+        let s = self.at + k;
+        self.bits[s / 8] >> (s % 8) & 1 == 1
     }
 }
 
@@ -147,9 +230,9 @@ pub(in crate::soft) fn pack_chunk(pos: &mut [Run], x: &[DVec3], r: &[f64]) {
 
 /// The shifts of one chunk of grains at `x` that were at `built` at the list's build, for
 /// periods `l`: w L for the whole periods w each wrapped by since ([`Ghosts::found_wrap`]).
-/// `flags` are the chunk's [`Packed::shifted`] and [`Packed::rewritten`]. Written only when
-/// `moved` (some grain of the chunk may have wrapped: its plain move passed half the skin)
-/// and some grain did, or the chunk had a shift.
+/// `flags` are the chunk's [`Packed::shifted`] and [`Packed::rewritten`] (whether a shift
+/// changed). Written only when `moved` (some grain of the chunk may have wrapped: its plain
+/// move passed half the skin) and some grain did, or the chunk had a shift.
 #[inline(always)]
 pub(in crate::soft) fn shift_chunk(
     shift: &mut [Run],
@@ -164,19 +247,23 @@ pub(in crate::soft) fn shift_chunk(
         && x.iter()
             .zip(built)
             .any(|(x, b)| (*x - *b).abs().cmpgt(half).any());
-    *rewritten = wrapped || *shifted;
-    if !*rewritten {
+    if !(wrapped || *shifted) {
+        *rewritten = false;
         return;
     }
     *shifted = wrapped;
+    let mut changed = false;
     for ((s, x), b) in shift.iter_mut().zip(x).zip(built) {
         let h = periods(Ghosts::found_wrap(*x - *b, l), l);
-        *s = Run([h.x, h.y, h.z, 0.0]);
+        let h = Run([h.x, h.y, h.z, 0.0]);
+        changed |= *s != h;
+        *s = h;
     }
+    *rewritten = changed;
 }
 
 /// Each ghost's shift (s + w_k) L for ghosts `g` and periods `l`, from its grain's: of every
-/// ghost when `all`, else of those whose grain's chunk was written.
+/// ghost when `all`, else of those whose grain's chunk had a shift change.
 fn shift_ghosts(q: &mut Packed, g: &Ghosts, l: DVec3, all: bool) {
     if !all && !q.rewritten.iter().any(|&r| r) {
         return;

@@ -6,7 +6,7 @@
 //! up from the touching lanes. Built for x86-64 with either; other builds take the
 //! slot-by-slot test.
 
-use super::{Found, History, Rows, Run, Slots};
+use super::{Found, History, Rows, Run, Shifts, Slots};
 use crate::contact::Slip;
 use crate::simd::{Quad, F, LANES};
 
@@ -17,7 +17,7 @@ impl Rows<'_> {
         &self,
         slots: Slots,
         history: History,
-        first: (usize, bool),
+        first: (usize, Shifts),
         found: &mut Found,
     ) -> (usize, usize) {
         #[cfg(all(
@@ -44,10 +44,15 @@ impl Rows<'_> {
     /// transposed into lane sets (x, y, z, 0): one transposition for the two.
     ///
     /// # Safety
-    /// Every index names a run of the shifts (the overlap test checks them).
+    /// Every owner names a run of the shifts (the overlap test checks them).
     #[inline(always)]
     unsafe fn shifts(&self, i: &[u32; LANES], j: &[u32; LANES]) -> [F; 4] {
-        // SAFETY: the caller's promise.
+        let last = j.iter().fold(0, |m, &k| m.max(k));
+        assert!(
+            (last as usize) < self.shift.len(),
+            "a listed pair names a particle of the store"
+        );
+        // SAFETY: the caller's promise, and the partners checked above.
         let at = |k: u32| Quad::new(unsafe { self.shift.get_unchecked(k as usize) }.0);
         F::from_quads(std::array::from_fn(|a| at(i[a]) - at(j[a])))
     }
@@ -103,18 +108,17 @@ fn eight<'a>(v: &'a [u32], k: usize, count: usize, tail: &'a mut [u32; LANES]) -
     }
 }
 
-/// [`eight`] of the owners, partners and partners' grains `slots`, with their `tails`.
+/// [`eight`] of the owners and partners' grains, with their `tails`.
 #[inline(always)]
 fn eights<'a>(
-    (owner, partner, grain): Slots<'a>,
+    (owner, grain): (&'a [u32], &'a [u32]),
     k: usize,
     count: usize,
-    tails: &'a mut [[u32; LANES]; 3],
-) -> (&'a [u32; LANES], &'a [u32; LANES], &'a [u32; LANES]) {
-    let [tail_i, tail_p, tail_j] = tails;
+    tails: &'a mut [[u32; LANES]; 2],
+) -> (&'a [u32; LANES], &'a [u32; LANES]) {
+    let [tail_i, tail_j] = tails;
     (
         eight(owner, k, count, tail_i),
-        eight(partner, k, count, tail_p),
         eight(grain, k, count, tail_j),
     )
 }
@@ -142,7 +146,7 @@ impl Rows<'_> {
         &self,
         (owner, partner, grain): Slots,
         history: History,
-        (first, plain): (usize, bool),
+        (first, shifted): (usize, Shifts),
         found: &mut Found,
     ) -> (usize, usize) {
         use super::ROOM;
@@ -156,28 +160,29 @@ impl Rows<'_> {
         let (mut len, mut separated) = (0usize, 0usize);
         // SAFETY (every intrinsic below): the build enables AVX-512F and VL (cfg above); the
         // loads read runs of the store (the overlap test checked every index against it;
-        // lanes past the run's end read run 0), and every store writes LANES places from len
-        // or separated, both ≤ k ≤ BATCH − count, inside ROOM.
+        // lanes past the run's end read run 0), the shifts' bits of every slot are there
+        // (pair_forces), and every store writes LANES places from len or separated, both
+        // ≤ k ≤ BATCH − count, inside ROOM.
         unsafe {
             let zero = _mm512_setzero_pd();
             let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let grains = _mm256_set1_epi32(self.pos.len() as i32);
             let runs = |v: &[Run], k: &[u32; LANES]| Self::lanes_of(v, k).map(F::raw);
             let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
-            let mut tails = [[0u32; LANES]; 3];
+            let (mut tails, mut tail_p) = ([[0u32; LANES]; 2], [0u32; LANES]);
             let mut k = 0;
             while k < n {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
                 ask_ahead(&history, k);
-                let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
+                let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                 let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
-                // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no shift is
-                // read (a plain block, no ghost partner).
+                // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
+                // the run has a shift.
                 let d = [0, 1, 2].map(|c| _mm512_sub_pd(pj[c], pi[c]));
-                let d = match plain && _mm256_cmpge_epu32_mask(ints(op), grains) == 0 {
-                    true => d,
-                    false => {
+                let d = match shifted.eight(k) & u32::from(valid) {
+                    0 => d,
+                    _ => {
+                        let op = eight(partner, k, count, &mut tail_p);
                         let h = self.shifts(oi, op).map(F::raw);
                         [0, 1, 2].map(|c| _mm512_sub_pd(d[c], h[c]))
                     }
@@ -297,7 +302,7 @@ mod avx2 {
             &self,
             (owner, partner, grain): Slots,
             history: History,
-            (first, plain): (usize, bool),
+            (first, shifted): (usize, Shifts),
             found: &mut Found,
         ) -> (usize, usize) {
             use std::arch::x86_64::*;
@@ -310,28 +315,28 @@ mod avx2 {
             let (mut len, mut separated) = (0usize, 0usize);
             // SAFETY (every intrinsic below): the build enables AVX2 and BMI2 (x86-64-v3, cfg
             // above); the loads read runs of the store (the overlap test checked every index
-            // against it; lanes past the run's end read run 0), and every store writes at most
-            // LANES places from len or separated, both ≤ k ≤ BATCH − count, inside ROOM.
+            // against it; lanes past the run's end read run 0), the shifts' bits of every slot
+            // are there (pair_forces), and every store writes at most LANES places from len or
+            // separated, both ≤ k ≤ BATCH − count, inside ROOM.
             unsafe {
                 let zero = _mm256_setzero_pd();
                 let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-                let last = _mm256_set1_epi32(self.pos.len() as i32 - 1);
                 let runs = |v: &[Run], k: &[u32; LANES]| Self::lanes_of(v, k).map(F::halves);
                 let ints = |v: &[u32; LANES]| _mm256_loadu_si256(v.as_ptr().cast());
-                let mut tails = [[0u32; LANES]; 3];
+                let (mut tails, mut tail_p) = ([[0u32; LANES]; 2], [0u32; LANES]);
                 let mut k = 0;
                 while k < n {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
                     ask_ahead(&history, k);
-                    let (oi, op, oj) = eights((owner, partner, grain), k, count, &mut tails);
+                    let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                     let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
-                    // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no shift is
-                    // read (a plain block, no ghost partner: indices past the last grain).
+                    // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
+                    // the run has a shift.
                     let mut d =
                         [0, 1, 2].map(|c| [0, 1].map(|h| _mm256_sub_pd(pj[c][h], pi[c][h])));
-                    let ghost = _mm256_cmpgt_epi32(ints(op), last);
-                    if !plain || _mm256_testz_si256(ghost, ghost) == 0 {
+                    if shifted.eight(k) & valid != 0 {
+                        let op = eight(partner, k, count, &mut tail_p);
                         let shift = self.shifts(oi, op).map(F::halves);
                         for (d, shift) in d.iter_mut().zip(shift) {
                             *d = [0, 1].map(|h| _mm256_sub_pd(d[h], shift[h]));
@@ -401,7 +406,7 @@ mod tests {
     use crate::neighbor::BLOCK;
 
     /// An overlap test over a run of slots ([`Rows::test`]).
-    type VectorTest = fn(&Rows, Slots, History, (usize, bool), &mut Found) -> (usize, usize);
+    type VectorTest = fn(&Rows, Slots, History, (usize, Shifts), &mut Found) -> (usize, usize);
 
     #[test]
     fn the_overlap_tests_in_registers_find_what_the_slot_by_slot_one_finds() {
@@ -411,14 +416,25 @@ mod tests {
         // same separations, radii and flags, and the same separated slots, bit for bit; again
         // with two grains in five immovable, whose pairs with each other take the scalar law
         // (S1 is periodic: partners across the faces are ghosts, with shifts). Each test reads
-        // every shift, and again only where a ghost is the partner in the blocks where no
-        // grain has a shift ([`Rows::plain`]); so does the slot-by-slot one.
+        // every shift, and again only where a slot's bit says that the pair may have one
+        // ([`Packed::shifted_slots`]: a ghost partner, or a grain that wrapped since the
+        // build); so does the slot-by-slot one. Three grains are moved across a periodic face
+        // first, so that some grains have shifts.
         let toml = include_str!("../../../../../scenes/bench/s1.toml");
         let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
         let (w, physics, s) = crate::soft::tests::parts(&mut sim);
         for x in w.particles.pos.iter_mut().step_by(7) {
             x.z += 2e-4;
+        }
+        let [lo, hi] = physics.periodic.bounds();
+        for k in [100, 7_000, 15_001] {
+            let x = &mut w.particles.pos[k];
+            x.x = if x.x - lo.x < hi.x - x.x {
+                hi.x - 1e-9
+            } else {
+                lo.x
+            };
         }
         s.packed.fresh = false;
         pack(
@@ -433,7 +449,24 @@ mod tests {
             .map(|k| if k % 5 < 2 { 0.0 } else { p.inv_mass[k] })
             .collect();
         let (mut a, mut b) = (Box::new(Found::empty()), Box::new(Found::empty()));
-        let (mut touching, mut separated, mut scalar, mut plain_blocks) = (0, 0, [0, 0], 0);
+        let (mut touching, mut separated, mut scalar) = (0, 0, [0, 0]);
+        let every = vec![u8::MAX; packed.shifted_slots.len()];
+        let read = |bits: &[u8]| {
+            (0..nl.len())
+                .filter(|&s| bits[s / 8] >> (s % 8) & 1 == 1)
+                .count()
+        };
+        let (with_shift, with_ghost) = (
+            read(&packed.shifted_slots),
+            (0..nl.len())
+                .filter(|&s| nl.partner[s] as usize >= p.len())
+                .count(),
+        );
+        assert!(
+            with_shift > with_ghost && with_shift < nl.len() / 10,
+            "{with_shift} slots with a shift, {with_ghost} with a ghost, of {}",
+            nl.len()
+        );
         for fixed in [false, true] {
             let rows = Rows {
                 start: &nl.start,
@@ -443,9 +476,7 @@ mod tests {
                 cross_slot: &nl.links.cross_slot,
                 pos: &packed.pos,
                 shift: &packed.shift,
-                shifted: &packed.shifted,
-                block_reach: &nl.links.block_reach,
-                block_first: &nl.links.block_first,
+                shifted: &packed.shifted_slots,
                 vel: &p.vel,
                 omega: &p.omega,
                 radius: &p.radius,
@@ -461,8 +492,6 @@ mod tests {
                 dt: physics.dt,
             };
             for first in (0..p.len()).step_by(BLOCK) {
-                let plain = rows.plain(first);
-                plain_blocks += usize::from(plain);
                 let s0 = nl.start[first];
                 let slots = nl.start[(first + BLOCK).min(p.len())] - s0;
                 for run in (0..slots)
@@ -481,15 +510,20 @@ mod tests {
                         extra: &nl.extra[lists(run.clone())],
                         constants: true,
                     };
+                    let shifts = |bits| Shifts {
+                        bits,
+                        at: s0 + run.start,
+                    };
+                    let all = (run.start, shifts(&every));
                     let x = if fixed {
-                        rows.test::<true>(slots, history, (run.start, false), &mut a)
+                        rows.test::<true>(slots, history, all, &mut a)
                     } else {
-                        rows.test::<false>(slots, history, (run.start, false), &mut a)
+                        rows.test::<false>(slots, history, all, &mut a)
                     };
                     // Each test, in registers this build has and slot by slot, reading the
                     // shifts only where needed, against the slot-by-slot one reading them all.
-                    let check = |test: VectorTest, b: &mut Found, plain: bool| {
-                        let y = test(&rows, slots, history, (run.start, plain), b);
+                    let check = |test: VectorTest, b: &mut Found, bits| {
+                        let y = test(&rows, slots, history, (run.start, shifts(bits)), b);
                         assert_eq!(x, y, "block from {first}, slots {run:?}");
                         let (len, gone) = x;
                         assert_eq!(a.apart[..gone], b.apart[..gone]);
@@ -509,13 +543,14 @@ mod tests {
                             assert_eq!(bits(&u[..len]), bits(&v[..len]));
                         }
                     };
-                    for plain in [false, plain] {
+                    for bits in [&every[..], &packed.shifted_slots] {
                         #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                        check(|r, o, s, f, b| r.test_avx512(o, s, f, b), &mut b, plain);
+                        check(|r, o, s, f, b| r.test_avx512(o, s, f, b), &mut b, bits);
                         #[cfg(target_feature = "avx2")]
-                        check(|r, o, s, f, b| r.test_avx2(o, s, f, b), &mut b, plain);
+                        check(|r, o, s, f, b| r.test_avx2(o, s, f, b), &mut b, bits);
                     }
-                    check(|r, o, s, f, b| r.test::<true>(o, s, f, b), &mut b, plain);
+                    let bits = &packed.shifted_slots;
+                    check(|r, o, s, f, b| r.test::<true>(o, s, f, b), &mut b, bits);
                     let (len, gone) = x;
                     touching += len;
                     separated += gone;
@@ -525,7 +560,6 @@ mod tests {
             }
         }
         assert!(touching > 40_000, "{touching} touching");
-        assert!(plain_blocks > 10, "{plain_blocks} blocks without shifts");
         assert!(separated > 2_000, "{separated} separated");
         let [forming, with_immovable] = scalar;
         assert!(forming > 1_000, "{forming} forming");
