@@ -181,6 +181,21 @@ impl BodyForce {
         }
     }
 
+    /// [`BodyForce::update`] on one rank of a run shared among processes, whose grains `p`
+    /// feel the self-gravity of `everyone` ([`crate::gravity::Gravity::accelerations_among`]).
+    pub(crate) fn update_among(
+        &mut self,
+        physics: &Physics,
+        p: &Particles,
+        time: f64,
+        everyone: &crate::gravity::Everyone,
+    ) {
+        (physics.gravity).accelerations_among(&p.pos, everyone, &mut self.work, &mut self.acc);
+        if let Some(frame) = &physics.frame {
+            frame.add_accelerations(time, &p.pos, &p.vel, &mut self.acc);
+        }
+    }
+
     /// Puts the accelerations in `order` (as [`Particles::permute`]).
     pub(crate) fn permute(&mut self, order: &[usize]) {
         crate::particles::permute(&mut self.acc, order);

@@ -21,7 +21,7 @@
 //!
 //! What the method refuses on several ranks, with the field and the reason, is
 //! [`refusal`]'s: hard spheres, integrators other than Verlet, sorting, grains that come or
-//! go, walls that hold or absorb grains, self-gravity, and the outputs read from the contacts
+//! go, walls that hold or absorb grains, and the outputs read from the contacts
 //! (stress, tallies, wall forces, the contact network). The other outputs are gathered on
 //! rank 0 (`view.rs`): snapshots, series and checkpoints, which resume on any number of ranks.
 
@@ -31,7 +31,7 @@ use glam::DVec3;
 
 use crate::neighbor::{Share, BLOCK};
 use crate::particles::Particles;
-use crate::physics::Physics;
+use crate::physics::{BodyForce, Physics};
 use crate::scene::{Integrator, Method, Scene};
 use crate::sim::Simulation;
 use crate::soft::Exchange;
@@ -79,6 +79,8 @@ pub struct Domain {
     recv: Vec<Vec<u32>>,
     /// The largest radius of all grains (m).
     r_max: f64,
+    /// Every grain as one process holds it, for self-gravity (empty without).
+    everyone: Everyone,
     /// Bytes this rank sent to the others so far.
     pub bytes_sent: u64,
     /// Grains this rank took in from other ranks at rebuilds so far.
@@ -121,6 +123,7 @@ impl Shared {
             send: Vec::new(),
             recv: Vec::new(),
             r_max: w.particles.max_radius(),
+            everyone: Everyone::new(&sim.physics, &w.particles),
             bytes_sent: 0,
             migrated: 0,
             transport,
@@ -241,9 +244,6 @@ pub fn refusal(scene: &Scene) -> Option<Error> {
     if scene.recirculation.is_some() {
         return no("recirculation", "recirculation");
     }
-    if scene.gravity.self_gravity.is_some() {
-        return no("gravity.self_gravity", "self-gravity");
-    }
     let o = &scene.output;
     let outputs = [
         (o.stress.is_some(), "output.stress", "stress output"),
@@ -329,6 +329,33 @@ impl Domain {
     }
 }
 
+/// Every grain of the run as one process holds it, for the self-gravity of a rank's grains:
+/// the positions all-gathered at each evaluation, the masses (which never change) kept from
+/// the start. Empty when the scene has no self-gravity.
+#[derive(Default)]
+struct Everyone {
+    /// Every grain's position (m), in the order of one process.
+    pos: Vec<DVec3>,
+    /// Every grain's mass (kg).
+    mass: Vec<f64>,
+    /// Whether each grain is this rank's own.
+    wanted: Vec<bool>,
+}
+
+impl Everyone {
+    /// For the whole run `p` (in the order of one process) under `physics`.
+    fn new(physics: &Physics, p: &Particles) -> Everyone {
+        match physics.gravity.self_gravity {
+            Some(_) => Everyone {
+                pos: p.pos.clone(),
+                mass: p.mass.clone(),
+                wanted: vec![false; p.len()],
+            },
+            None => Everyone::default(),
+        }
+    }
+}
+
 /// Appends grain `k` of `p` to `to`, every property.
 fn copy_grain(to: &mut Particles, p: &Particles, k: usize) {
     to.id.push(p.id[k]);
@@ -385,6 +412,39 @@ impl Exchange for Domain {
 
     fn rebuild(&mut self, world: &mut World, physics: &Physics) {
         migrate(self, world, physics);
+    }
+
+    fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce) {
+        let p = &world.particles;
+        if physics.gravity.self_gravity.is_none() {
+            return body.update(physics, p, world.time);
+        }
+        let mine = || (0..p.len()).filter(|&k| self.own[k]);
+        let mut w = Writer(Vec::with_capacity(32 * p.len()));
+        for k in mine() {
+            w.u64(self.global[k]);
+            w.vec3(p.pos[k]);
+        }
+        self.bytes_sent += (w.0.len() * (self.transport.size() - 1)) as u64;
+        let e = &mut self.everyone;
+        e.wanted.fill(false);
+        for k in mine() {
+            e.wanted[self.global[k] as usize] = true;
+        }
+        for m in all_gather(&mut *self.transport, w.0) {
+            let mut r = Reader(&m);
+            while !r.is_empty() {
+                let g = r.u64() as usize;
+                e.pos[g] = r.vec3();
+            }
+        }
+        let everyone = crate::gravity::Everyone {
+            pos: &e.pos,
+            mass: &e.mass,
+            wanted: &e.wanted,
+            index: &self.global,
+        };
+        body.update_among(physics, p, world.time, &everyone);
     }
 
     fn checked(&mut self, check: Result<()>) -> Result<bool> {

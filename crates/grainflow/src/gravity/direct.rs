@@ -21,10 +21,22 @@ pub fn pair(g_mj: f64, d: DVec3, eps2: f64) -> DVec3 {
 
 /// Adds the exact self-gravity (m/s²) of every particle to `acc`.
 pub fn accelerations(g: f64, softening: f64, pos: &[DVec3], mass: &[f64], acc: &mut [DVec3]) {
+    accelerations_of(g, softening, (pos, mass), None, acc);
+}
+
+/// [`accelerations`] for the particles `wanted` only (all when None); the others keep `acc`.
+pub fn accelerations_of(
+    g: f64,
+    softening: f64,
+    (pos, mass): (&[DVec3], &[f64]),
+    wanted: Option<&[bool]>,
+    acc: &mut [DVec3],
+) {
     let eps2 = softening * softening;
     acc.par_iter_mut()
         .enumerate()
         .with_min_len(64)
+        .filter(|(i, _)| wanted.is_none_or(|w| w[*i]))
         .for_each(|(i, a)| *a += acceleration_at(g, eps2, pos, mass, i));
 }
 

@@ -105,6 +105,21 @@ pub struct GravityWork {
     pub tree: tree::Octree,
     /// Grid with its distance tables (built once).
     pub grid: Option<grid::Grid>,
+    /// Every grain's self-gravity, for a rank of a run shared among processes.
+    all: Vec<DVec3>,
+}
+
+/// Every grain of a run shared among processes as one process holds it, for the
+/// self-gravity of the grains one rank holds ([`Gravity::accelerations_among`]).
+pub struct Everyone<'a> {
+    /// Every grain's position (m), in the order of one process.
+    pub pos: &'a [DVec3],
+    /// Every grain's mass (kg), in the same order.
+    pub mass: &'a [f64],
+    /// Whether the rank needs each grain's acceleration (its own grains), in the same order.
+    pub wanted: &'a [bool],
+    /// For each grain the rank holds, its index in one process.
+    pub index: &'a [u64],
 }
 
 impl Gravity {
@@ -140,8 +155,49 @@ impl Gravity {
         acc.clear();
         acc.resize(pos.len(), DVec3::ZERO);
         if let Some(s) = self.self_gravity {
-            self_gravity(&s, self.constant, pos, mass, work, acc);
+            self_gravity(&s, self.constant, (pos, mass), None, work, acc);
         }
+        self.add_external(pos, acc);
+    }
+
+    /// [`Gravity::accelerations`] of the grains at `pos` that one rank of a run shared among
+    /// processes holds, with self-gravity from `everyone`: each wanted grain's sum is the one
+    /// one process makes over the same grains in the same order (the tree built alike), so it
+    /// has its bits. The others (copies) get the external fields alone.
+    pub fn accelerations_among(
+        &self,
+        pos: &[DVec3],
+        everyone: &Everyone,
+        work: &mut GravityWork,
+        acc: &mut Vec<DVec3>,
+    ) {
+        acc.clear();
+        acc.resize(pos.len(), DVec3::ZERO);
+        if let Some(s) = self.self_gravity {
+            let mut all = std::mem::take(&mut work.all);
+            all.clear();
+            all.resize(everyone.pos.len(), DVec3::ZERO);
+            let grains = (everyone.pos, everyone.mass);
+            self_gravity(
+                &s,
+                self.constant,
+                grains,
+                Some(everyone.wanted),
+                work,
+                &mut all,
+            );
+            for (a, &k) in acc.iter_mut().zip(everyone.index) {
+                if everyone.wanted[k as usize] {
+                    *a = all[k as usize];
+                }
+            }
+            work.all = all;
+        }
+        self.add_external(pos, acc);
+    }
+
+    /// Adds the external fields (uniform, central body) at `pos` to `acc`.
+    fn add_external(&self, pos: &[DVec3], acc: &mut [DVec3]) {
         if self.uniform.is_some() || self.central.is_some() {
             acc.par_iter_mut()
                 .zip(pos.par_iter())
@@ -234,21 +290,23 @@ pub fn central_acceleration(g: f64, m: f64, d: DVec3) -> DVec3 {
     -(g * m / (r2 * r2.sqrt())) * d
 }
 
-/// Adds the self-gravity of the method chosen to `acc`.
+/// Adds the self-gravity of the method chosen to `acc`, for the grains `wanted` at least
+/// (all when None).
 fn self_gravity(
     s: &SelfGravity,
     g: f64,
-    pos: &[DVec3],
-    mass: &[f64],
+    (pos, mass): (&[DVec3], &[f64]),
+    wanted: Option<&[bool]>,
     work: &mut GravityWork,
     acc: &mut [DVec3],
 ) {
     match s.method {
-        SelfGravityMethod::Direct => direct::accelerations(g, s.softening, pos, mass, acc),
+        SelfGravityMethod::Direct => {
+            direct::accelerations_of(g, s.softening, (pos, mass), wanted, acc)
+        }
         SelfGravityMethod::Tree { theta } => {
             work.tree.build(pos, mass);
-            work.tree
-                .accelerations(g, s.softening, theta, pos, mass, acc);
+            (work.tree).accelerations_of(g, s.softening, theta, (pos, mass), wanted, acc);
         }
         SelfGravityMethod::Grid(spec) => {
             let grid = match &mut work.grid {

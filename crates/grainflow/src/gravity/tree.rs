@@ -244,6 +244,21 @@ impl Octree {
         mass: &[f64],
         acc: &mut [DVec3],
     ) {
+        self.accelerations_of(g, softening, theta, (pos, mass), None, acc);
+    }
+
+    /// [`Octree::accelerations`] for the particles `wanted` (all when None) and, leaf by leaf,
+    /// those that share a leaf with one (the others keep `acc`): each particle's sum is its
+    /// own, so a particle gets the same bits whichever others are wanted.
+    pub fn accelerations_of(
+        &mut self,
+        g: f64,
+        softening: f64,
+        theta: f64,
+        (pos, mass): (&[DVec3], &[f64]),
+        wanted: Option<&[bool]>,
+        acc: &mut [DVec3],
+    ) {
         if self.nodes.is_empty() {
             return;
         }
@@ -264,8 +279,11 @@ impl Octree {
             .par_iter_mut()
             .for_each_init(Lists::default, |lists, (leaf, out)| {
                 let group = &nodes[*leaf as usize];
-                interaction_lists(nodes, order, pos, mass, group, theta, lists);
                 let members = &order[group.start as usize..group.end as usize];
+                if wanted.is_some_and(|w| !members.iter().any(|&k| w[k as usize])) {
+                    return;
+                }
+                interaction_lists(nodes, order, pos, mass, group, theta, lists);
                 for (part, slots) in members.chunks(LEAF).zip(out.chunks_mut(LEAF)) {
                     group_acceleration(g, eps2, part, pos, lists, slots);
                 }

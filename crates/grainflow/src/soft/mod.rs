@@ -215,6 +215,9 @@ pub(crate) trait Exchange {
     fn rebuild(&mut self, world: &mut World, physics: &Physics);
     /// Whether `check` failed here or on any other rank; this rank's failure is returned.
     fn checked(&mut self, check: Result<()>) -> Result<bool>;
+    /// The body-force accelerations of the grains here into `body`, with the other ranks
+    /// when the grains' self-gravity needs them.
+    fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce);
 }
 
 /// [`SoftStepper::compute_forces`], then v += h F/m and ω += h T/I for every particle when `kick` is h.
@@ -226,7 +229,7 @@ fn evaluate<L: Rebuilds>(
     s: &mut SoftStepper,
     dt: f64,
     kick: Option<f64>,
-    left: Option<L>,
+    mut left: Option<L>,
 ) -> ContactStats {
     let mut t = std::time::Instant::now();
     // Held grains go with their walls before the rebuild check; then the check makes the
@@ -235,7 +238,7 @@ fn evaluate<L: Rebuilds>(
     let moved = place(world);
     let period = physics.periodic.lengths();
     let outrun = world.wall_history.near().outrun(&world.wall_runtime.pose);
-    match left {
+    match &mut left {
         Some(left) if !moved => left.rebuild(world, physics, outrun),
         _ => {
             if outrun || world.neighbors.needs_rebuild(&world.particles.pos, period) {
@@ -248,7 +251,10 @@ fn evaluate<L: Rebuilds>(
     }
     s.follow_list(world);
     s.timers.neighbor += lap(&mut t);
-    s.body.update(physics, &world.particles, world.time);
+    match &mut left {
+        Some(l) => l.body_force(world, physics, &mut s.body),
+        None => s.body.update(physics, &world.particles, world.time),
+    }
     pairs::pack(&mut s.packed, &world.particles, &world.neighbors, period);
     s.packed.fresh = false;
     let (pair_stats, wall_stats) = contact_forces(world, physics, s, dt, &mut t);
@@ -273,22 +279,30 @@ fn evaluate<L: Rebuilds>(
 trait Rebuilds {
     /// Rebuilds the list of `world` when a grain left half the skin or, `outrun`, a wall
     /// moved past its near lists.
-    fn rebuild(self, world: &mut World, physics: &Physics, outrun: bool);
+    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool);
+    /// The body-force accelerations of the grains of `world` into `body`.
+    fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce) {
+        body.update(physics, &world.particles, world.time);
+    }
 }
 
 impl Rebuilds for bool {
-    fn rebuild(self, world: &mut World, physics: &Physics, outrun: bool) {
-        if self || outrun {
+    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) {
+        if *self || outrun {
             world.rebuild_neighbors(&physics.periodic);
         }
     }
 }
 
 impl<'b> Rebuilds for (&mut (dyn Exchange + 'b), bool) {
-    fn rebuild(self, world: &mut World, physics: &Physics, outrun: bool) {
+    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) {
         if self.1 || outrun {
             self.0.rebuild(world, physics);
         }
+    }
+
+    fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce) {
+        self.0.body_force(world, physics, body);
     }
 }
 
