@@ -66,9 +66,13 @@ pub struct FreeSpec {
     pub fixed: Vec<Dof>,
 }
 
+/// Why a density cannot be filled into a wall that is neither a block nor a closed mesh.
+const SOLIDS: &str =
+    "only a solid block or a closed mesh has a volume to fill: give mass, center and inertia";
+
 impl FreeSpec {
     /// The mass properties of the wall `shape` from this spec: from the density for a solid
-    /// block, else as given. `Err((field, reason))` when they cannot be had.
+    /// block or a closed mesh ([`MassProperties::of_mesh`]), else as given. `Err((field, reason))` when they cannot be had.
     pub fn mass_properties(&self, shape: &Shape) -> Result<MassProperties, (String, String)> {
         let err = |f: &str, r: String| Err((f.to_string(), r));
         match (self.density, self.mass) {
@@ -79,10 +83,19 @@ impl FreeSpec {
                     b.max - b.min,
                     rho,
                 )),
-                _ => err(
-                    "density",
-                    "only a solid block (or a closed mesh) has a volume to fill: give mass, center and inertia".into(),
-                ),
+                Shape::Union(parts) => match parts.first() {
+                    Some(Shape::Mesh(part)) => {
+                        let t = &part.mesh.topo;
+                        let tris: Vec<[DVec3; 3]> = t
+                            .triangles
+                            .iter()
+                            .map(|c| c.map(|v| t.vertices[v as usize]))
+                            .collect();
+                        MassProperties::of_mesh(&tris, rho).map_err(|r| ("density".into(), r))
+                    }
+                    _ => err("density", SOLIDS.into()),
+                },
+                _ => err("density", SOLIDS.into()),
             },
             (None, Some(mass)) => {
                 let Some(center) = self.center else {
@@ -172,7 +185,10 @@ impl FreeSpec {
                 );
             }
         }
-        if p.is_empty() {
+        // A mesh is read after the scene is checked (its shape is then still empty): its
+        // volume is checked as the body is built.
+        let unread = matches!(shape, Shape::Union(parts) if parts.is_empty());
+        if p.is_empty() && !unread {
             if let Err(e) = self.mass_properties(shape) {
                 p.push(e);
             }

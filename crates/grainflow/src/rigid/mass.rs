@@ -263,6 +263,7 @@ pub fn principal(inertia: &DMat3) -> Principal {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::walls::trimesh::make::icosphere;
 
     /// The 12 triangles of the box from `lo` to `hi`, counter-clockwise seen from outside.
     pub(crate) fn box_mesh(lo: DVec3, hi: DVec3) -> Vec<[DVec3; 3]> {
@@ -285,64 +286,6 @@ pub(crate) mod tests {
         quads
             .iter()
             .flat_map(|q| [[c(q[0]), c(q[1]), c(q[2])], [c(q[0]), c(q[2]), c(q[3])]])
-            .collect()
-    }
-
-    /// An icosahedron of `radius` about `center` with each triangle split in four `levels`
-    /// times, the new vertices pushed out onto the sphere: inscribed, with icosahedral symmetry.
-    pub(crate) fn icosphere(center: DVec3, radius: f64, levels: usize) -> Vec<[DVec3; 3]> {
-        let p = (1.0 + 5f64.sqrt()) / 2.0;
-        let v = [
-            (-1.0, p, 0.0),
-            (1.0, p, 0.0),
-            (-1.0, -p, 0.0),
-            (1.0, -p, 0.0),
-            (0.0, -1.0, p),
-            (0.0, 1.0, p),
-            (0.0, -1.0, -p),
-            (0.0, 1.0, -p),
-            (p, 0.0, -1.0),
-            (p, 0.0, 1.0),
-            (-p, 0.0, -1.0),
-            (-p, 0.0, 1.0),
-        ]
-        .map(|(x, y, z)| DVec3::new(x, y, z).normalize());
-        let faces = [
-            [0, 11, 5],
-            [0, 5, 1],
-            [0, 1, 7],
-            [0, 7, 10],
-            [0, 10, 11],
-            [1, 5, 9],
-            [5, 11, 4],
-            [11, 10, 2],
-            [10, 7, 6],
-            [7, 1, 8],
-            [3, 9, 4],
-            [3, 4, 2],
-            [3, 2, 6],
-            [3, 6, 8],
-            [3, 8, 9],
-            [4, 9, 5],
-            [2, 4, 11],
-            [6, 2, 10],
-            [8, 6, 7],
-            [9, 8, 1],
-        ];
-        let mut tris: Vec<[DVec3; 3]> = faces.iter().map(|f| f.map(|i| v[i])).collect();
-        // (a + b) is (b + a) to the bit: both triangles along an edge make the same midpoint.
-        let mid = |a: DVec3, b: DVec3| (a + b).normalize();
-        for _ in 0..levels {
-            tris = tris
-                .iter()
-                .flat_map(|&[a, b, c]| {
-                    let (ab, bc, ca) = (mid(a, b), mid(b, c), mid(c, a));
-                    [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
-                })
-                .collect();
-        }
-        tris.iter()
-            .map(|t| t.map(|x| center + x * radius))
             .collect()
     }
 

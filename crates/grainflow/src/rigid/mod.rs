@@ -17,7 +17,7 @@ pub mod mass;
 
 use glam::DVec3;
 
-use crate::scene::WallSpec;
+use crate::scene::{ShapeSpec, WallSpec};
 use crate::walls::Wall;
 use crate::{Error, Result};
 
@@ -43,9 +43,13 @@ pub(crate) fn free_walls(specs: &[WallSpec], walls: &[Wall]) -> Result<Vec<FreeW
     let mut bodies = Vec::new();
     for (k, (spec, wall)) in specs.iter().zip(walls).enumerate() {
         let Some(free) = &spec.free else { continue };
-        let body = free
-            .build(&wall.shape)
-            .map_err(|(f, r)| Error::scene(format!("walls[{k}].free.{f}"), r))?;
+        let body = free.build(&wall.shape).map_err(|(f, r)| {
+            let r = match &spec.shape {
+                ShapeSpec::Mesh { path, .. } => format!("the mesh {}: {r}", path.display()),
+                _ => r,
+            };
+            Error::scene(format!("walls[{k}].free.{f}"), r)
+        })?;
         bodies.push(FreeWall {
             wall: k,
             body,

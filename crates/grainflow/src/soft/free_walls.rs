@@ -16,10 +16,11 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::walls::{bodies, grain, meet, touching};
-use crate::contact::ContactState;
+use crate::contact::{ContactState, Touch};
 use crate::physics::Physics;
 use crate::stats::ContactStats;
 use crate::walls::history::WallMember;
+use crate::walls::Shape;
 use crate::world::World;
 
 /// The free walls' forces on the grains, added to the particles' force and torque, and their
@@ -84,13 +85,13 @@ fn grain_forces(
         let (pos, r) = (p.pos[k], p.radius[k]);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
         let local = pose.to_local(pos);
-        for (m, shape) in wall.shape.members().iter().enumerate() {
-            let contact = shape.contact(local, r).map(|mut c| {
+        each_contact(&wall.shape, local, r, |m, contact| {
+            let contact = contact.map(|mut c| {
                 c.normal = pose.rotation * c.normal;
                 c
             });
             let Some((c, s)) = meet(contact, WallMember::new(w, m), history) else {
-                continue;
+                return;
             };
             let (grain, mut surface) = bodies(&grain(p, k), pose, pos);
             surface.inv_mass = inv_mass;
@@ -101,7 +102,7 @@ fn grain_forces(
             f += out.force_i;
             t += out.torque_i;
             stats = ContactStats::merge(stats, touching(k, c, r));
-        }
+        });
         (stats.contacts > 0).then_some((k as u32, f, t, stats))
     };
     let hits: Vec<(u32, DVec3, DVec3, ContactStats)> = own
@@ -117,4 +118,22 @@ fn grain_forces(
         hits.into_iter().map(|(k, f, t, _)| (k, f, t)).collect(),
         stats,
     )
+}
+
+/// Calls `f` with each member of `shape` in ascending order and the contact with it of a
+/// sphere at `local` (in the wall's placement) of radius `r`, if they touch; a mesh is
+/// searched once for all its members ([`crate::walls::trimesh::TriMesh::member_contacts`]).
+fn each_contact(shape: &Shape, local: DVec3, r: f64, mut f: impl FnMut(usize, Option<Touch>)) {
+    let members = shape.members();
+    if let Some(Shape::Mesh(part)) = members.first() {
+        let (found, n) = part.mesh.member_contacts(local, r);
+        let mut touched = found[..n].iter().peekable();
+        for m in 0..members.len() {
+            f(m, touched.next_if(|e| e.0 == m).map(|e| e.1));
+        }
+        return;
+    }
+    for (m, s) in members.iter().enumerate() {
+        f(m, s.contact(local, r));
+    }
 }

@@ -239,6 +239,33 @@ impl TriMesh {
     }
 }
 
+impl TriMesh {
+    /// The contact of a sphere at `p` of radius `r` with each member of the mesh it touches,
+    /// as (member, touch) in ascending member, how many: for each member what
+    /// [`MeshPart::contact`] gives, from one search of the grid instead of one per member (a
+    /// free wall tries each grain against all its members).
+    pub fn member_contacts(&self, p: DVec3, r: f64) -> ([(usize, Touch); MOST], usize) {
+        let mut found = [EMPTY; MOST];
+        let n = self.contacts(p, r, &mut found);
+        let mut out = [(0, EMPTY.touch); MOST];
+        let mut m = 0;
+        for f in &found[..n] {
+            let member = self.member[f.face as usize] as usize;
+            match out[..m].iter_mut().find(|e| e.0 == member) {
+                // The last of equal overlaps, as `max_by` keeps.
+                Some(e) if f.touch.overlap.total_cmp(&e.1.overlap).is_ge() => e.1 = f.touch,
+                Some(_) => {}
+                None => {
+                    out[m] = (member, f.touch);
+                    m += 1;
+                }
+            }
+        }
+        out[..m].sort_by_key(|e| e.0);
+        (out, m)
+    }
+}
+
 impl MeshPart {
     /// The contact of a sphere at `pos` of radius `r` with this member of the mesh: the
     /// deepest of the mesh's distinct contacts ([`TriMesh::contacts`]) on its faces.
