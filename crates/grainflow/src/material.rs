@@ -131,6 +131,8 @@ pub struct PairParams {
     pub tsuji_gn: f64,
     /// Hertz tangential damping constant 2β √(5/6) √(8Ḡ): g_t = tsuji_gt √(M √R) (002 eq A6).
     pub tsuji_gt: f64,
+    /// Flores's damping χ v₀ that rebounds with e (`contact::normal::hunt_crossley_damping`).
+    pub hunt_crossley: f64,
     /// Tangential restitution ε_t of hard-sphere collisions (000 eq 4).
     pub tangential_restitution: f64,
 }
@@ -152,6 +154,7 @@ impl PairParams {
             damping,
             tsuji_gn: b * (2.0 * e_star).sqrt(),
             tsuji_gt: b * (8.0 * g_star).sqrt(),
+            hunt_crossley: crate::contact::normal::hunt_crossley_damping(restitution),
             tangential_restitution: 1.0,
         }
     }

@@ -171,12 +171,12 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "restitution",
-        about: "002 §4.1.3: head-on pairs for e = 0 … 1; measured e' = e for Hooke and Hertz",
+        about: "002 §4.1.3: head-on pairs for e = 0 … 1; measured e' = e for Hooke, Hertz and Flores",
         run: two_body::restitution,
     },
     Case {
         name: "restitution-dt",
-        about: "002 §4.1.3 at dt = \"auto\" (t_c/15): head-on pairs for Hooke, Hertz, Flores and linear at e = 0.1 … 0.9; the run equals the step's discrete map, whose e' over the phases of first touch is shown beside e",
+        about: "002 §4.1.3 at dt = \"auto\" (t_c/15): head-on pairs for Hooke, Hertz, Flores and linear at e = 0.1 … 0.9, first touch at 16 phases of a step; each run equals the step's discrete map; Flores within 2 % of e at every phase, the others' worst and mean shown",
         run: restitution_dt::restitution_dt,
     },
     Case {

@@ -225,6 +225,10 @@ pub fn normal_stack(_full: bool) -> Result<Vec<Metric>> {
 /// creeps towards zero overlap and never opens. We use e = 0.1: the step response of the linear
 /// contact overshoots its new equilibrium by e × (the 8 or 10 N step), 0.8 N, which keeps the
 /// 8 N case attached (2 − 0.8 > 0), while the 10 N case swings 1 N past zero force and opens.
+/// Flores uses e = 0.05, nearer Table 1's 0 (which it refuses): its damping c_n δ^{3/2} δ̇ is
+/// set for v₀ = v_c = 1 m/s, and this contact moves at about 0.1 m/s, so it is damped less than
+/// e says and with e = 0.1 the 8 N case swings to zero force and opens (the least normal force
+/// is 1e-5 N); with e = 0.05 it stays 0.67 N above zero and the 10 N case still opens.
 pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
     let mut out = Vec::new();
     for (name, normal) in &MODELS {
@@ -239,7 +243,8 @@ pub fn cohesion(_full: bool) -> Result<Vec<Metric>> {
                     Mobility::Free,
                 ),
             ];
-            let mat = material(0.1, 0.3, 0.0, 0.0, 10.0);
+            let e = if *normal == Normal::Flores { 0.05 } else { 0.1 };
+            let mat = material(e, 0.3, 0.0, 0.0, 10.0);
             let mut sim = build(scene(*normal, mat, Cohesion::Constant, g, false, spheres))?;
             sim.keep_reactions();
             sim.run_until(2.0, |_| Ok(()))?;
@@ -328,9 +333,9 @@ fn measure_restitution(normal: Normal, e: f64) -> Result<f64> {
     Ok((p.vel[b].x - p.vel[a].x) / 1.0)
 }
 
-/// Test 3. Input e = 0, 0.05, …, 1: measured e' equals e within 0.01 for Hooke and Hertz
-/// (linear and Tsuji damping are built to give e); Flores matches for e ≥ 0.8 within 0.02 and,
-/// as Flores et al. (2011) say, deviates below (not checked there; e = 0 is refused).
+/// Test 3. Input e = 0, 0.05, …, 1: measured e' equals e within 0.01 for every model (linear
+/// and Tsuji damping are built to give e, Flores's constant is the exact Hunt–Crossley one,
+/// `hunt_crossley_damping`; Flores refuses e = 0).
 pub fn restitution(full: bool) -> Result<Vec<Metric>> {
     let step = if full { 0.01 } else { 0.05 };
     let n = (1.0 / step + 0.5) as usize;
@@ -338,11 +343,9 @@ pub fn restitution(full: bool) -> Result<Vec<Metric>> {
     for (name, normal) in MODELS {
         for k in 0..=n {
             let e = k as f64 * step;
-            let tol = match normal {
-                Normal::Flores if e < 0.8 => continue,
-                Normal::Flores => 0.02,
-                _ => 0.01,
-            };
+            if normal == Normal::Flores && e == 0.0 {
+                continue;
+            }
             let measured = measure_restitution(normal, e)?;
             out.push(Metric::new(
                 "restitution",
@@ -350,7 +353,7 @@ pub fn restitution(full: bool) -> Result<Vec<Metric>> {
                 format!("e' at e = {e:.2}"),
                 measured,
                 e,
-                tol,
+                0.01,
             ));
         }
     }

@@ -4,7 +4,8 @@
 //! stiffness and damping that go with it (A5–A7 tie them together):
 //! * Hooke (002 eq 3 with p = 1, q = 0; A5): k_n from the characteristic velocity v_c;
 //! * Hertz (002 eq 3 with p = 3/2, q = 1/4; A6): k_n = 4/3 Ē √R;
-//! * Flores (002 eq 5–6; A7): hysteresis damping c_n = 8/5 k_n (1−e)/(e v₀);
+//! * Flores (002 eq 5–6; A7): hysteresis damping c_n = k_n α/v₀, α from e exactly
+//!   ([`hunt_crossley_damping`]; eq 6's 8/5 (1−e)/e approximates it);
 //! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default; tangential
 //!   damping only when given (003 has none; LAMMPS's gran/hooke/history has one);
 //! * Pebbles (001 eq 3.7): Hooke h (pebble–pebble or pebble–wall) and dashpot C⊥ given; its
@@ -27,7 +28,8 @@ pub enum Normal {
     Hooke,
     /// Hertzian visco-elastic (002 A6).
     Hertz,
-    /// Hertz with Flores et al. (2011) hysteresis damping (002 eq 5–6, A7).
+    /// Hertz with Flores et al. (2011) hysteresis damping (002 eq 5–6, A7), its constant
+    /// from e exactly ([`hunt_crossley_damping`]).
     Flores,
     /// Linear spring–dashpot with constants given directly (003 §2).
     Linear {
@@ -129,9 +131,46 @@ pub fn mindlin_stiffness(g_star: f64, r_eff: f64) -> f64 {
     8.0 * g_star * r_eff.sqrt()
 }
 
-/// Flores hysteresis damping factor c_n = 8/5 k_n (1 − e) / (e v₀) (002 eq 6), N s/m^{5/2}.
-pub fn flores_damping(kn: f64, e: f64, v0: f64) -> f64 {
-    1.6 * kn * (1.0 - e) / (e * v0)
+/// The damping χ v₀ (dimensionless) that makes the Hunt–Crossley force
+/// F = k_n δ^p (1 + χ δ̇) rebound a head-on impact at v₀ with restitution e ∈ (0, 1): the root
+/// α ∈ (0, 1/e) of ln((1 + α)/(1 − e α)) = (1 + e) α.
+///
+/// Our derivation: with u = δ̇, M u du/dδ = −k_n δ^p (1 + χ u) separates into
+/// M u du / (1 + χ u) = −k_n δ^p dδ. Over the whole contact δ goes from 0 back to 0, so the
+/// right side integrates to zero and ∫ from v₀ to −e v₀ of u/(1 + χ u) du = 0, which with
+/// ∫ u/(1 + χ u) du = u/χ − ln(1 + χ u)/χ² is the equation above (for any p). For e → 1,
+/// α → 3/2 (1 − e), Hunt and Crossley's value; Flores et al.'s 8/5 (1 − e)/e (002 eq 6) is
+/// another approximation, which rebounds with 0.069 for e = 0.1 and 0.470 for e = 0.5.
+/// e ≥ 1 gives 0 and e ≤ 0 infinity (Flores needs e > 0).
+pub fn hunt_crossley_damping(e: f64) -> f64 {
+    if e >= 1.0 {
+        return 0.0;
+    }
+    if e <= 0.0 {
+        return f64::INFINITY;
+    }
+    // f(α) = ln(1 + α) − ln(1 − e α) − (1 + e) α is < 0 on (0, α*) and > 0 on (α*, 1/e)
+    // (f(0) = f'(0) = 0, f''(0) = e² − 1 < 0, f → ∞ at 1/e): bisection to the last bit.
+    let f = |a: f64| a.ln_1p() - (-e * a).ln_1p() - (1.0 + e) * a;
+    let (mut lo, mut hi) = (0.0, 1.0 / e);
+    loop {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            return hi;
+        }
+        if f(mid) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+}
+
+/// Flores's hysteresis damping c_n = k_n α / v₀ (002 eq 5–6 with α = χ v₀ of
+/// [`hunt_crossley_damping`] in place of eq 6's 8/5 (1 − e)/e, so that the contact rebounds
+/// with the e asked for), N s/m^{5/2}; `alpha` = [`hunt_crossley_damping`] of the pair's e.
+pub fn flores_damping(kn: f64, alpha: f64, v0: f64) -> f64 {
+    kn * alpha / v0
 }
 
 /// Stiffness and damping constants of one contact, resolved once when it forms: they depend
@@ -185,7 +224,7 @@ pub fn stiffness(
             // A6: g_n = 2β √(5/6) √(3/2 M k_n) = tsuji_gn √(M √R), g_t likewise with k_t.
             let m_root = (m_eff * sqrt_r).sqrt();
             let gn = match model {
-                Normal::Flores => flores_damping(kn, p.restitution, v0),
+                Normal::Flores => flores_damping(kn, p.hunt_crossley, v0),
                 _ => p.tsuji_gn * m_root,
             };
             Stiffness {
@@ -371,13 +410,44 @@ mod tests {
 
     #[test]
     fn flores_damping_is_proportional_to_elastic_force() {
-        // 002 eq 5: F = k δ^{3/2} (1 + c_n/k δ̇); with δ̇ = v₀ the factor is 1 + 8(1−e)/(5e).
+        // 002 eq 5: F = k δ^{3/2} (1 + c_n/k δ̇); with δ̇ = v₀ the factor is 1 + α.
         let e = 0.8;
         let p = PairParams::new(2.0e5, 5.0e4, e, [0.0; 3], 0.0);
         let out = force_of(&Normal::Flores, &p, 0.25, 0.5, 1e-3, 2.0, 1.0, 2.0);
         let elastic = hertz_stiffness(2.0e5, 0.25) * 1e-3f64.powf(1.5);
-        let factor = 1.0 + 8.0 * (1.0 - e) / (5.0 * e);
+        let factor = 1.0 + hunt_crossley_damping(e);
         assert!((out.force - elastic * factor).abs() < 1e-12 * out.force);
+    }
+
+    #[test]
+    fn hunt_crossley_damping_rebounds_with_e() {
+        // The root of ln((1 + α)/(1 − e α)) = (1 + e) α (to 1e-9: 1 − e α is 2e-8 at e = 0.05);
+        // near e = 1 it is Hunt and Crossley's 3/2 (1 − e). A head-on Flores impact
+        // (M = 0.5 kg, k_n = 1e5 N/m^{3/2}, v₀ = 1 m/s) integrated with 2·10⁵ steps of
+        // velocity Verlet rebounds with e to 1e-5.
+        for e in [0.05f64, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99] {
+            let a = hunt_crossley_damping(e);
+            let residual = (a.ln_1p() - (-e * a).ln_1p()) / ((1.0 + e) * a) - 1.0;
+            assert!(residual.abs() < 1e-9 && a < 1.0 / e, "e = {e}: α = {a}");
+            let (m, kn, v0) = (0.5, 1e5, 1.0);
+            let cn = flores_damping(kn, a, v0);
+            let dt = 2.0 * (m * v0 * v0 / kn).powf(0.4) / v0 / 2e5;
+            let (mut d, mut u, mut acc) = (0.0, v0, 0.0);
+            loop {
+                let half = u + 0.5 * dt * acc;
+                d += dt * half;
+                if d <= 0.0 {
+                    u = half;
+                    break;
+                }
+                acc = -force(Form::Flores, [kn, 0.0, cn, 0.0], d, half).force / m;
+                u = half + 0.5 * dt * acc;
+            }
+            assert!((-u / v0 - e).abs() < 1e-5, "e = {e}: e' = {}", -u / v0);
+        }
+        assert!((hunt_crossley_damping(0.999) / (1.5 * 0.001) - 1.0).abs() < 2e-3);
+        assert_eq!(hunt_crossley_damping(1.0), 0.0);
+        assert_eq!(hunt_crossley_damping(0.0), f64::INFINITY);
     }
 
     #[test]
