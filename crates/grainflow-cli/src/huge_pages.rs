@@ -16,6 +16,10 @@ const HUGE: usize = 2 << 20;
 
 pub struct HugePages;
 
+/// The program's allocator.
+#[global_allocator]
+static ALLOCATOR: HugePages = HugePages;
+
 /// The layout a large block is allocated with: aligned to a huge page.
 fn large(layout: Layout) -> Option<Layout> {
     (layout.size() >= LARGE)
