@@ -16,6 +16,10 @@ const HUGE: usize = 2 << 20;
 
 pub struct HugePages;
 
+/// The program's allocator.
+#[global_allocator]
+static ALLOCATOR: HugePages = HugePages;
+
 /// The layout a large block is allocated with: aligned to a huge page.
 fn large(layout: Layout) -> Option<Layout> {
     (layout.size() >= LARGE)
@@ -37,22 +41,27 @@ fn advise(p: *mut u8, size: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise(_: *mut u8, _: usize) {}
 
+/// A block for `layout` from `allocate`: with the large layout and advised when it is large,
+/// else with `layout` itself.
+fn advised(layout: Layout, allocate: impl FnOnce(Layout) -> *mut u8) -> *mut u8 {
+    match large(layout) {
+        Some(l) => {
+            let p = allocate(l);
+            if !p.is_null() {
+                advise(p, l.size());
+            }
+            p
+        }
+        None => allocate(layout),
+    }
+}
+
 // SAFETY: every block is the system allocator's, allocated and freed with the same layout
 // (`large` gives the same answer for the same layout).
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match large(layout) {
-            Some(l) => {
-                // SAFETY: `l` has a non-zero size (≥ LARGE) and a valid alignment.
-                let p = unsafe { System.alloc(l) };
-                if !p.is_null() {
-                    advise(p, l.size());
-                }
-                p
-            }
-            // SAFETY: the caller's layout, as the caller guarantees it.
-            None => unsafe { System.alloc(layout) },
-        }
+        // SAFETY: the caller's layout, or the large one (non-zero size, valid alignment).
+        advised(layout, |l| unsafe { System.alloc(l) })
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
@@ -61,18 +70,8 @@ unsafe impl GlobalAlloc for HugePages {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match large(layout) {
-            Some(l) => {
-                // SAFETY: as in `alloc`.
-                let p = unsafe { System.alloc_zeroed(l) };
-                if !p.is_null() {
-                    advise(p, l.size());
-                }
-                p
-            }
-            // SAFETY: the caller's layout.
-            None => unsafe { System.alloc_zeroed(layout) },
-        }
+        // SAFETY: as in `alloc`.
+        advised(layout, |l| unsafe { System.alloc_zeroed(l) })
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {

@@ -281,10 +281,6 @@ fn parse_vec(s: &str) -> std::result::Result<glam::DVec3, String> {
     }
 }
 
-/// Large arrays in huge pages where the kernel gives them on request (`huge_pages.rs`).
-#[global_allocator]
-static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
