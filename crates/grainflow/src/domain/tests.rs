@@ -351,3 +351,49 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     let one = alone(BED, 300);
     assert_eq!(bits(&end.world.particles), bits(&one.world.particles));
 }
+
+#[test]
+fn the_pieces_of_three_ranks_hold_every_grain_once() {
+    // After 100 steps of the bed on three ranks (grains having moved between them), the
+    // ranks' own grains — each rank's piece of a snapshot — hold every grain of one process
+    // exactly once, with its bits.
+    let steps = 100;
+    let one = alone(BED, steps);
+    let pieces: Vec<Particles> = std::thread::scope(|s| {
+        let handles: Vec<_> = threads(3)
+            .into_iter()
+            .map(|t| {
+                s.spawn(move || {
+                    let base = std::path::Path::new(".");
+                    let mut run = Shared::new(scene(BED), base, Box::new(t)).expect("builds");
+                    for _ in 0..steps {
+                        run.step().expect("stable");
+                    }
+                    run.own_grains()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("ran"))
+            .collect()
+    });
+    assert!(
+        pieces.iter().all(|p| p.len() > 500),
+        "every rank holds a share"
+    );
+    let mut all: Vec<(u64, [u64; 15])> = Vec::new();
+    for p in &pieces {
+        all.extend(p.id.iter().copied().zip(bits(p)));
+    }
+    all.sort_by_key(|g| g.0);
+    let p = &one.world.particles;
+    let mut expected: Vec<(u64, [u64; 15])> = p.id.iter().copied().zip(bits(p)).collect();
+    expected.sort_by_key(|g| g.0);
+    assert!(
+        all == expected,
+        "{} grains in the pieces, {} in one process",
+        all.len(),
+        expected.len()
+    );
+}

@@ -76,6 +76,14 @@ pub struct Outputs {
     tallies: Option<tallies::Tallies>,
     /// Wall-clock time spent in [`Outputs::observe`] (s).
     seconds: f64,
+    /// Ranks writing each snapshot in pieces ([`Outputs::open_in_pieces`]); None: one file.
+    pieces: Option<usize>,
+}
+
+/// The piece of snapshot `frame` that rank `rank` writes in a run shared among processes,
+/// relative to the output folder.
+pub fn piece_name(frame: usize, rank: usize) -> String {
+    format!("frames/particles_{frame:06}_{rank}.vtu")
 }
 
 /// The first multiple of `interval` after `time` (s), or ∞ when the output is off.
@@ -101,6 +109,18 @@ impl Outputs {
     /// Opens the output folder for `sim` as `start` says, writes the manifest and, for a
     /// fresh run, the first snapshot and rows.
     pub fn open(dir: &Path, sim: &Simulation, start: Start) -> Result<Outputs> {
+        Outputs::open_in_pieces(dir, sim, start, None)
+    }
+
+    /// [`Outputs::open`] for a run shared among `pieces` ranks (None: one process): each
+    /// snapshot is then a `.pvtu` indexing the pieces [`piece_name`] that the ranks write, the
+    /// `.pvd` listing the `.pvtu`.
+    pub fn open_in_pieces(
+        dir: &Path,
+        sim: &Simulation,
+        start: Start,
+        pieces: Option<usize>,
+    ) -> Result<Outputs> {
         durable::refuse_link(&dir.join("frames"))?;
         std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
         durable::remove_stale(dir)?;
@@ -131,6 +151,7 @@ impl Outputs {
                 tallies::Tallies::new(dir, sim, s, saved)
             }),
             seconds: 0.0,
+            pieces,
         };
         let lengths = mark.map(|m| m.lengths).unwrap_or_default();
         out.open_appended(sim, &lengths, fresh)?;
@@ -257,11 +278,23 @@ impl Outputs {
     }
 
     fn snapshot(&mut self, sim: &Simulation) -> Result<()> {
-        let name = format!("frames/particles_{:06}.vtu", self.frame);
-        vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
+        let name = self.frame_name(self.frame);
+        match self.pieces {
+            Some(ranks) => {
+                let frame = self.frame;
+                let pieces: Vec<String> = (0..ranks)
+                    .map(|r| piece_name(frame, r).replace("frames/", ""))
+                    .collect();
+                vtk::write_particles_pvtu(&self.dir.join(&name), &pieces, sim.world.time)?;
+            }
+            None => {
+                let (path, p) = (self.dir.join(&name), &sim.world.particles);
+                vtk::write_particles_vtu(&path, p, sim.world.time)?;
+            }
+        }
         self.pvd.push(sim.world.time, &name)?;
         if let Some(units) = sim.scene.output.ss {
-            let path = self.dir.join(name.replace(".vtu", ".ss"));
+            let path = (self.dir).join(format!("frames/particles_{:06}.ss", self.frame));
             let file = ss::ss_from_particles(&sim.world.particles, sim.world.time, units).map_err(
                 |reason| Error::Format {
                     path: path.clone(),
@@ -306,6 +339,20 @@ impl Outputs {
         }
         self.frame += 1;
         Ok(())
+    }
+
+    /// The particle file of snapshot `frame`, relative to the folder: a `.vtu`, or the
+    /// `.pvtu` indexing its pieces.
+    fn frame_name(&self, frame: usize) -> String {
+        let kind = if self.pieces.is_some() { "pvtu" } else { "vtu" };
+        format!("frames/particles_{frame:06}.{kind}")
+    }
+
+    /// The number of the snapshot due at the current time of `sim` (as [`Outputs::observe`]
+    /// would write it), if one is.
+    pub fn snapshot_due(&self, sim: &Simulation) -> Option<usize> {
+        let t = sim.world.time + 0.5 * sim.physics.dt;
+        (t >= self.next_snapshot).then_some(self.frame)
     }
 
     /// The file and time (s) of the folder's last checkpoint, if one was taken.
@@ -434,7 +481,7 @@ impl Outputs {
         for a in self.appended.iter_mut().flatten() {
             a.sync()?;
         }
-        Ok((self.frame > frame).then(|| format!("frames/particles_{frame:06}.vtu")))
+        Ok((self.frame > frame).then(|| self.frame_name(frame)))
     }
 
     /// Writes the tallies and the final checkpoint `final.gfck`, with the files synced.
