@@ -70,10 +70,15 @@ fn alone(toml: &str, steps: usize) -> Simulation {
 /// and copies, and the grains it took in from other ranks.
 type Report = (Vec<PairHistory>, usize, usize, u64);
 
-/// `steps` steps of `toml` on `ranks` ranks (threads): every own grain gathered on rank 0, in
-/// the order of one process, and each rank's report.
-fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
-    let runs: Vec<_> = std::thread::scope(|s| {
+/// `steps` steps of `toml` on `ranks` ranks (threads), then `after` of each rank's share, by
+/// rank.
+fn on_ranks<T: Send>(
+    toml: &str,
+    (ranks, steps): (usize, usize),
+    after: impl Fn(&mut Shared) -> T + Sync,
+) -> Vec<T> {
+    let after = &after;
+    std::thread::scope(|s| {
         let handles: Vec<_> = threads(ranks)
             .into_iter()
             .map(|t| {
@@ -83,16 +88,7 @@ fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
                     for _ in 0..steps {
                         run.step().expect("stable");
                     }
-                    let w = &run.sim.world;
-                    let own = &run.domain.own;
-                    let p = &w.particles;
-                    let pairs = w.pair_history_by_id(&run.sim.physics.periodic);
-                    let index = p.index_map();
-                    let mine = |id: &u64| own[index[id]];
-                    let pairs = pairs.into_iter().filter(|e| mine(&e.0) || mine(&e.1));
-                    let (_, n_own, n_copies, _) = run.counts();
-                    let report = (pairs.collect(), n_own, n_copies, run.domain.migrated);
-                    (run.gather(), report)
+                    after(&mut run)
                 })
             })
             .collect();
@@ -100,6 +96,23 @@ fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
             .into_iter()
             .map(|h| h.join().expect("ran"))
             .collect()
+    })
+}
+
+/// `steps` steps of `toml` on `ranks` ranks (threads): every own grain gathered on rank 0, in
+/// the order of one process, and each rank's report.
+fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
+    let runs = on_ranks(toml, (ranks, steps), |run| {
+        let w = &run.sim.world;
+        let own = &run.domain.own;
+        let p = &w.particles;
+        let pairs = w.pair_history_by_id(&run.sim.physics.periodic);
+        let index = p.index_map();
+        let mine = |id: &u64| own[index[id]];
+        let pairs = pairs.into_iter().filter(|e| mine(&e.0) || mine(&e.1));
+        let (_, n_own, n_copies, _) = run.counts();
+        let report = (pairs.collect(), n_own, n_copies, run.domain.migrated);
+        (run.gather(), report)
     });
     let mut reports = Vec::new();
     let mut all = None;
@@ -359,25 +372,7 @@ fn the_pieces_of_three_ranks_hold_every_grain_once() {
     // exactly once, with its bits.
     let steps = 100;
     let one = alone(BED, steps);
-    let pieces: Vec<Particles> = std::thread::scope(|s| {
-        let handles: Vec<_> = threads(3)
-            .into_iter()
-            .map(|t| {
-                s.spawn(move || {
-                    let base = std::path::Path::new(".");
-                    let mut run = Shared::new(scene(BED), base, Box::new(t)).expect("builds");
-                    for _ in 0..steps {
-                        run.step().expect("stable");
-                    }
-                    run.own_grains()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("ran"))
-            .collect()
-    });
+    let pieces = on_ranks(BED, (3, steps), |run| run.own_grains());
     assert!(
         pieces.iter().all(|p| p.len() > 500),
         "every rank holds a share"
