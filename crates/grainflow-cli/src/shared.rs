@@ -22,9 +22,10 @@ use crate::stop::Stop;
 const GO: u8 = 0;
 const FAILED: u8 = 1;
 const SIGNAL: u8 = 64;
-/// ... and after each step: whether outputs are due, and whether a checkpoint.
+/// ... and after each step: whether outputs are due, whether a checkpoint, whether a snapshot.
 const DUE: u8 = 1;
 const CHECKPOINT: u8 = 2;
+const SNAPSHOT: u8 = 4;
 
 /// MPI's world when the process was started by mpirun with more than one rank.
 #[cfg(feature = "mpi")]
@@ -66,7 +67,9 @@ pub fn run(
     let view = (rank == 0).then(|| sim.clone());
     // Refusals were met above, so every rank takes its share.
     let mut shared = Shared::from(sim, transport)?;
-    let opened = view.as_ref().map(|v| Outputs::open(out, v, start));
+    let first =
+        matches!(start, Start::Fresh { .. }) && shared.sim.scene.output.snapshot_interval.is_some();
+    let opened = (view.as_ref()).map(|v| Outputs::open_in_pieces(out, v, start, Some(size)));
     let (outputs, failed) = match opened {
         Some(Ok(o)) => (Some(o), GO),
         Some(Err(e)) => {
@@ -77,6 +80,9 @@ pub fn run(
     };
     if shared.agree(failed) != GO {
         return Ok(ExitCode::FAILURE);
+    }
+    if let Some(code) = pieces(&mut shared, out, first.then_some(0)) {
+        return Ok(code);
     }
     if let Some(v) = &view {
         let bricks = shared.domain.bricks.counts;
@@ -97,7 +103,11 @@ pub fn run(
     let first = shared.sim.world.step;
     let dt = shared.sim.physics.dt;
     let mut next_line = 0.1;
-    let mut rank0 = Rank0 { view, outputs };
+    let mut rank0 = Rank0 {
+        view,
+        outputs,
+        dir: out.to_path_buf(),
+    };
     while shared.sim.world.time + 0.5 * dt < end {
         if let Some(code) = step(&mut shared, &mut rank0, &stop)? {
             return Ok(code);
@@ -142,6 +152,8 @@ pub fn run(
 struct Rank0 {
     view: Option<Simulation>,
     outputs: Option<Outputs>,
+    /// The output folder (every rank writes its pieces of the snapshots there).
+    dir: std::path::PathBuf,
 }
 
 /// One step of every rank: rank 0's word first (go on, or stop for its error or a signal,
@@ -173,18 +185,25 @@ fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitC
     if let Err(e) = shared.step() {
         return Ok(Some(fail_together(e.into(), rank, || shared.agree(FAILED))));
     }
-    let due = match (r0.outputs.as_ref(), r0.view.as_mut()) {
+    let (due, frame) = match (r0.outputs.as_ref(), r0.view.as_mut()) {
         (Some(o), Some(v)) => {
             (v.world.time, v.world.step) = (shared.sim.world.time, shared.sim.world.step);
             let (any, checkpoint) = o.due(v);
-            (u8::from(any) * DUE) | (u8::from(checkpoint) * CHECKPOINT)
+            let frame = o.snapshot_due(v);
+            let flags = (u8::from(any) * DUE) | (u8::from(checkpoint) * CHECKPOINT);
+            (flags | (u8::from(frame.is_some()) * SNAPSHOT), frame)
         }
-        _ => 0,
+        _ => (0, None),
     };
     let overlap = shared.sim.stats.max_overlap_ratio;
     let (due, overlap) = shared.agree_max(due, overlap);
     if due & DUE != 0 {
         shared.gather_into(r0.view.as_mut(), due & CHECKPOINT != 0);
+    }
+    if due & SNAPSHOT != 0 {
+        if let Some(code) = pieces(shared, &r0.dir, frame) {
+            return Ok(Some(code));
+        }
     }
     if let (Some(o), Some(v)) = (r0.outputs.as_mut(), r0.view.as_mut()) {
         // Every step, as one process does, so that the series keeps the largest overlap
@@ -198,6 +217,29 @@ fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitC
         }
     }
     Ok(None)
+}
+
+/// Every rank writes its own grains as its piece of snapshot `frame` (rank 0's word: the
+/// others pass None) into the folder `out`; rank 0 writes the `.pvtu` indexing them. The exit
+/// code when a rank failed to write (rank 0 prints its message). Every rank calls it together.
+fn pieces(shared: &mut Shared, out: &Path, frame: Option<usize>) -> Option<ExitCode> {
+    let word = frame.map_or(u64::MAX, |f| f as u64).to_le_bytes().to_vec();
+    let got = shared.all_gather(word);
+    let frame = u64::from_le_bytes(got[0][..8].try_into().expect("eight bytes"));
+    if frame == u64::MAX {
+        return None;
+    }
+    let rank = shared.counts().0;
+    let path = out.join(grainflow::io::piece_name(frame as usize, rank));
+    let time = shared.sim.world.time;
+    let written = grainflow::io::vtk::write_particles_vtu(&path, &shared.own_grains(), time);
+    let message = written.err().map(|e| format!("rank {rank}: {e}"));
+    let got = shared.all_gather(message.unwrap_or_default().into_bytes());
+    let failed = got.iter().find(|m| !m.is_empty())?;
+    if rank == 0 {
+        eprintln!("error: {}", String::from_utf8_lossy(failed));
+    }
+    Some(ExitCode::FAILURE)
 }
 
 /// Ends this rank for an error every rank met: rank 0 prints it, then all ranks `meet` once,

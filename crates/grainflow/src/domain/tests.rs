@@ -70,10 +70,15 @@ fn alone(toml: &str, steps: usize) -> Simulation {
 /// and copies, and the grains it took in from other ranks.
 type Report = (Vec<PairHistory>, usize, usize, u64);
 
-/// `steps` steps of `toml` on `ranks` ranks (threads): every own grain gathered on rank 0, in
-/// the order of one process, and each rank's report.
-fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
-    let runs: Vec<_> = std::thread::scope(|s| {
+/// `steps` steps of `toml` on `ranks` ranks (threads), then `after` of each rank's share, by
+/// rank.
+fn on_ranks<T: Send>(
+    toml: &str,
+    (ranks, steps): (usize, usize),
+    after: impl Fn(&mut Shared) -> T + Sync,
+) -> Vec<T> {
+    let after = &after;
+    std::thread::scope(|s| {
         let handles: Vec<_> = threads(ranks)
             .into_iter()
             .map(|t| {
@@ -83,16 +88,7 @@ fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
                     for _ in 0..steps {
                         run.step().expect("stable");
                     }
-                    let w = &run.sim.world;
-                    let own = &run.domain.own;
-                    let p = &w.particles;
-                    let pairs = w.pair_history_by_id(&run.sim.physics.periodic);
-                    let index = p.index_map();
-                    let mine = |id: &u64| own[index[id]];
-                    let pairs = pairs.into_iter().filter(|e| mine(&e.0) || mine(&e.1));
-                    let (_, n_own, n_copies, _) = run.counts();
-                    let report = (pairs.collect(), n_own, n_copies, run.domain.migrated);
-                    (run.gather(), report)
+                    after(&mut run)
                 })
             })
             .collect();
@@ -100,6 +96,23 @@ fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
             .into_iter()
             .map(|h| h.join().expect("ran"))
             .collect()
+    })
+}
+
+/// `steps` steps of `toml` on `ranks` ranks (threads): every own grain gathered on rank 0, in
+/// the order of one process, and each rank's report.
+fn shared(toml: &str, ranks: usize, steps: usize) -> (Particles, Vec<Report>) {
+    let runs = on_ranks(toml, (ranks, steps), |run| {
+        let w = &run.sim.world;
+        let own = &run.domain.own;
+        let p = &w.particles;
+        let pairs = w.pair_history_by_id(&run.sim.physics.periodic);
+        let index = p.index_map();
+        let mine = |id: &u64| own[index[id]];
+        let pairs = pairs.into_iter().filter(|e| mine(&e.0) || mine(&e.1));
+        let (_, n_own, n_copies, _) = run.counts();
+        let report = (pairs.collect(), n_own, n_copies, run.domain.migrated);
+        (run.gather(), report)
     });
     let mut reports = Vec::new();
     let mut all = None;
@@ -350,4 +363,32 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     let end = shared_view(&resumed, 3, 150);
     let one = alone(BED, 300);
     assert_eq!(bits(&end.world.particles), bits(&one.world.particles));
+}
+
+#[test]
+fn the_pieces_of_three_ranks_hold_every_grain_once() {
+    // After 100 steps of the bed on three ranks (grains having moved between them), the
+    // ranks' own grains — each rank's piece of a snapshot — hold every grain of one process
+    // exactly once, with its bits.
+    let steps = 100;
+    let one = alone(BED, steps);
+    let pieces = on_ranks(BED, (3, steps), |run| run.own_grains());
+    assert!(
+        pieces.iter().all(|p| p.len() > 500),
+        "every rank holds a share"
+    );
+    let mut all: Vec<(u64, [u64; 15])> = Vec::new();
+    for p in &pieces {
+        all.extend(p.id.iter().copied().zip(bits(p)));
+    }
+    all.sort_by_key(|g| g.0);
+    let p = &one.world.particles;
+    let mut expected: Vec<(u64, [u64; 15])> = p.id.iter().copied().zip(bits(p)).collect();
+    expected.sort_by_key(|g| g.0);
+    assert!(
+        all == expected,
+        "{} grains in the pieces, {} in one process",
+        all.len(),
+        expected.len()
+    );
 }

@@ -26,6 +26,16 @@ impl Shared {
         (got[0][0], x)
     }
 
+    /// This rank's own grains, in the order of one process (its piece of a snapshot).
+    pub fn own_grains(&self) -> Particles {
+        let p = &self.sim.world.particles;
+        let mut mine = Particles::default();
+        for k in (0..p.len()).filter(|&k| self.domain.own[k]) {
+            super::copy_grain(&mut mine, p, k);
+        }
+        mine
+    }
+
     /// Gathers the run into `view` on rank 0 (the whole run as one process holds it; None
     /// on the other ranks): the grains, the clock and the contact counts of the last step
     /// and, when `histories`, the wall contacts and the pair histories, with the list built

@@ -77,6 +77,14 @@ pub struct Outputs {
     tallies: Option<tallies::Tallies>,
     /// Wall-clock time spent in [`Outputs::observe`] (s).
     seconds: f64,
+    /// Ranks writing each snapshot in pieces ([`Outputs::open_in_pieces`]); None: one file.
+    pieces: Option<usize>,
+}
+
+/// The piece of snapshot `frame` that rank `rank` writes in a run shared among processes,
+/// relative to the output folder.
+pub fn piece_name(frame: usize, rank: usize) -> String {
+    format!("frames/particles_{frame:06}_{rank}.vtu")
 }
 
 /// The first multiple of `interval` after `time` (s), or ∞ when the output is off.
@@ -102,6 +110,18 @@ impl Outputs {
     /// Opens the output folder for `sim` as `start` says, writes the manifest and, for a
     /// fresh run, the first snapshot and rows.
     pub fn open(dir: &Path, sim: &Simulation, start: Start) -> Result<Outputs> {
+        Outputs::open_in_pieces(dir, sim, start, None)
+    }
+
+    /// [`Outputs::open`] for a run shared among `pieces` ranks (None: one process): each
+    /// snapshot is then a `.pvtu` indexing the pieces [`piece_name`] that the ranks write, the
+    /// `.pvd` listing the `.pvtu`.
+    pub fn open_in_pieces(
+        dir: &Path,
+        sim: &Simulation,
+        start: Start,
+        pieces: Option<usize>,
+    ) -> Result<Outputs> {
         durable::refuse_link(&dir.join("frames"))?;
         std::fs::create_dir_all(dir.join("frames")).map_err(|e| Error::io(dir, e))?;
         durable::remove_stale(dir)?;
@@ -132,6 +152,7 @@ impl Outputs {
                 tallies::Tallies::new(dir, sim, s, saved)
             }),
             seconds: 0.0,
+            pieces,
         };
         let lengths = mark.map(|m| m.lengths).unwrap_or_default();
         out.open_appended(sim, &lengths, fresh)?;
@@ -257,13 +278,26 @@ impl Outputs {
         self.appended[k].as_mut()
     }
 
-    /// Writes the frame of `sim`'s state, its name `frames/particles_NNNNNN{suffix}.vtu`.
+    /// Writes the frame of `sim`'s state as [`Outputs::frame_name`] names it, `suffix` after
+    /// its number: one `.vtu`, or the `.pvtu` indexing the ranks' pieces.
     fn snapshot(&mut self, sim: &Simulation, suffix: &str) -> Result<()> {
-        let name = format!("frames/particles_{:06}{suffix}.vtu", self.frame);
-        vtk::write_particles_vtu(&self.dir.join(&name), &sim.world.particles, sim.world.time)?;
+        let name = self.frame_name(self.frame, suffix);
+        match self.pieces {
+            Some(ranks) => {
+                let frame = self.frame;
+                let pieces: Vec<String> = (0..ranks)
+                    .map(|r| piece_name(frame, r).replace("frames/", ""))
+                    .collect();
+                vtk::write_particles_pvtu(&self.dir.join(&name), &pieces, sim.world.time)?;
+            }
+            None => {
+                let (path, p) = (self.dir.join(&name), &sim.world.particles);
+                vtk::write_particles_vtu(&path, p, sim.world.time)?;
+            }
+        }
         self.pvd.push(sim.world.time, &name)?;
         if let Some(units) = sim.scene.output.ss {
-            let path = self.dir.join(name.replace(".vtu", ".ss"));
+            let path = (self.dir).join(format!("frames/particles_{:06}.ss", self.frame));
             let file = ss::ss_from_particles(&sim.world.particles, sim.world.time, units).map_err(
                 |reason| Error::Format {
                     path: path.clone(),
@@ -308,6 +342,20 @@ impl Outputs {
         }
         self.frame += 1;
         Ok(())
+    }
+
+    /// The particle file of snapshot `frame` (`suffix` after its number), relative to the
+    /// folder: a `.vtu`, or the `.pvtu` indexing its pieces.
+    fn frame_name(&self, frame: usize, suffix: &str) -> String {
+        let kind = if self.pieces.is_some() { "pvtu" } else { "vtu" };
+        format!("frames/particles_{frame:06}{suffix}.{kind}")
+    }
+
+    /// The number of the snapshot due at the current time of `sim` (as [`Outputs::observe`]
+    /// would write it), if one is.
+    pub fn snapshot_due(&self, sim: &Simulation) -> Option<usize> {
+        let t = sim.world.time + 0.5 * sim.physics.dt;
+        (t >= self.next_snapshot).then_some(self.frame)
     }
 
     /// The file and time (s) of the folder's last checkpoint, if one was taken.
@@ -435,7 +483,7 @@ impl Outputs {
         if sim.scene.output.snapshot_interval.is_some() {
             for (state, suffix) in [(good, "_last_good"), (Some(sim), "_failure")] {
                 if let Some(state) = state {
-                    written.push(format!("frames/particles_{:06}{suffix}.vtu", self.frame));
+                    written.push(self.frame_name(self.frame, suffix));
                     self.snapshot(state, suffix)?;
                 }
             }

@@ -60,6 +60,49 @@ pub fn write_particles_vtu(path: &Path, particles: &Particles, time: f64) -> Res
     })
 }
 
+/// Writes the index of a snapshot written in pieces (one `.vtu` per rank of a run shared among
+/// processes, each as [`write_particles_vtu`] writes it) at `time` (s): a
+/// PUnstructuredGrid naming the pieces `pieces` (relative to the index's folder) and declaring
+/// their arrays, which ParaView reads as one dataset.
+pub fn write_particles_pvtu(path: &Path, pieces: &[String], time: f64) -> Result<()> {
+    let arrays = [
+        ("Int64", "id", 1),
+        ("Int32", "material", 1),
+        ("Float64", "radius", 1),
+        ("Float64", "diameter", 1),
+        ("Float64", "mass", 1),
+        ("Float64", "velocity", 3),
+        ("Float64", "omega", 3),
+        ("Float64", "force", 3),
+        ("Int64", "passes", 1),
+    ];
+    super::durable::write_whole(path, |w| {
+        writeln!(w, r#"<?xml version="1.0"?>"#)?;
+        writeln!(
+            w,
+            r#"<VTKFile type="PUnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
+        )?;
+        writeln!(w, r#"<PUnstructuredGrid GhostLevel="0">"#)?;
+        writeln!(w, "<FieldData>")?;
+        data_array(w, "TimeValue", 1, &[time])?;
+        writeln!(w, "</FieldData>")?;
+        writeln!(w, r#"<PPointData Scalars="radius" Vectors="velocity">"#)?;
+        for (ty, name, comps) in arrays {
+            writeln!(
+                w,
+                r#"<PDataArray type="{ty}" Name="{name}" NumberOfComponents="{comps}"/>"#
+            )?;
+        }
+        writeln!(w, "</PPointData>\n<PPoints>")?;
+        writeln!(w, r#"<PDataArray type="Float64" NumberOfComponents="3"/>"#)?;
+        writeln!(w, "</PPoints>")?;
+        for piece in pieces {
+            writeln!(w, r#"<Piece Source="{}"/>"#, escape(piece))?;
+        }
+        writeln!(w, "</PUnstructuredGrid>\n</VTKFile>")
+    })
+}
+
 /// Writes a wall mesh at `time` (s) as PolyData: `vertices` and `polygons`, each polygon a list
 /// of vertex indices. Its vertices carry a zero `radius` array, so a pipeline (or checker) that
 /// expects `radius` on every dataset of a run reads wall meshes too.
@@ -436,6 +479,38 @@ mod tests {
         assert_eq!(i64s(&array(&xml, "connectivity", "Int64")), vec![0, 1, 2]);
         assert_eq!(i64s(&array(&xml, "offsets", "Int64")), vec![1, 2, 3]);
         assert_eq!(array(&xml, "types", "UInt8"), vec![1, 1, 1]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn pvtu_names_its_pieces_and_declares_the_arrays_of_a_piece() {
+        // A reader takes the arrays' types from the index: they must be the piece's, in order.
+        let dir = scratch("pvtu");
+        write_particles_vtu(&dir.join("p_0.vtu"), &three_particles(), 0.5).unwrap();
+        let pieces = ["p_0.vtu".to_string(), "p_1.vtu".to_string()];
+        write_particles_pvtu(&dir.join("p.pvtu"), &pieces, 0.5).unwrap();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let (vtu, pvtu) = (read("p_0.vtu"), read("p.pvtu"));
+        let declared = |xml: &str, tag: &str| -> Vec<String> {
+            xml.lines()
+                .filter(|l| l.starts_with(tag) && l.contains("NumberOfComponents"))
+                .map(|l| l[tag.len()..].split(" format").next().unwrap().to_string())
+                .map(|l| {
+                    l.split(" NumberOfTuples")
+                        .next()
+                        .unwrap()
+                        .trim_end_matches("/>")
+                        .into()
+                })
+                .collect()
+        };
+        // The piece: TimeValue, the nine point arrays, Points, the three cell arrays; the
+        // index: the nine point arrays and the points' type.
+        let (piece, index) = (declared(&vtu, "<DataArray"), declared(&pvtu, "<PDataArray"));
+        assert_eq!((piece.len(), index.len()), (14, 10), "{piece:?} {index:?}");
+        assert_eq!(index[..9], piece[1..10]);
+        assert!(pvtu.contains(r#"<Piece Source="p_0.vtu"/>"#));
+        assert!(pvtu.contains(r#"<Piece Source="p_1.vtu"/>"#));
         let _ = std::fs::remove_dir_all(dir);
     }
 
