@@ -25,6 +25,7 @@ mod analyze;
 mod bench;
 mod bench_couette;
 mod bench_gravity;
+mod bench_mesh;
 mod bench_tile;
 mod budget;
 mod check;
@@ -110,7 +111,7 @@ enum Command {
     Bench {
         /// Benchmark name; lists them when absent.
         name: Option<String>,
-        /// Steps to run (default: the scene's 10 000).
+        /// Steps to run (default: the scene's 10 000; `mesh`: 200 per run, in turns of 20).
         #[arg(long)]
         steps: Option<u64>,
         /// Print JSON.
@@ -435,6 +436,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) if name == "couette" => return bench_couette::couette(json),
+                Some(name) if name == "mesh" => {
+                    return bench_mesh::mesh(steps.map_or(10, |s| (s / 20).max(1)), json)
+                }
                 Some(name) => bench::run(&name, steps, json)?,
                 None => bench::list(),
             }

@@ -145,6 +145,17 @@ impl TriMesh {
     pub fn contacts(&self, p: DVec3, r: f64, out: &mut [Found; MOST]) -> usize {
         let mut n = 0;
         let reach = DVec3::splat(r);
+        // Within one flat face (a floor, a chute's side, away from its rims) the face contact
+        // is the only one: found among the triangles of the cell holding the foot of the
+        // perpendicular, without visiting the others.
+        match self.flat_contact(p, r) {
+            Some(Some(f)) => {
+                out[0] = f;
+                return 1;
+            }
+            Some(None) => return 0,
+            None => {}
+        }
         self.grid.near(p - reach, p + reach, |t| {
             let Some(f) = self.candidate(t as usize, p, r) else {
                 return;
@@ -163,6 +174,49 @@ impl TriMesh {
             }
         });
         self.drop_covered(out, n)
+    }
+
+    /// The contact of a sphere at `p` of radius `r` when one flat face alone is within its
+    /// reach ([`TriMesh::face_contact`]); `None` when the whole search must decide.
+    #[inline]
+    fn flat_contact(&self, p: DVec3, r: f64) -> Option<Option<Found>> {
+        let reach = DVec3::splat(r);
+        let (face, t) = self.grid.one_face(p - reach, p + reach)?;
+        self.face_contact(face, t as usize, p, r)
+    }
+
+    /// The contact of a sphere at `p` of radius `r` with flat face `face` (of which `t0` is
+    /// a triangle), the only face within its reach: `Some` when decided (the face's plane
+    /// contact, or none, when the foot of the perpendicular lies in an inner cell; a face
+    /// contact on a triangle listed in the foot's cell), `None` when the whole search must
+    /// decide (near a rim).
+    #[inline]
+    fn face_contact(&self, face: u32, t0: usize, p: DVec3, r: f64) -> Option<Option<Found>> {
+        let n = self.topo.normals[t0];
+        let a = self.topo.vertices[self.topo.triangles[t0][0] as usize];
+        let d = (p - a).dot(n);
+        let foot = p - n * d;
+        if self.grid.inner_at(foot) {
+            // Over the face where no rim is near: the plane's contact, without a triangle.
+            return Some((d.abs() < r).then_some(Found {
+                face,
+                feature: Feature::Face,
+                dist: d.abs(),
+                touch: Touch {
+                    normal: if d < 0.0 { n } else { -n },
+                    overlap: r - d.abs(),
+                },
+            }));
+        }
+        self.grid
+            .at(foot)
+            .iter()
+            .filter(|&&t| self.topo.face[t as usize] == face)
+            .find_map(|&t| {
+                self.candidate(t as usize, p, r)
+                    .filter(|f| f.feature == Feature::Face)
+            })
+            .map(Some)
     }
 
     /// Removes from the first `n` of `found` the contacts another face covers, keeping the
@@ -270,6 +324,11 @@ impl MeshPart {
     /// The contact of a sphere at `pos` of radius `r` with this member of the mesh: the
     /// deepest of the mesh's distinct contacts ([`TriMesh::contacts`]) on its faces.
     pub fn contact(&self, pos: DVec3, r: f64) -> Option<Touch> {
+        if let Some(one) = self.mesh.flat_contact(pos, r) {
+            return one
+                .filter(|f| self.mesh.member[f.face as usize] as usize == self.member)
+                .map(|f| f.touch);
+        }
         let mut found = [EMPTY; MOST];
         let n = self.mesh.contacts(pos, r, &mut found);
         found[..n]
@@ -315,6 +374,30 @@ mod tests {
         let mut out = [EMPTY; MOST];
         let n = mesh.contacts(p, r, &mut out);
         out[..n].to_vec()
+    }
+
+    #[test]
+    fn within_one_flat_face_the_grid_gives_the_face_alone_and_near_a_rim_searches() {
+        let mesh = TriMesh::new(&rectangle([0.0; 2], [1.0; 2], 0.0, 50, 50), &HERE).expect("ok");
+        let r = 0.03;
+        let inside = DVec3::new(0.4137, 0.5521, 0.01);
+        let (face, t) = mesh
+            .grid
+            .one_face(inside - r, inside + r)
+            .expect("one face");
+        let f = mesh
+            .face_contact(face, t as usize, inside, r)
+            .flatten()
+            .expect("over the face");
+        assert!(f.feature == Feature::Face && (f.touch.overlap - (r - 0.01)).abs() <= 1e-15);
+        // Near the rim, the cells hold no other face, but the centre is off the face.
+        let off = DVec3::new(1.01, 0.5113, 0.0);
+        assert!(mesh.grid.one_face(off - r, off + r).is_some());
+        let c = all(&mesh, off, r);
+        assert!(
+            c.len() == 1 && matches!(c[0].feature, Feature::Edge { .. }),
+            "{c:?}"
+        );
     }
 
     #[test]

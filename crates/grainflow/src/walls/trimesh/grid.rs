@@ -22,11 +22,22 @@ pub struct Grid {
     items: Vec<u32>,
     /// Per triangle, the lowest cell its box covers.
     first_cell: Vec<[u32; 3]>,
+    /// Per cell, the one flat face all its triangles belong to, [`EMPTY`] when it has none,
+    /// [`MIXED`] when they belong to several ([`Grid::mark_faces`]).
+    face: Vec<u32>,
+    /// Per cell, whether the plane of its one flat face is that face wherever it crosses the
+    /// cell ([`Grid::mark_faces`]).
+    inner: Vec<bool>,
 }
+
+/// A cell without triangles.
+const EMPTY: u32 = u32::MAX;
+/// A cell with triangles of more than one flat face.
+const MIXED: u32 = u32::MAX - 1;
 
 impl Grid {
     /// The grid over `boxes`, the bounding boxes (lower, upper corner) of the triangles, with
-    /// cells about the size of the average triangle.
+    /// cells 1.5 times the size of the average triangle.
     pub fn new(boxes: &[(DVec3, DVec3)]) -> Grid {
         let (lo, hi) = boxes.iter().fold(
             (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
@@ -35,7 +46,10 @@ impl Grid {
         let size = hi - lo;
         let mean = boxes.iter().map(|b| (b.1 - b.0).max_element()).sum::<f64>()
             / boxes.len().max(1) as f64;
-        let mut h = mean.max(1e-6 * size.max_element()).max(f64::MIN_POSITIVE);
+        // 1.5 × the mean: the usual triangle then fits in a cell, as inner cells need.
+        let mut h = (1.5 * mean)
+            .max(1e-6 * size.max_element())
+            .max(f64::MIN_POSITIVE);
         let most = CELLS_PER_TRIANGLE * boxes.len() + 64;
         let dims = loop {
             let d = size
@@ -92,13 +106,116 @@ impl Grid {
         })
     }
 
+    /// Notes for each cell the flat face of its triangles, `face[t]` that of triangle t, when
+    /// they have one: a sphere whose box covers only such cells of one face meets that face
+    /// alone ([`Grid::one_face`]).
+    ///
+    /// A cell is **inner** when it and its 26 neighbours (those in the grid) hold triangles of
+    /// its face only, each `inside` (no rim of the face along its edges, and no larger than a
+    /// cell). Then no rim of the face crosses the neighbours (a rim's triangle would be listed
+    /// where its box meets them), each triangle in the cell lies within them, so the plane
+    /// crosses the neighbours inside the face: where the foot of a sphere's perpendicular lies
+    /// in an inner cell, the sphere is over the face.
+    pub fn mark_faces(&mut self, face: &[u32], inside: &[bool]) {
+        let cells = self.start.len() - 1;
+        let items = |c: usize| &self.items[self.start[c] as usize..self.start[c + 1] as usize];
+        let mut clean = vec![false; cells];
+        self.face = (0..cells)
+            .map(|c| {
+                let first = items(c).first().map_or(EMPTY, |&t| face[t as usize]);
+                clean[c] = first != EMPTY && items(c).iter().all(|&t| inside[t as usize]);
+                if items(c).iter().all(|&t| face[t as usize] == first) {
+                    first
+                } else {
+                    clean[c] = false;
+                    MIXED
+                }
+            })
+            .collect();
+        let [nx, ny, nz] = self.dims;
+        let mut inner = vec![false; cells];
+        for (c, inner) in inner.iter_mut().enumerate() {
+            let (x, y, z) = (c % nx, (c / nx) % ny, c / (nx * ny));
+            let lo = [x, y, z].map(|i| i.saturating_sub(1));
+            let hi = [
+                (x + 1).min(nx - 1),
+                (y + 1).min(ny - 1),
+                (z + 1).min(nz - 1),
+            ];
+            let mut all = clean[c];
+            each_cell(self.dims, lo, hi, |n| {
+                all &= clean[n] && self.face[n] == self.face[c];
+            });
+            *inner = all;
+        }
+        self.inner = inner;
+    }
+
+    /// Whether the cell holding `x` (which must lie in the grid) is inner.
+    #[inline]
+    pub fn inner_at(&self, x: DVec3) -> bool {
+        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
+        if x.cmplt(self.lo).any() || x.cmpge(top).any() {
+            return false;
+        }
+        let [i, j, k] = self.cell(x);
+        self.inner[i + self.dims[0] * (j + self.dims[1] * k)]
+    }
+
+    /// The side of a cell (m).
+    pub fn cell_size(&self) -> f64 {
+        1.0 / self.inv_h
+    }
+
+    /// The one flat face every triangle listed in the cells the box from `lo` to `hi` covers
+    /// belongs to, if there is one (and the box meets the grid), with one of its triangles.
+    #[inline]
+    pub fn one_face(&self, lo: DVec3, hi: DVec3) -> Option<(u32, u32)> {
+        if self.face.is_empty() || !self.meets(lo, hi) {
+            return None;
+        }
+        let (a, b) = (self.cell(lo), self.cell(hi));
+        let [nx, ny, _] = self.dims;
+        let (mut one, mut tri) = (EMPTY, 0);
+        for z in a[2]..=b[2] {
+            for y in a[1]..=b[1] {
+                for x in a[0]..=b[0] {
+                    let c = x + nx * (y + ny * z);
+                    match self.face[c] {
+                        EMPTY => {}
+                        f if f == MIXED || (one != EMPTY && f != one) => return None,
+                        f => {
+                            one = f;
+                            tri = self.items[self.start[c] as usize];
+                        }
+                    }
+                }
+            }
+        }
+        (one != EMPTY).then_some((one, tri))
+    }
+
+    /// The triangles listed in the cell holding `x` (clamped to the grid).
+    #[inline]
+    pub fn at(&self, x: DVec3) -> &[u32] {
+        let [i, j, k] = self.cell(x);
+        let c = i + self.dims[0] * (j + self.dims[1] * k);
+        &self.items[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
+    /// Whether the box from `lo` to `hi` meets the grid.
+    #[inline]
+    fn meets(&self, lo: DVec3, hi: DVec3) -> bool {
+        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
+        !(lo.cmpgt(top).any() || hi.cmplt(self.lo).any())
+    }
+
     /// Calls `f` once with every triangle listed in a cell that the box from `lo` to `hi`
     /// covers (each where the box and the triangle's cells first meet); nothing when the box
     /// misses the grid.
     #[inline]
     pub fn near(&self, lo: DVec3, hi: DVec3, mut f: impl FnMut(u32)) {
-        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
-        if lo.cmpgt(top).any() || hi.cmplt(self.lo).any() {
+        if !self.meets(lo, hi) {
             return;
         }
         let (a, b) = (self.cell(lo), self.cell(hi));

@@ -83,7 +83,19 @@ impl TriMesh {
                 (a.min(b).min(d), a.max(b).max(d))
             })
             .collect();
-        let grid = Grid::new(&boxes);
+        let mut grid = Grid::new(&boxes);
+        // A triangle inside its flat face: a neighbour of the face across each edge, and no
+        // larger than a cell.
+        let inside: Vec<bool> = (0..topo.triangles.len())
+            .map(|t| {
+                let f = topo.face[t];
+                let across = topo.across[t]
+                    .iter()
+                    .all(|&a| a != topology::NONE && topo.face[a as usize] == f);
+                across && (boxes[t].1 - boxes[t].0).max_element() <= grid.cell_size()
+            })
+            .collect();
+        grid.mark_faces(&topo.face, &inside);
         let (member, members) = topo.members(MAX_UNION_MEMBERS);
         Ok(TriMesh {
             topo,
