@@ -31,6 +31,7 @@ mod plot;
 mod raster;
 mod render;
 mod shared;
+mod show;
 mod stop;
 
 use std::path::{Path, PathBuf};
@@ -503,8 +504,8 @@ fn run(
             let rate = done / elapsed;
             let e = s.energies();
             let line = format!(
-                "{:.4} s, {:.0} steps/s, KE = {:.3e} J, {} contacts",
-                s.world.time,
+                "{} s, {:.0} steps/s, KE = {:.3e} J, {} contacts",
+                show::seconds(s.world.time),
                 rate,
                 e.translational + e.rotational,
                 s.stats.contacts
@@ -539,8 +540,8 @@ fn run(
     let e = sim.energies();
     let w = &sim.world;
     eprintln!(
-        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} grains present, {} inserted, {} removed by absorbing walls; at the last step: kinetic energy (translational + rotational) {:.3e} J, {} pair contacts, {} wall contacts; largest overlap of the run {:.2e} of the smaller radius",
-        w.time,
+        "grainflow: done: t = {} s, {} steps in {:.1} s; {} grains present, {} inserted, {} removed by absorbing walls; at the last step: kinetic energy (translational + rotational) {:.3e} J, {} pair contacts, {} wall contacts; largest overlap of the run {:.2e} of the smaller radius",
+        show::seconds(w.time),
         w.step - first_step,
         start.elapsed().as_secs_f64(),
         w.particles.len(),

@@ -58,9 +58,9 @@ pub fn run(path: &Path, out: &Path, overwrite: bool) -> Result<std::process::Exi
         if fraction >= next_line {
             let e = s.energies();
             eprintln!(
-                "grainflow: {:3.0} % t = {:.4} s, {:.0} steps/s, KE = {:.3e} J, {} recirculated",
+                "grainflow: {:3.0} % t = {} s, {:.0} steps/s, KE = {:.3e} J, {} recirculated",
                 100.0 * fraction,
-                s.world.time,
+                crate::show::seconds(s.world.time),
                 s.world.step as f64 / start.elapsed().as_secs_f64().max(1e-9),
                 e.translational + e.rotational,
                 s.world.doors.discharged
@@ -82,8 +82,8 @@ pub fn run(path: &Path, out: &Path, overwrite: bool) -> Result<std::process::Exi
         _ => "no discharge rate (fewer than two discharges)".into(),
     };
     eprintln!(
-        "grainflow: done: t = {:.4} s, {} steps in {:.1} s; {} pebbles recirculated, {rate}; wrote {}_save",
-        sim.world.time,
+        "grainflow: done: t = {} s, {} steps in {:.1} s; {} pebbles recirculated, {rate}; wrote {}_save",
+        crate::show::seconds(sim.world.time),
         sim.world.step,
         start.elapsed().as_secs_f64(),
         d.discharged,

@@ -14,6 +14,7 @@ use grainflow::scene::Scene;
 use plotters::prelude::*;
 
 use crate::raster::{viridis, Ball, Canvas, View};
+use crate::show::{seconds, tick};
 
 /// Width of the strip on the right that holds the colour bar (pixels).
 const BAR_STRIP: usize = 150;
@@ -217,16 +218,6 @@ fn colour_bar(rgb: &mut [u8], (w, h): (usize, usize), look: &Look, caption: &str
     root.present().map_err(|e| err(&e))
 }
 
-/// A tick label of `v` on a bar reaching `size`: three decimals, or three digits with an
-/// exponent when that would show too few of them.
-fn tick(v: f64, size: f64) -> String {
-    if size != 0.0 && !(1e-2..1e4).contains(&size) {
-        format!("{v:.2e}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
 /// Writes an RGB image as PNG.
 pub fn write_png(path: &Path, rgb: &[u8], (w, h): (usize, usize)) -> Result<()> {
     let file =
@@ -397,7 +388,9 @@ pub fn render(args: &RenderArgs) -> Result<String> {
         if let Some(s) = &scene {
             look.walls = wall_polygons(s, bounds, t);
         }
-        let time = f.time.map_or(String::new(), |t| format!("t = {t:.4} s, "));
+        let time = f
+            .time
+            .map_or(String::new(), |t| format!("t = {} s, ", seconds(t)));
         let caption = format!(
             "{time}step {}, {} grains, view {:?}",
             f.timestep,
@@ -416,12 +409,12 @@ pub fn render(args: &RenderArgs) -> Result<String> {
         bail!("{}: no frame to draw", source.display());
     }
     Ok(format!(
-        "{}: {} frame(s), {} coloured {:.4}..{:.4}",
+        "{}: {} frame(s), {} coloured {}..{}",
         out.display(),
         drawn.len(),
         args.colour,
-        range.0,
-        range.1
+        tick(range.0, range.1.abs().max(range.0.abs())),
+        tick(range.1, range.1.abs().max(range.0.abs()))
     ))
 }
 
