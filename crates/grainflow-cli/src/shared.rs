@@ -117,9 +117,9 @@ pub fn run(
             if fraction >= next_line {
                 let rate = (v.world.step - first) as f64 / clock.elapsed().as_secs_f64().max(1e-9);
                 eprintln!(
-                    "grainflow: {:3.0} % t = {:.4} s, {rate:.0} steps/s",
+                    "grainflow: {:3.0} % t = {} s, {rate:.0} steps/s",
                     100.0 * fraction,
-                    v.world.time
+                    crate::show::seconds(v.world.time)
                 );
                 next_line += 0.1;
             }
@@ -134,8 +134,8 @@ pub fn run(
         o.finish(v)?;
         let steps = (v.world.step - first).max(1);
         eprintln!(
-            "grainflow: done: t = {:.4} s, {} steps in {:.1} s on {size} ranks; {} grains; copies {:.1} % of the grains, {:.1} bytes sent per particle-step, load imbalance {:.3} (most grains on a rank over the mean)",
-            v.world.time,
+            "grainflow: done: t = {} s, {} steps in {:.1} s on {size} ranks; {} grains; copies {:.1} % of the grains, {:.1} bytes sent per particle-step, load imbalance {:.3} (most grains on a rank over the mean)",
+            crate::show::seconds(v.world.time),
             v.world.step - first,
             clock.elapsed().as_secs_f64(),
             v.world.particles.len(),
