@@ -40,6 +40,21 @@ pub fn ranks() -> Option<Box<dyn Transport>> {
     None
 }
 
+/// A benchmark other than a tiled one started by mpirun on several ranks: every rank would
+/// time its own copy while the others contend for the cores, so it is refused (rank 0 says
+/// why). The exit code; None in one process.
+pub fn refuse_untiled(name: &str) -> Option<ExitCode> {
+    let mut transport = ranks()?;
+    let e = anyhow::anyhow!(
+        "bench {name} on {} ranks: only `bench NAME --tile NX,NY` shares a benchmark among \
+         mpirun's ranks; without it every rank runs its own copy (add --tile 1,1, or run it \
+         without mpirun)",
+        transport.size()
+    );
+    let rank = transport.rank();
+    Some(fail_together(e, rank, || any(&mut *transport, true)))
+}
+
 /// Runs `scene` (named `name`, files from `base`) shared among the ranks of `transport`,
 /// outputs into `out`; resumed from the checkpoint `resume` when given.
 pub fn run(
