@@ -198,7 +198,18 @@ fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitC
         }
     }
     if let Err(e) = shared.step() {
-        return Ok(Some(fail_together(e.into(), rank, || shared.agree(FAILED))));
+        // Every rank failed together, so the state at the failure can be gathered and written
+        // as one process writes it (the last good state is not run again here: that is one
+        // process's work since the last checkpoint, which the ranks would wait for).
+        shared.gather_into(r0.view.as_mut(), false);
+        let e = match (r0.outputs.as_mut(), r0.view.as_mut()) {
+            (Some(o), Some(v)) => {
+                (v.world.time, v.world.step) = (shared.sim.world.time, shared.sim.world.step);
+                crate::stop::failed(v, o, e, (None, v.world.step))
+            }
+            _ => e.into(),
+        };
+        return Ok(Some(fail_together(e, rank, || shared.agree(FAILED))));
     }
     let (due, frame) = match (r0.outputs.as_ref(), r0.view.as_mut()) {
         (Some(o), Some(v)) => {
