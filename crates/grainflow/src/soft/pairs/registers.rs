@@ -599,34 +599,32 @@ mod tests {
                             assert_eq!(bits(&u[..len]), bits(&v[..len]));
                         }
                     };
-                    // And folding by the minimum image, reading no shift (no bit is read).
-                    for bits in [&every[..], &packed.shifted_slots] {
+                    // Reading every shift, or where the bits say; and folding by the minimum
+                    // image (FOLD), which reads no bit.
+                    let none = vec![0; every.len()];
+                    let runs = [
+                        (false, &every[..]),
+                        (false, &packed.shifted_slots),
+                        (true, &none),
+                    ];
+                    for (fold, bits) in runs {
                         #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                        check(
-                            |r, o, s, f, b| r.test_avx512::<false>(o, s, f, b),
-                            &mut b,
-                            bits,
-                        );
+                        {
+                            let tests: [VectorTest; 2] = [
+                                |r, o, s, f, b| r.test_avx512::<false>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx512::<true>(o, s, f, b),
+                            ];
+                            check(tests[usize::from(fold)], &mut b, bits);
+                        }
                         #[cfg(target_feature = "avx2")]
-                        check(
-                            |r, o, s, f, b| r.test_avx2::<false>(o, s, f, b),
-                            &mut b,
-                            bits,
-                        );
+                        {
+                            let tests: [VectorTest; 2] = [
+                                |r, o, s, f, b| r.test_avx2::<false>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx2::<true>(o, s, f, b),
+                            ];
+                            check(tests[usize::from(fold)], &mut b, bits);
+                        }
                     }
-                    let none = &vec![0; every.len()][..];
-                    #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                    check(
-                        |r, o, s, f, b| r.test_avx512::<true>(o, s, f, b),
-                        &mut b,
-                        none,
-                    );
-                    #[cfg(target_feature = "avx2")]
-                    check(
-                        |r, o, s, f, b| r.test_avx2::<true>(o, s, f, b),
-                        &mut b,
-                        none,
-                    );
                     let bits = &packed.shifted_slots;
                     check(|r, o, s, f, b| r.test::<true>(o, s, f, b), &mut b, bits);
                     let (len, gone) = x;
