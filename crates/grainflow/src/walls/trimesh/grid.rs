@@ -12,10 +12,14 @@ const CELLS_PER_TRIANGLE: usize = 4;
 pub struct Grid {
     /// Lower corner of the grid (m).
     lo: DVec3,
+    /// Upper corner of the grid, `lo` plus the cells' extent (m).
+    top: DVec3,
     /// Cells per metre.
     inv_h: f64,
     /// Cells along x, y, z.
     dims: [usize; 3],
+    /// The last cell's index along x, y, z, as a number.
+    last: DVec3,
     /// Per cell, its first entry in `items`; one more at the end.
     start: Vec<u32>,
     /// The triangles of each cell.
@@ -61,10 +65,13 @@ impl Grid {
             }
             h *= (cells as f64 / most as f64).cbrt().max(1.01);
         };
+        let inv_h = 1.0 / h;
         let mut grid = Grid {
             lo,
-            inv_h: 1.0 / h,
+            top: lo + DVec3::from_array(dims.map(|d| d as f64)) / inv_h,
+            inv_h,
             dims,
+            last: DVec3::from_array(dims.map(|d| (d - 1) as f64)),
             ..Grid::default()
         };
         grid.fill(boxes);
@@ -97,13 +104,12 @@ impl Grid {
     }
 
     /// The cell holding `x`, clamped to the grid.
-    #[inline]
+    #[inline(always)]
     fn cell(&self, x: DVec3) -> [usize; 3] {
-        let s = ((x - self.lo) * self.inv_h).to_array();
-        [0, 1, 2].map(|k| {
-            let c = s[k].max(0.0).floor();
-            (c as usize).min(self.dims[k] - 1)
-        })
+        // Clamped before it is cut to a whole number (the floor of a number ≥ 0), so that
+        // it converts without the checks of an unbounded number (a NaN goes to cell 0).
+        let s = ((x - self.lo) * self.inv_h).max(DVec3::ZERO).min(self.last);
+        s.to_array().map(|c| c as u32 as usize)
     }
 
     /// Notes for each cell the flat face of its triangles, `face[t]` that of triangle t, when
@@ -152,10 +158,9 @@ impl Grid {
     }
 
     /// Whether the cell holding `x` (which must lie in the grid) is inner.
-    #[inline]
+    #[inline(always)]
     pub fn inner_at(&self, x: DVec3) -> bool {
-        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
-        if x.cmplt(self.lo).any() || x.cmpge(top).any() {
+        if x.cmplt(self.lo).any() || x.cmpge(self.top).any() {
             return false;
         }
         let [i, j, k] = self.cell(x);
@@ -196,7 +201,7 @@ impl Grid {
     }
 
     /// The triangles listed in the cell holding `x` (clamped to the grid).
-    #[inline]
+    #[inline(always)]
     pub fn at(&self, x: DVec3) -> &[u32] {
         let [i, j, k] = self.cell(x);
         let c = i + self.dims[0] * (j + self.dims[1] * k);
@@ -204,10 +209,23 @@ impl Grid {
     }
 
     /// Whether the box from `lo` to `hi` meets the grid.
-    #[inline]
-    fn meets(&self, lo: DVec3, hi: DVec3) -> bool {
-        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
-        !(lo.cmpgt(top).any() || hi.cmplt(self.lo).any())
+    #[inline(always)]
+    pub fn meets(&self, lo: DVec3, hi: DVec3) -> bool {
+        !(lo.cmpgt(self.top).any() || hi.cmplt(self.lo).any())
+    }
+
+    /// Whether every cell the box from `lo` to `hi` covers (clamped to the grid) is inner
+    /// ([`Grid::mark_faces`]): then they all belong to one flat face, and so does every
+    /// cell a smaller box inside it covers.
+    pub fn all_inner(&self, lo: DVec3, hi: DVec3) -> bool {
+        if self.inner.is_empty() {
+            return false;
+        }
+        let mut all = true;
+        each_cell(self.dims, self.cell(lo), self.cell(hi), |c| {
+            all &= self.inner[c];
+        });
+        all
     }
 
     /// Calls `f` once with every triangle listed in a cell that the box from `lo` to `hi`
