@@ -193,20 +193,6 @@ impl TriMesh {
         self.grid.all_inner(p - reach, p + reach)
     }
 
-    /// [`TriMesh::flat_contact`] of a sphere at `p` of radius `r` whose box lies in cells that
-    /// are all inner ([`TriMesh::inner_around`]), without scanning them: they hold one flat
-    /// face, so the scan's last cell, that of the box's upper corner, gives its triangle.
-    /// Where the box misses the grid the sphere touches no triangle.
-    #[inline(always)]
-    fn inner_contact(&self, p: DVec3, r: f64) -> Option<Option<Found>> {
-        let reach = DVec3::splat(r);
-        if !self.grid.meets(p - reach, p + reach) {
-            return Some(None);
-        }
-        let t0 = *self.grid.at(p + reach).first()? as usize;
-        self.face_contact(self.topo.face[t0], t0, p, r)
-    }
-
     /// The contact of a sphere at `p` of radius `r` with flat face `face` (of which `t0` is
     /// a triangle), the only face within its reach: `Some` when decided (the face's plane
     /// contact, or none, when the foot of the perpendicular lies in an inner cell; a face
@@ -368,17 +354,33 @@ impl MeshPart {
             .map(|f| f.touch)
     }
 
-    /// [`MeshPart::contact`] of a sphere at `pos` of radius `r` within the cells that are all
-    /// inner around where it was ([`TriMesh::inner_around`] with a reach of r plus at least
-    /// its move since): the same bits, from the cell of the box's corner alone.
+    /// [`MeshPart::contact`] of a sphere at `pos` of radius `r` whose box lies in cells that
+    /// are all inner ([`TriMesh::inner_around`] around where it was listed, with a reach of
+    /// r plus at least its move since), with the same bits, without scanning the cells: they
+    /// hold one flat face, so the scan's last cell, that of the box's upper corner, gives its
+    /// triangle (kept with the cell, [`super::grid::Lead`]: one read where the search chases
+    /// the cell's list, the triangle and its corner), and [`TriMesh::face_contact`] its
+    /// contact. Where the box misses the grid the sphere touches no triangle.
     #[inline]
     pub fn contact_inner(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        match self.mesh.inner_contact(pos, r) {
-            Some(one) => one
-                .filter(|f| self.mesh.member[f.face as usize] as usize == self.member)
-                .map(|f| f.touch),
-            None => self.contact(pos, r),
+        let mesh = &*self.mesh;
+        let reach = DVec3::splat(r);
+        if !mesh.grid.meets(pos - reach, pos + reach) {
+            return None;
         }
+        let Some(lead) = mesh.grid.lead_at(pos + reach) else {
+            return self.contact(pos, r);
+        };
+        let (n, d) = (lead.normal, (pos - lead.point).dot(lead.normal));
+        if !mesh.grid.inner_at(pos - n * d) {
+            // Near a rim after all: the foot's triangles decide.
+            return self.contact(pos, r);
+        }
+        let mine = mesh.member[lead.face as usize] as usize == self.member;
+        (mine && d.abs() < r).then(|| Touch {
+            normal: if d < 0.0 { n } else { -n },
+            overlap: r - d.abs(),
+        })
     }
 
     /// Whether a sphere at `pos` of radius `reach` may touch this member: some triangle of it
@@ -512,7 +514,14 @@ mod tests {
             let moved = build + 0.99 * skin * (DVec3::new(u(4), u(5), u(6)) - 0.5);
             let want = part.contact(moved, r);
             assert_eq!(part.contact_inner(moved, r), want, "at {moved}");
-            fast += usize::from(part.mesh.inner_contact(moved, r).is_some());
+            let reach = DVec3::splat(r);
+            let lead = part
+                .mesh
+                .grid
+                .lead_at(moved + reach)
+                .expect("an inner cell");
+            let foot = moved - lead.normal * (moved - lead.point).dot(lead.normal);
+            fast += usize::from(part.mesh.grid.inner_at(foot));
             let analytic = plane.contact(moved, r);
             assert_eq!(want.is_some(), analytic.is_some(), "at {moved}");
             if let (Some(a), Some(b)) = (want, analytic) {

@@ -29,10 +29,28 @@ pub struct Grid {
     /// Per cell, the one flat face all its triangles belong to, [`EMPTY`] when it has none,
     /// [`MIXED`] when they belong to several ([`Grid::mark_faces`]).
     face: Vec<u32>,
-    /// Per cell, whether the plane of its one flat face is that face wherever it crosses the
-    /// cell ([`Grid::mark_faces`]).
-    inner: Vec<bool>,
+    /// Per cell, its entry in `leads` when the plane of its one flat face is that face
+    /// wherever it crosses the cell (it is **inner**, [`Grid::mark_faces`]), else
+    /// [`NOT_INNER`].
+    inner: Vec<u32>,
+    /// The first triangle of each inner cell, by its plane: what a grain over the cell needs,
+    /// in one place ([`Grid::lead_at`]).
+    leads: Vec<Lead>,
 }
+
+/// The plane of the first triangle listed in an inner cell, and its flat face.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lead {
+    /// The triangle's unit normal.
+    pub normal: DVec3,
+    /// Its first corner (m).
+    pub point: DVec3,
+    /// Its flat face.
+    pub face: u32,
+}
+
+/// A cell that is not inner.
+const NOT_INNER: u32 = u32::MAX;
 
 /// A cell without triangles.
 const EMPTY: u32 = u32::MAX;
@@ -121,8 +139,14 @@ impl Grid {
     /// cell). Then no rim of the face crosses the neighbours (a rim's triangle would be listed
     /// where its box meets them), each triangle in the cell lies within them, so the plane
     /// crosses the neighbours inside the face: where the foot of a sphere's perpendicular lies
-    /// in an inner cell, the sphere is over the face.
-    pub fn mark_faces(&mut self, face: &[u32], inside: &[bool]) {
+    /// in an inner cell, the sphere is over the face. `plane` gives a triangle's unit normal
+    /// and first corner, kept for the first triangle of each inner cell ([`Lead`]).
+    pub fn mark_faces(
+        &mut self,
+        face: &[u32],
+        inside: &[bool],
+        plane: impl Fn(u32) -> (DVec3, DVec3),
+    ) {
         let cells = self.start.len() - 1;
         let items = |c: usize| &self.items[self.start[c] as usize..self.start[c + 1] as usize];
         let mut clean = vec![false; cells];
@@ -154,7 +178,24 @@ impl Grid {
             });
             *inner = all;
         }
-        self.inner = inner;
+        self.leads.clear();
+        self.inner = inner
+            .iter()
+            .enumerate()
+            .map(|(c, &inner)| {
+                if !inner {
+                    return NOT_INNER;
+                }
+                let t = self.items[self.start[c] as usize];
+                let (normal, point) = plane(t);
+                self.leads.push(Lead {
+                    normal,
+                    point,
+                    face: face[t as usize],
+                });
+                self.leads.len() as u32 - 1
+            })
+            .collect();
     }
 
     /// Whether the cell holding `x` (which must lie in the grid) is inner.
@@ -164,7 +205,16 @@ impl Grid {
             return false;
         }
         let [i, j, k] = self.cell(x);
-        self.inner[i + self.dims[0] * (j + self.dims[1] * k)]
+        self.inner[i + self.dims[0] * (j + self.dims[1] * k)] != NOT_INNER
+    }
+
+    /// The first triangle of the cell holding `x` (clamped to the grid) by its plane, when the
+    /// cell is inner.
+    #[inline(always)]
+    pub fn lead_at(&self, x: DVec3) -> Option<&Lead> {
+        let [i, j, k] = self.cell(x);
+        let at = *self.inner.get(i + self.dims[0] * (j + self.dims[1] * k))?;
+        self.leads.get(at as usize)
     }
 
     /// The side of a cell (m).
@@ -223,7 +273,7 @@ impl Grid {
         }
         let mut all = true;
         each_cell(self.dims, self.cell(lo), self.cell(hi), |c| {
-            all &= self.inner[c];
+            all &= self.inner[c] != NOT_INNER;
         });
         all
     }
