@@ -96,7 +96,10 @@ impl TriMesh {
                 across && (boxes[t].1 - boxes[t].0).max_element() <= grid.cell_size()
             })
             .collect();
-        grid.mark_faces(&topo.face, &inside);
+        grid.mark_faces(&topo.face, &inside, |t| {
+            let corner = topo.triangles[t as usize][0] as usize;
+            (topo.normals[t as usize], topo.vertices[corner])
+        });
         let (member, members) = topo.members(MAX_UNION_MEMBERS);
         Ok(TriMesh {
             topo,
