@@ -445,6 +445,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             if let (Some(name), Some(tile)) = (&name, tile) {
                 return bench_tile::run(name, tile, steps, json);
             }
+            if let Some(code) = name.as_deref().and_then(shared::refuse_untiled) {
+                return Ok(code);
+            }
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
                 Some(name) if name == "couette" => return bench_couette::couette(json),

@@ -40,6 +40,21 @@ pub fn ranks() -> Option<Box<dyn Transport>> {
     None
 }
 
+/// A benchmark other than a tiled one started by mpirun on several ranks: every rank would
+/// time its own copy while the others contend for the cores, so it is refused (rank 0 says
+/// why). The exit code; None in one process.
+pub fn refuse_untiled(name: &str) -> Option<ExitCode> {
+    let mut transport = ranks()?;
+    let e = anyhow::anyhow!(
+        "bench {name} on {} ranks: only `bench NAME --tile NX,NY` shares a benchmark among \
+         mpirun's ranks; without it every rank runs its own copy (add --tile 1,1, or run it \
+         without mpirun)",
+        transport.size()
+    );
+    let rank = transport.rank();
+    Some(fail_together(e, rank, || any(&mut *transport, true)))
+}
+
 /// Runs `scene` (named `name`, files from `base`) shared among the ranks of `transport`,
 /// outputs into `out`; resumed from the checkpoint `resume` when given.
 pub fn run(
@@ -183,7 +198,18 @@ fn step(shared: &mut Shared, r0: &mut Rank0, stop: &Stop) -> Result<Option<ExitC
         }
     }
     if let Err(e) = shared.step() {
-        return Ok(Some(fail_together(e.into(), rank, || shared.agree(FAILED))));
+        // Every rank failed together, so the state at the failure can be gathered and written
+        // as one process writes it (the last good state is not run again here: that is one
+        // process's work since the last checkpoint, which the ranks would wait for).
+        shared.gather_into(r0.view.as_mut(), false);
+        let e = match (r0.outputs.as_mut(), r0.view.as_mut()) {
+            (Some(o), Some(v)) => {
+                (v.world.time, v.world.step) = (shared.sim.world.time, shared.sim.world.step);
+                crate::stop::failed(v, o, e, (None, v.world.step))
+            }
+            _ => e.into(),
+        };
+        return Ok(Some(fail_together(e, rank, || shared.agree(FAILED))));
     }
     let (due, frame) = match (r0.outputs.as_ref(), r0.view.as_mut()) {
         (Some(o), Some(v)) => {

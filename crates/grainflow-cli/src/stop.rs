@@ -71,8 +71,8 @@ pub fn drive(
 }
 
 /// The error of a step that failed from step `before`, with where the last good state and the
-/// failing one were written and what to resume.
-fn failed(
+/// failing one were written and what to resume (`base`: None writes no last good state).
+pub fn failed(
     sim: &Simulation,
     outputs: &mut Outputs,
     e: grainflow::Error,

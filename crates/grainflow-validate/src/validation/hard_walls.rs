@@ -329,7 +329,7 @@ fn wall_case(out: &mut Vec<Metric>, c: &WallCase) -> Result<()> {
     };
     let tc = built
         .shape
-        .collision_time(x0 - d0, v0 - wall_vel, s)
+        .collision_time(x0 - d0, v0 - wall_vel, s, f64::INFINITY)
         .unwrap_or(f64::NAN);
     out.push(Metric::new(
         CASE,

@@ -56,13 +56,17 @@ fn all(dir: &Path, full: bool) -> Result<Vec<Metric>> {
     let floors = [(1, 1), fine];
     let mut out = Vec::new();
     let plane = "type = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 0, 1]".to_string();
+    let mut floor_mesh = (String::new(), 0);
     for (nx, ny) in floors {
         let tris = rectangle([-0.5; 2], [0.5; 2], 0.0, nx, ny);
         let model = format!("plane as {} triangles", tris.len());
         let mesh = write(dir, &format!("floor{}.stl", tris.len()), &tris)?;
         out.extend(floor(dir, &plane, &mesh, &model)?);
+        floor_mesh = (mesh, tris.len());
     }
-    out.extend(cube(dir)?);
+    let box_mesh = write(dir, "box.stl", &cuboid(DVec3::ZERO, DVec3::splat(0.1)))?;
+    out.extend(cube(dir, &box_mesh)?);
+    out.extend(super::mesh_hard::hard(dir, floor_mesh, &box_mesh)?);
     out.extend(cylinder(dir, if full { 1024 } else { 256 })?);
     Ok(out)
 }
@@ -246,14 +250,13 @@ fn roll(dir: &Path, walls: [&str; 2], model: &str, path: &str, y: f64) -> Result
     ])
 }
 
-/// A bead thrown about the box [0, 0.1]³ as six half-spaces and as a 12-triangle mesh.
-fn cube(dir: &Path) -> Result<Vec<Metric>> {
+/// A bead thrown about the box [0, 0.1]³ as six half-spaces and as the 12-triangle `mesh`.
+fn cube(dir: &Path, mesh: &str) -> Result<Vec<Metric>> {
     let side = 0.1;
-    let mesh = write(dir, "box.stl", &cuboid(DVec3::ZERO, DVec3::splat(side)))?;
     let block = "type = \"block\"\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nside = \"inside\"";
     let bead = "pos = [0.03, 0.04, 0.05], vel = [0.7, -0.5, 0.3], omega = [3, 1, -2]";
     let down = DVec3::new(0.0, 0.0, -G);
-    let mut runs = pair(dir, [block, &mesh], bead, down, 0.05, 0.3)?;
+    let mut runs = pair(dir, [block, mesh], bead, down, 0.05, 0.3)?;
     let (_, dx) = lockstep(&mut runs, 0.3)?;
     let model = "box as 12 triangles";
     Ok(vec![Metric::at_most(

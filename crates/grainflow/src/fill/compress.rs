@@ -123,7 +123,7 @@ impl Pack<'_> {
             .iter()
             .filter(|w| w.surface == Surface::Normal)
             .flat_map(|w| w.shape.members())
-            .map(|m| m.away(x).1)
+            .map(|m| m.away(x, f64::INFINITY).1)
             .fold(f64::INFINITY, f64::min)
     }
 

@@ -158,7 +158,7 @@ fn collide_wall(
     let wd = ds.walls[w];
     let offset = wd.offset + wd.vel * e.t;
     let s = p.radius[i];
-    let (n, dist) = wall.shape.members()[m].away(p.pos[i] - offset);
+    let (n, dist) = wall.shape.members()[m].away(p.pos[i] - offset, 2.0 * s);
     let overlap = (s - dist) / s;
     // Velocity of the wall's material at the contact point (subtracted in eq 8).
     let at = |x: DVec3| wd.vel + wd.omega.cross(x - wd.center - offset);

@@ -409,7 +409,7 @@ fn wall_events(
         let local = xi - (wd.offset + wd.vel * now);
         let rel = p.vel[i] - wd.vel;
         for (m, shape) in wall.shape.members().iter().enumerate() {
-            if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i]) {
+            if let Some(t) = shape.hard_collision_time(local, rel, p.radius[i], end - now) {
                 if t <= 0.0 && ds.last[i] == Some(Target::Wall(w, m)) {
                     continue; // round-off of the bounce just resolved (see `just_met`)
                 }

@@ -479,6 +479,24 @@ impl Outputs {
     /// its frames from that checkpoint's number on). Returns the frames' paths, relative to
     /// the folder; none when the scene writes no frames.
     pub fn failed(&mut self, sim: &Simulation, good: Option<&Simulation>) -> Result<Vec<String>> {
+        // The states are whole (a shared run's gathered on rank 0): one file each, even where
+        // the snapshots come in pieces.
+        let pieces = self.pieces.take();
+        let written = self.failure_frames(sim, good);
+        self.pieces = pieces;
+        let written = written?;
+        for a in self.appended.iter_mut().flatten() {
+            a.sync()?;
+        }
+        Ok(written)
+    }
+
+    /// The frames of [`Outputs::failed`], each as one file.
+    fn failure_frames(
+        &mut self,
+        sim: &Simulation,
+        good: Option<&Simulation>,
+    ) -> Result<Vec<String>> {
         let mut written = Vec::new();
         if sim.scene.output.snapshot_interval.is_some() {
             for (state, suffix) in [(good, "_last_good"), (Some(sim), "_failure")] {
@@ -487,9 +505,6 @@ impl Outputs {
                     self.snapshot(state, suffix)?;
                 }
             }
-        }
-        for a in self.appended.iter_mut().flatten() {
-            a.sync()?;
         }
         Ok(written)
     }

@@ -149,17 +149,11 @@ fn soft_problems(scene: &Scene, o: &SoftOptions, p: &mut Vec<Error>) {
 
 /// What a hard-sphere scene cannot have, each with its field path: walls whose collision
 /// times are not predicted (cone, block), and rotations that move a wall's shape (straight-line
-/// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3).
+/// prediction needs a wall turning about its own symmetry axis, 000 §2.2.3; a mesh's never
+/// counts as one).
 fn hard_problems(scene: &Scene, p: &mut Vec<Error>) {
     use crate::walls::{Motion as WallMotion, Shape};
     for (k, w) in scene.walls.iter().enumerate() {
-        if matches!(w.shape, crate::scene::ShapeSpec::Mesh { .. }) {
-            p.push(Error::scene(
-                format!("walls[{k}].type"),
-                "method = \"hard\" does not predict collisions with meshes yet; use method = \"soft\" or \"approx_hard\"",
-            ));
-            continue;
-        }
         let shape = w.shape.build();
         if shape.members().iter().any(|s| {
             matches!(
@@ -174,7 +168,9 @@ fn hard_problems(scene: &Scene, p: &mut Vec<Error>) {
         }
         if let WallMotion::Rotate { center, axis, .. } = &w.motion {
             let axis = axis.normalize_or_zero();
-            if axis != DVec3::ZERO && !shape.symmetric_about(*center, axis) {
+            // A mesh is read when the run is built, and is never taken as symmetric.
+            let mesh = matches!(w.shape, crate::scene::ShapeSpec::Mesh { .. });
+            if axis != DVec3::ZERO && (mesh || !shape.symmetric_about(*center, axis)) {
                 p.push(Error::scene(
                     format!("walls[{k}].motion.axis"),
                     "method = \"hard\" needs a rotation that leaves the wall in place: about a cylinder's, disk's, ring's or line's own axis, or a plane's normal (000 §2.2.3)",

@@ -196,12 +196,14 @@ impl Shape {
     /// Time at which a sphere of radius `s` at `pos` (m, in the wall's scene placement),
     /// moving in a straight line at `vel` (m/s, relative to the wall), first touches this
     /// primitive (000 §2.2: eq 9 plane, eq 10–12 cylinders, eq 13–24 ring; disk, plate and
-    /// finite cylinder the earliest of their faces and rims). t ≤ 0: already touching and
-    /// approaching (000 §2.3). `None` for a union (ask its members) and for shapes the
-    /// hard-sphere method does not predict (cone, block, indented cylinder, hopper; refused by
-    /// the scene check).
-    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
+    /// finite cylinder the earliest of their faces and rims; a mesh's triangles, faces and
+    /// rims, within `horizon` (s) of now, [`MeshPart::collision_time`]). t ≤ 0: already
+    /// touching and approaching (000 §2.3). `None` for a union (ask its members) and for
+    /// shapes the hard-sphere method does not predict (cone, block, indented cylinder,
+    /// hopper; refused by the scene check).
+    pub fn collision_time(&self, pos: DVec3, vel: DVec3, s: f64, horizon: f64) -> Option<f64> {
         match self {
+            Shape::Mesh(w) => w.collision_time(pos, vel, s, horizon),
             Shape::Plane(w) => w.collision_time(pos, vel, s),
             Shape::Plate(w) => w.collision_time(pos, vel, s),
             Shape::Disk(w) => w.collision_time(pos, vel, s),
@@ -213,7 +215,6 @@ impl Shape {
             | Shape::Block(_)
             | Shape::Indented(_)
             | Shape::Hopper(_)
-            | Shape::Mesh(_)
             | Shape::Union(_) => None,
         }
     }
@@ -225,22 +226,27 @@ impl Shape {
     /// later contact; a sphere clear of it gets the earliest contact, a round-off t ≤ 0 at 0.
     /// Keeping the decision and the resolution on the same normal means a sphere overlapping
     /// two faces near an edge cannot be bounced between them for ever.
-    pub fn hard_collision_time(&self, pos: DVec3, vel: DVec3, s: f64) -> Option<f64> {
-        let (n, dist) = self.away(pos);
+    pub fn hard_collision_time(&self, pos: DVec3, vel: DVec3, s: f64, horizon: f64) -> Option<f64> {
+        let (n, dist) = self.away(pos, 2.0 * s);
         if dist <= s {
             if vel.dot(n) < 0.0 {
                 return Some(0.0);
             }
-            return self.collision_time(pos, vel, s).filter(|&t| t > 0.0);
+            return self
+                .collision_time(pos, vel, s, horizon)
+                .filter(|&t| t > 0.0);
         }
-        self.collision_time(pos, vel, s).map(|t| t.max(0.0))
+        self.collision_time(pos, vel, s, horizon)
+            .map(|t| t.max(0.0))
     }
 
     /// Unit vector n̂ from the nearest point of this primitive's surface to a sphere centre at
     /// `pos` (the collision normal of 000 eq 6–8, from the contact point to the centre), and
-    /// the centre's distance from the surface (negative behind a solid face).
-    pub fn away(&self, pos: DVec3) -> (DVec3, f64) {
+    /// the centre's distance from the surface (negative behind a solid face). A mesh looks
+    /// within `reach` (m) of `pos` only, and answers (ẑ, ∞) beyond it.
+    pub fn away(&self, pos: DVec3, reach: f64) -> (DVec3, f64) {
         match self {
+            Shape::Mesh(w) => w.away(pos, reach),
             Shape::Plane(w) => w.away(pos),
             Shape::Plate(w) => away(pos, w.closest(pos), w.normal),
             Shape::Disk(w) => away(pos, w.closest(pos), w.normal),
@@ -252,7 +258,6 @@ impl Shape {
             | Shape::Block(_)
             | Shape::Indented(_)
             | Shape::Hopper(_)
-            | Shape::Mesh(_)
             | Shape::Union(_) => (DVec3::Z, f64::INFINITY),
         }
     }

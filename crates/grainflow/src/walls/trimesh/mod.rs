@@ -14,6 +14,7 @@ pub mod contact;
 pub mod grid;
 pub mod make;
 pub mod read;
+pub mod sweep;
 pub mod topology;
 
 use std::path::Path;
