@@ -130,6 +130,32 @@ pub fn frustum(r0: f64, r1: f64, z0: f64, z1: f64, n: usize, m: usize) -> Vec<Co
     tris
 }
 
+/// A closed disk-shaped pad about the z axis: a cylinder of `radius` from z = `z0` to `z1`,
+/// `n` segments round, its side as quads of two triangles and each end as a fan from its
+/// centre; every triangle counter-clockwise seen from outside, so it encloses its volume
+/// (that of the inscribed n-gon prism, (n/2) r² sin(2π/n) (z1 − z0)).
+pub fn pad(radius: f64, z0: f64, z1: f64, n: usize) -> Vec<Corners> {
+    let p = |i: usize, z: f64| {
+        let a = std::f64::consts::TAU * (i % n) as f64 / n as f64;
+        DVec3::new(radius * a.cos(), radius * a.sin(), z)
+    };
+    let (bottom, top) = (DVec3::new(0.0, 0.0, z0), DVec3::new(0.0, 0.0, z1));
+    let mut tris = Vec::with_capacity(4 * n);
+    for i in 0..n {
+        tris.push([p(i, z0), p(i + 1, z0), p(i + 1, z1)]);
+        tris.push([p(i, z0), p(i + 1, z1), p(i, z1)]);
+        tris.push([top, p(i, z1), p(i + 1, z1)]);
+        tris.push([bottom, p(i + 1, z0), p(i, z0)]);
+    }
+    tris
+}
+
+/// The footpad of `scenes/footpad.toml` in millimetres: a pad of radius 40 mm, 10 mm thick,
+/// its sole at z = 0, 48 segments round (192 triangles).
+pub fn footpad_mm() -> Vec<Corners> {
+    pad(40.0, 0.0, 10.0, 48)
+}
+
 /// The triangles `tris` as an ASCII STL solid named `name` (each corner to 17 significant
 /// digits, so it reads back to the bit).
 pub fn ascii_stl(tris: &[Corners], name: &str) -> String {
@@ -181,6 +207,31 @@ pub fn hopper_mm() -> Vec<Corners> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shipped_footpad_is_footpad_mm_closed_with_the_prisms_volume() {
+        // GRAINFLOW_BLESS=1 writes it again.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/meshes/footpad.stl"
+        );
+        let made = ascii_stl(&footpad_mm(), "footpad");
+        if std::env::var_os("GRAINFLOW_BLESS").is_some() {
+            std::fs::write(path, &made).expect("writes");
+        }
+        assert_eq!(std::fs::read_to_string(path).expect("shipped"), made);
+        let back = super::super::read::read_stl(made.as_bytes()).expect("reads");
+        assert_eq!(back, footpad_mm());
+        let m = crate::rigid::MassProperties::of_mesh(&back, 1.0).expect("closed");
+        let n = 48.0;
+        let volume = 0.5 * n * 40f64.powi(2) * (std::f64::consts::TAU / n).sin() * 10.0;
+        assert!(
+            (m.mass / volume - 1.0).abs() <= 1e-12,
+            "{} {volume}",
+            m.mass
+        );
+        assert!((m.center - DVec3::new(0.0, 0.0, 5.0)).length() <= 1e-12);
+    }
 
     #[test]
     fn the_shipped_hopper_mesh_is_hopper_mm_and_reads_back() {
