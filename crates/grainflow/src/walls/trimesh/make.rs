@@ -51,6 +51,31 @@ pub fn cuboid(lo: DVec3, hi: DVec3) -> Vec<Corners> {
         .collect()
 }
 
+/// The rotating drum of `scenes/drum-lifters.toml` in millimetres: a closed cylinder of radius
+/// 40 mm about the z axis from z = −10 to 10 mm, 60 segments round, its ends as fans from the
+/// axis, with six lifters: radial fins 6 mm high along the whole length, every 60° from the
+/// x axis, each on a corner line of the mantle (252 triangles).
+pub fn drum_mm() -> Vec<Corners> {
+    let (r, half, n) = (40.0, 10.0, 60);
+    let mut tris = frustum(r, r, -half, half, n, 1);
+    let rim = |i: usize, z: f64| {
+        let a = std::f64::consts::TAU * i as f64 / n as f64;
+        DVec3::new(r * a.cos(), r * a.sin(), z)
+    };
+    for i in 0..n {
+        let k = (i + 1) % n;
+        tris.push([DVec3::new(0.0, 0.0, -half), rim(k, -half), rim(i, -half)]);
+        tris.push([DVec3::new(0.0, 0.0, half), rim(i, half), rim(k, half)]);
+    }
+    for lifter in 0..6 {
+        let i = lifter * n / 6;
+        let inner = |z: f64| rim(i, z) * DVec3::new(34.0 / r, 34.0 / r, 1.0);
+        tris.push([inner(-half), rim(i, -half), rim(i, half)]);
+        tris.push([inner(-half), rim(i, half), inner(half)]);
+    }
+    tris
+}
+
 /// An icosahedron of `radius` about `center` with each triangle split in four `levels`
 /// times, the new vertices pushed out onto the sphere: inscribed, with icosahedral symmetry.
 pub fn icosphere(center: DVec3, radius: f64, levels: usize) -> Vec<[DVec3; 3]> {
@@ -259,6 +284,34 @@ mod tests {
         assert_eq!(
             (mesh.topo.open_edges, mesh.topo.non_manifold_edges),
             (64, 0)
+        );
+    }
+
+    #[test]
+    fn the_shipped_drum_is_drum_mm_with_its_lifters() {
+        // GRAINFLOW_BLESS=1 writes it again.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/meshes/drum_lifters.stl"
+        );
+        let made = binary_stl(&drum_mm(), "grainflow drum_mm(): drum with six lifters, mm");
+        if std::env::var_os("GRAINFLOW_BLESS").is_some() {
+            std::fs::write(path, &made).expect("writes");
+        }
+        let shipped = std::fs::read(path).expect("shipped");
+        assert_eq!(shipped, made);
+        let back = super::super::read::read_stl(&shipped).expect("reads");
+        let place = super::super::Placement {
+            scale: 1e-3,
+            rotate: DVec3::ZERO,
+            translate: DVec3::ZERO,
+        };
+        let mesh = super::super::TriMesh::new(&back, &place).expect("builds");
+        // 60 mantle quads, 2 end fans and 6 fins, each one flat face; each fin's outer edge is
+        // a corner line of the mantle (three triangles meet there), its three others open.
+        assert_eq!(
+            mesh.summary(),
+            "252 triangles, 134 vertices, 68 flat faces, 18 open edges, 6 non-manifold edges"
         );
     }
 }
