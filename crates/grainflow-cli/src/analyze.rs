@@ -409,3 +409,32 @@ pub fn packing(run: &Path, vessel: Vessel, bins: (usize, usize), out: &Path) -> 
     }
     Ok(summary)
 }
+
+/// The penetration of free wall `wall` of the run in `run` (its bodies.csv) as CSV
+/// (time,depth,vz,fz), from its first contact on; a summary line on stderr.
+pub fn penetration(run: &Path, wall: usize) -> Result<String> {
+    let path = run.join("bodies.csv");
+    let text = std::fs::read_to_string(&path).map_err(|e| grainflow::Error::io(&path, e))?;
+    let rows = grainflow::rigid::penetration::penetration(&text, wall).map_err(|reason| {
+        grainflow::Error::Format {
+            path: path.clone(),
+            reason,
+        }
+    })?;
+    let mut csv = String::from("time,depth,vz,fz\n");
+    for d in &rows {
+        csv.push_str(&format!(
+            "{:e},{:e},{:e},{:e}\n",
+            d.time, d.depth, d.vz, d.fz
+        ));
+    }
+    let deepest = rows
+        .iter()
+        .fold(rows[0], |a, d| if d.depth > a.depth { *d } else { a });
+    let last = rows[rows.len() - 1];
+    eprintln!(
+        "wall {wall}: first touched the grains at t = {:.4} s; deepest {:.4e} m at t = {:.4} s; {:.4e} m at t = {:.4} s, moving at {:.3e} m/s",
+        rows[0].time, deepest.depth, deepest.time, last.depth, last.time, last.vz
+    );
+    Ok(csv)
+}

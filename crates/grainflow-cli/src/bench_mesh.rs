@@ -62,6 +62,17 @@ fn cpu_ns() -> u64 {
         .sum()
 }
 
+/// [`TURN`] steps of `sim`: a function of its own, so that a profiler can mark each turn
+/// (`valgrind --tool=callgrind --dump-after='*bench_mesh*run_turn*'`: the plane's turns, then the
+/// mesh's, in turns).
+#[inline(never)]
+fn run_turn(sim: &mut Simulation) -> Result<()> {
+    for _ in 0..TURN {
+        sim.step()?;
+    }
+    Ok(())
+}
+
 /// Runs the plane and the mesh floor in `turns` turns of [`TURN`] steps each (after one
 /// turn each unmeasured) and prints the cost of each per particle-step and their ratio.
 pub fn mesh(turns: u64, json: bool) -> Result<ExitCode> {
@@ -82,9 +93,7 @@ pub fn mesh(turns: u64, json: bool) -> Result<ExitCode> {
     for turn in 0..=turns {
         for (k, sim) in sims.iter_mut().enumerate() {
             let (c0, w0) = (cpu_ns(), Instant::now());
-            for _ in 0..TURN {
-                sim.step()?;
-            }
+            run_turn(sim)?;
             if turn > 0 {
                 cpu[k] += cpu_ns() - c0;
                 wall[k] += w0.elapsed().as_secs_f64();

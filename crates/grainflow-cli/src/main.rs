@@ -251,6 +251,15 @@ enum Analysis {
         #[arg(long, default_value = "pebbles.csv")]
         out: PathBuf,
     },
+    /// A free wall's depth below where it first touched the grains against time (a footpad,
+    /// an impactor), from a run's bodies.csv: CSV time,depth,vz,fz on stdout.
+    Penetration {
+        /// Run folder (with bodies.csv).
+        run: PathBuf,
+        /// The free wall's index in the scene.
+        #[arg(long, default_value_t = 0)]
+        wall: usize,
+    },
     /// Froude number ω² D / (2 g) (002 eq 31).
     Froude {
         /// Drum angular speed (rad/s).
@@ -410,6 +419,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 }
                 Analysis::GetEnergy { file } => out!("{}", pebbles::get_energy(&file)?),
                 Analysis::Pebbles { save, out } => pebbles::pebbles_csv(&save, &out)?,
+                Analysis::Penetration { run, wall } => {
+                    out!("{}", analyze::penetration(&run, wall)?)
+                }
                 Analysis::Froude { omega, diameter, g } => {
                     if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
                         bail!("analyze froude: diameter and g must be > 0 and omega finite");

@@ -65,6 +65,8 @@ dimensions! {
     acceleration, ACCELERATION: [1, 0, -2, 0], "an acceleration (m/s^2)";
     /// Density (kg/m³).
     density, DENSITY: [-3, 1, 0, 0], "a density (kg/m^3)";
+    /// Moment of inertia (kg m²).
+    moment_of_inertia, MOMENT_OF_INERTIA: [2, 1, 0, 0], "a moment of inertia (kg m^2)";
     /// Force (N).
     force, FORCE: [1, 1, -2, 0], "a force (N)";
     /// Pressure or elastic modulus (Pa).

@@ -470,18 +470,21 @@ fn a_free_icosphere_mesh_falls_bounces_and_rests_as_the_same_ball_as_a_grain() {
         mass <= m && mass >= m * (1.0 - 3.0 * sag / r),
         "{mass} vs {m}"
     );
+    // The ball among the grains (id 3), wherever sorting put it.
+    let ball_at = |s: &Simulation| {
+        s.world
+            .particles
+            .id
+            .iter()
+            .position(|&i| i == 3)
+            .expect("the ball")
+    };
     // The same parabola until the ball reaches the seat.
     let mut worst = 0.0f64;
     for n in 1..=7500 {
         grain.step().expect("steps");
         ball.step().expect("steps");
-        let k = grain
-            .world
-            .particles
-            .id
-            .iter()
-            .position(|&i| i == 3)
-            .expect("the ball");
+        let k = ball_at(&grain);
         let (a, b) = (grain.world.particles.pos[k], body(&ball).body.state.pos);
         if n <= 900 {
             // t ≤ 18 ms: 1.6 mm fallen, not yet touching.
@@ -489,13 +492,7 @@ fn a_free_icosphere_mesh_falls_bounces_and_rests_as_the_same_ball_as_a_grain() {
         }
         worst = worst.max((a - b).length());
     }
-    let k = grain
-        .world
-        .particles
-        .id
-        .iter()
-        .position(|&i| i == 3)
-        .expect("the ball");
+    let k = ball_at(&grain);
     let (a, b) = (grain.world.particles.pos[k], body(&ball).body.state.pos);
     let (va, vb) = (grain.world.particles.vel[k], body(&ball).body.state.vel);
     // At rest in the seat (after 0.15 s: the bounces die within a few contact times).

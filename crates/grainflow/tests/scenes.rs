@@ -141,9 +141,9 @@ fn every_pebbles_deck_translates_checks_and_runs_shortened() {
 fn si_unit(key: &str) -> Option<&'static str> {
     const UNITS: &[(&str, &str)] = &[
         ("s", "duration dt start_time snapshot_interval series_interval checkpoint_interval interval start end every period ramp door_closed_time first_door_open_time energy_interval"),
-        ("m", "skin domain radius pos point center origin min max half_size at inner_radius outer_radius radius_min radius_max radius0 range length sphere_radius spacing height centers bottom tube min_max profile planes regions cell cell_size softening separation door drop_offset displacement displacements amplitude position mean std median fixed x y z translate"),
+        ("m", "scale skin domain radius pos point center origin min max half_size at inner_radius outer_radius radius_min radius_max radius0 range length sphere_radius spacing height centers bottom tube min_max profile planes regions cell cell_size softening separation door drop_offset displacement displacements amplitude position mean std median fixed x y z translate"),
         ("m/s", "vel velocity velocity_dispersion velocity_spread velocity_bins characteristic_velocity slide_limit"),
-        ("rad/s", "omega frequency step"),
+        ("rad/s", "omega frequency step spin"),
         ("rad", "phase rotate"),
         ("m/s^2", "uniform"),
         ("m^3 kg^-1 s^-2", "constant"),
@@ -157,8 +157,9 @@ fn si_unit(key: &str) -> Option<&'static str> {
         ("1/s", "rate"),
         ("kg/s", "mass_rate"),
         ("m^2", "area"),
+        ("kg m^2", "inertia"),
     ];
-    const PLAIN: &str = "count seed dimensions restitution tangential_restitution poisson_ratio sliding_friction rolling_friction twisting_friction cohesion max_overlap spread packing_fraction fraction theta cells passes overlap_tolerance max_sweeps over_relaxation substeps sort_every steps axis normal u direction slope offset exponent kinetic_friction friction zero_long_slips decrease_long_slips extra_candidates sigma equation pattern angles table timestep surface_friction scale";
+    const PLAIN: &str = "count seed dimensions restitution tangential_restitution poisson_ratio sliding_friction rolling_friction twisting_friction cohesion max_overlap spread packing_fraction fraction theta cells passes overlap_tolerance max_sweeps over_relaxation substeps sort_every steps axis normal u direction slope offset exponent kinetic_friction friction zero_long_slips decrease_long_slips extra_candidates sigma equation pattern angles table timestep surface_friction";
     if let Some((unit, _)) = UNITS
         .iter()
         .find(|(_, keys)| keys.split(' ').any(|k| k == key))

@@ -42,23 +42,39 @@ pub enum Dof {
 pub struct FreeSpec {
     /// Density (kg/m³) filling the wall's solid (a block's box; a closed mesh): mass, centre
     /// of mass and inertia computed from it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::density"
+    )]
     pub density: Option<f64>,
     /// Mass (kg), instead of a density, with `center` and (unless every rotation is held)
     /// `inertia`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::mass"
+    )]
     pub mass: Option<f64>,
     /// Centre of mass in the scene placement (m), with `mass`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::length"
+    )]
     pub center: Option<DVec3>,
     /// Inertia tensor about the centre of mass, world axes (kg m², rows), with `mass`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::moment_of_inertia"
+    )]
     pub inertia: Option<[[f64; 3]; 3]>,
     /// Initial velocity of the centre of mass (m/s).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::velocity")]
     pub velocity: DVec3,
     /// Initial angular velocity (rad/s, world axes).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::angular_velocity")]
     pub spin: DVec3,
     /// Degrees of freedom held: "x", "y", "z" (translation), "rx", "ry", "rz" (rotation about
     /// a world axis; none, two or all three).
@@ -276,5 +292,63 @@ mod tests {
             ..lid
         };
         assert_eq!(fields(&bad_inertia), ["inertia"]);
+    }
+
+    /// A scene with one block wall whose `free` table is `free`.
+    fn scene_with(free: &str) -> crate::scene::Scene {
+        let toml = format!(
+            r#"
+[simulation]
+duration = 0.01
+dt = 1e-6
+[[materials]]
+name = "steel"
+density = 7800
+youngs_modulus = 2e11
+poisson_ratio = 0.3
+restitution = 0.9
+sliding_friction = 0.3
+[[particles]]
+type = "list"
+material = "steel"
+spheres = [{{ pos = [0, 0, 0], radius = 0.001 }}]
+[[walls]]
+type = "block"
+material = "steel"
+min = [-0.02, -0.02, 0.05]
+max = [0.02, 0.02, 0.06]
+free = {free}
+"#
+        );
+        crate::scene::Scene::from_toml(&toml, "free").expect("parses")
+    }
+
+    #[test]
+    fn the_free_keys_take_units_to_the_same_bits_and_refuse_the_wrong_dimension() {
+        let si = scene_with(
+            "{ mass = 0.5, center = [0, 0, 0.055], inertia = [[1e-4, 0, 0], [0, 2e-4, 0], [0, 0, 2.5e-4]], velocity = [0, 0, -1.5], spin = [0, 0, 3.141592653589793] }",
+        );
+        let united = scene_with(
+            r#"{ mass = "500 g", center = [0, "0 m", "55 mm"], inertia = [["1 kg cm^2", 0, 0], [0, "2e-4 kg m^2", 0], [0, 0, "2500 g cm^2"]], velocity = [0, 0, "-1.5 m/s"], spin = [0, 0, "0.5 rev/s"] }"#,
+        );
+        assert_eq!(united.walls[0].free, si.walls[0].free);
+        let dense = scene_with(r#"{ density = "7.8 g/cm^3" }"#);
+        assert_eq!(
+            dense.walls[0].free.as_ref().and_then(|f| f.density),
+            Some(7800.0)
+        );
+        let e = crate::scene::Scene::from_toml(
+            &scene_with("{ density = 1 }")
+                .to_toml()
+                .expect("writes")
+                .replace("density = 1.0", "density = \"1 kg\""),
+            "free",
+        )
+        .expect_err("a mass for a density")
+        .to_string();
+        assert!(
+            e.contains("expected a density (kg/m^3), got \"1 kg\", a mass (kg)"),
+            "{e}"
+        );
     }
 }

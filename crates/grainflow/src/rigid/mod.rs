@@ -5,7 +5,8 @@
 //!   (divergence theorem) and of primitives (closed forms), principal axes;
 //! * `body.rs`: the 6-DOF state and its velocity-Verlet step with the symmetric splitting of
 //!   the free rotation;
-//! * `free.rs`: `free = { ... }` on a wall as a scene writes it, and the body built from it.
+//! * `free.rs`: `free = { ... }` on a wall as a scene writes it, and the body built from it;
+//! * `penetration.rs`: a body's depth below its first contact against time, from `bodies.csv`.
 //!
 //! A free wall's pose comes from its body ([`crate::walls::interact::place`]); the soft-sphere
 //! method sums the reactions of its grain contacts on it each step in ascending grain order
@@ -14,6 +15,7 @@
 pub mod body;
 pub mod free;
 pub mod mass;
+pub mod penetration;
 
 use glam::DVec3;
 

@@ -237,8 +237,12 @@ pub enum ShapeSpec {
     Mesh {
         /// The file, relative to the scene.
         path: PathBuf,
-        /// Factor from the file's units to metres (0.001 for millimetres).
-        #[serde(default = "one", skip_serializing_if = "is_one")]
+        /// The length of one of the file's units (m): 0.001 or "1 mm" for millimetres.
+        #[serde(
+            default = "one",
+            skip_serializing_if = "is_one",
+            deserialize_with = "crate::units::length"
+        )]
         scale: f64,
         /// Angles about x, y and z (rad), applied in that order after scaling.
         #[serde(

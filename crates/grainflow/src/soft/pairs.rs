@@ -14,6 +14,7 @@
 use glam::DVec3;
 
 use super::{body, ContactStats};
+use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
 use crate::contact::normal::shared_stiffness;
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
@@ -24,7 +25,7 @@ use crate::simd::{prefetch, Quad, F, LANES};
 use batch::{Batch, Block, Found, History, Sums, Work, BATCH, BATCH_OF_THREAD, GROUPS, ROOM};
 pub(super) use packing::{pack, pack_chunk, shift_chunk, Facts, Shifts};
 pub use packing::{Packed, Run};
-use runs::{add, quads, run, subtract, vec, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
+use runs::{add, quads, run, subtract, vec, Fold, Runs, FORCE, SLIP, TORQUE_I, TORQUE_J};
 
 mod batch;
 mod packing;
@@ -69,7 +70,7 @@ enum PairConstants {
 
 /// What every block of the pair loop reads. A partner's shift is read at its index (a grain or
 /// a ghost), everything else at its grain's; a slot's shifts only where its bit in `shifted`
-/// is set ([`Packed::shifted_slots`]).
+/// is set ([`Packed::shifted_slots`]), and none where the separations are folded (`fold`).
 struct Rows<'a> {
     start: &'a [usize],
     owner: &'a [u32],
@@ -81,6 +82,10 @@ struct Rows<'a> {
     shift: &'a [Run],
     /// A bit per slot: whether its pair may have a shift.
     shifted: &'a [u8],
+    /// The minimum image, when every listed pair is nearer than half a period
+    /// ([`Packed::nearest`]): the vector tests then fold the plain differences, the same
+    /// bits as the shifts, and read neither the partners nor the shifts.
+    fold: Option<Fold>,
     /// The grains' state, as many as there are grains.
     vel: &'a [DVec3],
     omega: &'a [DVec3],
@@ -173,6 +178,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         pos: &packed.pos[..n],
         shift: &packed.shift[..n_total],
         shifted: &packed.shifted_slots,
+        fold: (packed.nearest).then(|| Fold::new(&MinimumImage::new(physics.periodic.lengths()))),
         vel: &vel[..n],
         omega: &omega[..n],
         radius: &radius[..n],
@@ -303,7 +309,11 @@ impl Rows<'_> {
                 )
             ))]
             {
-                self.test_established(slots, history, (run.start, shifted), found)
+                let first = (run.start, shifted);
+                match self.fold {
+                    Some(_) => self.test_established::<true>(slots, history, first, found),
+                    None => self.test_established::<false>(slots, history, first, found),
+                }
             }
             #[cfg(not(all(
                 target_arch = "x86_64",

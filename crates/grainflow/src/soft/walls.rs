@@ -253,7 +253,7 @@ impl<'a> WallForces<'a> {
                 if listed && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
-                let Some((c, s)) = meet(self.contact(w, m, pos, r), id, history) else {
+                let Some((c, s)) = meet(self.contact(w, m, pos, r, false), id, history) else {
                     continue;
                 };
                 let (grain, surface) = bodies(body, pose, pos);
@@ -297,12 +297,14 @@ impl<'a> WallForces<'a> {
                 continue;
             }
             let (slots, keys) = self.near.row(k);
+            let inner = self.near.inner(slots.clone());
             let slots = slots.start - first..slots.end - first;
             if self.lanes.is_some() && keys.len() <= LANES {
                 if batch.contacts + keys.len() > LANES || batch.grains == LANES {
                     self.flush(&mut batch, out, history, &mut stats);
                 }
-                if let Some(here) = self.queue(&mut batch, p, k, keys, history, slots.clone()) {
+                let row = (keys, inner);
+                if let Some(here) = self.queue(&mut batch, p, k, row, history, slots.clone()) {
                     batch.grain[batch.grains] = (e, k, batch.contacts, here);
                     batch.grains += 1;
                     continue;
@@ -312,7 +314,7 @@ impl<'a> WallForces<'a> {
             // batch holds, a grain that cannot move or a contact forming: the grain takes
             // the scalar law, after the grains before it.
             self.flush(&mut batch, out, history, &mut stats);
-            let (f, t, s) = self.on_listed(p, k, keys, &mut history[slots]);
+            let (f, t, s) = self.on_listed(p, k, (keys, inner), &mut history[slots]);
             out[e] = (k as u32, f, t);
             stats = ContactStats::merge(stats, s);
         }
@@ -322,36 +324,39 @@ impl<'a> WallForces<'a> {
 
     /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`: in the wall's
     /// placement ([`WallRuntime::placed`]), the normal turned back to the world unless the
-    /// placement needed no transform.
+    /// placement needed no transform. `inner` when the near lists say the grain stays among
+    /// the inner cells of a mesh member ([`NearWalls::inner`]): the same contact, found
+    /// without a search.
     #[inline(always)]
-    fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64) -> Option<Touch> {
+    fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64, inner: bool) -> Option<Touch> {
         let wall = &self.walls[w];
         let (local, direct) = self.rt.placed(w, pos);
-        let mut c = touch(wall, &wall.shape.members()[m], local, r)?;
+        let mut c = touch(wall, &wall.shape.members()[m], local, r, inner)?;
         if !direct {
             c.normal = self.rt.pose[w].rotation * c.normal;
         }
         Some(c)
     }
 
-    /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` with contact
-    /// histories `history` (one each, [`WallHistory`]): every wall is [`listable`],
-    /// so the listed members, in order, are the only ones it may touch.
+    /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` (each with its
+    /// [`NearWalls::inner`] flag) with contact histories `history` (one each,
+    /// [`WallHistory`]): every wall is [`listable`], so the listed members, in order, are
+    /// the only ones it may touch.
     #[inline(always)]
     fn on_listed(
         &self,
         p: &Particles,
         k: usize,
-        keys: &[WallMember],
+        (keys, inner): (&[WallMember], &[bool]),
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
         let body = grain(p, k);
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
-        for (&id, state) in keys.iter().zip(history) {
+        for ((&id, &inner), state) in keys.iter().zip(inner).zip(history) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r) else {
+            let Some(c) = self.contact(w, m, pos, r, inner) else {
                 forget(state);
                 continue;
             };
@@ -396,8 +401,8 @@ impl<'a> WallForces<'a> {
         }
     }
 
-    /// Puts the contacts of particle `k` of `p` with its near members `keys` (histories
-    /// `history[slots]`) into `batch`, doing to the histories what [`Self::on_listed`] does
+    /// Puts the contacts of particle `k` of `p` with its near members `keys` (each with its
+    /// [`NearWalls::inner`] flag; histories `history[slots]`) into `batch`, doing to the histories what [`Self::on_listed`] does
     /// before the law: the grain's statistics when it can move and every contact is
     /// established, so that the lanes take them all. Else its contacts are taken out of the
     /// batch again and `None` returned: its histories are then as [`Self::on_listed`] would
@@ -408,7 +413,7 @@ impl<'a> WallForces<'a> {
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        keys: &[WallMember],
+        (keys, inner): (&[WallMember], &[bool]),
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
@@ -421,10 +426,10 @@ impl<'a> WallForces<'a> {
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let from = batch.contacts;
         let mut here = ContactStats::default();
-        for (&id, s) in keys.iter().zip(slots) {
+        for ((&id, &inner), s) in keys.iter().zip(inner).zip(slots) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r) else {
+            let Some(c) = self.contact(w, m, pos, r, inner) else {
                 forget(&mut history[s]);
                 continue;
             };
@@ -500,11 +505,13 @@ fn forget(state: &mut ContactState) {
 
 /// Where member `shape` of `wall` touches a sphere at `local` (in the wall's placement) of
 /// radius `r`: `None` when they do not touch or the wall is not normal. The plane, the
-/// commonest wall, is inline.
+/// commonest wall, is inline; a mesh part the grain stays `inner` to ([`NearWalls::inner`])
+/// takes [`Shape::contact_inner`].
 #[inline(always)]
-fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64) -> Option<Touch> {
+fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64, inner: bool) -> Option<Touch> {
     let contact = match shape {
         Shape::Plane(plane) => plane.contact(local, r),
+        other if inner => other.contact_inner(local, r),
         other => other.contact(local, r),
     };
     contact.filter(|_| wall.surface == Surface::Normal)

@@ -152,6 +152,23 @@ impl Shape {
         }
     }
 
+    /// Whether the shape is a part of a mesh whose grid cells within `reach` of `pos` are all
+    /// inner ([`TriMesh::inner_around`]): a sphere of radius r that stays within `reach` − r
+    /// of `pos` is then met by [`Shape::contact_inner`].
+    pub fn inner_around(&self, pos: DVec3, reach: f64) -> bool {
+        matches!(self, Shape::Mesh(p) if p.mesh.inner_around(pos, reach))
+    }
+
+    /// [`Shape::contact`] of a sphere at `pos` of radius `r` where [`Shape::inner_around`]
+    /// held when it was listed: the same contact, found without a search for a mesh part.
+    #[inline]
+    pub fn contact_inner(&self, pos: DVec3, r: f64) -> Option<Touch> {
+        match self {
+            Shape::Mesh(p) => p.contact_inner(pos, r),
+            other => other.contact(pos, r),
+        }
+    }
+
     /// Whether a sphere at `pos` of radius `reach` may touch the shape: for lists of the walls
     /// near each grain, built with `reach` = radius + skin and trusted while no grain moves half
     /// the skin. A primitive's contact does (its distance changes no faster than the centre

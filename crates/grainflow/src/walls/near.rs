@@ -23,6 +23,10 @@ pub struct NearWalls {
     start: Vec<u32>,
     /// Each slot's member.
     members: Vec<WallMember>,
+    /// Per slot, whether its member is a part of a mesh whose grid cells are all inner within
+    /// the grain's radius plus the skin of where it was at the build ([`super::Shape::inner_around`]):
+    /// until the next build its contact is then [`super::Shape::contact_inner`].
+    inner: Vec<bool>,
     /// The particles with a member listed, ascending.
     listed: Vec<u32>,
     /// Per wall, its offset at the build when it is listed and moves
@@ -52,19 +56,26 @@ impl NearWalls {
     /// from every row.
     pub(crate) fn without(&mut self, drop: impl Fn(usize) -> bool) {
         let mut kept = Vec::with_capacity(self.members.len());
+        let mut inner = Vec::with_capacity(self.inner.len());
         let mut start = Vec::with_capacity(self.start.len());
         start.push(0);
         self.listed.clear();
         for k in 0..self.start.len().saturating_sub(1) {
             let (a, b) = (self.start[k] as usize, self.start[k + 1] as usize);
             let before = kept.len();
-            kept.extend(self.members[a..b].iter().filter(|m| !drop(m.wall())));
+            for (m, &i) in self.members[a..b].iter().zip(&self.inner[a..b]) {
+                if !drop(m.wall()) {
+                    kept.push(*m);
+                    inner.push(i);
+                }
+            }
             if kept.len() > before {
                 self.listed.push(k as u32);
             }
             start.push(kept.len() as u32);
         }
         self.members = kept;
+        self.inner = inner;
         self.start = start;
     }
 
@@ -79,6 +90,13 @@ impl NearWalls {
     pub(crate) fn row(&self, k: usize) -> (Range<usize>, &[WallMember]) {
         let (a, b) = (self.start[k] as usize, self.start[k + 1] as usize);
         (a..b, &self.members[a..b])
+    }
+
+    /// Whether the members of the history slots `slots` are mesh parts met by
+    /// [`super::Shape::contact_inner`] until the next build.
+    #[inline]
+    pub(crate) fn inner(&self, slots: Range<usize>) -> &[bool] {
+        &self.inner[slots]
     }
 
     /// Asks for particle `k`'s row ahead of its use ([`prefetch`]); its first slot.
@@ -136,7 +154,7 @@ pub fn near_walls(
         .iter()
         .map(|p| p.filter(|&(_, moves)| moves).map(|(pose, _)| pose.offset))
         .collect();
-    let rows: Vec<Vec<WallMember>> = pos
+    let rows: Vec<Vec<(WallMember, bool)>> = pos
         .par_iter()
         .zip(radius.par_iter())
         .with_min_len(crate::particles::MIN_LEN)
@@ -170,7 +188,10 @@ pub fn near_walls(
                         .iter()
                         .any(|&p| shape.may_touch(local(p), r + skin))
                     {
-                        row.push(WallMember::new(w, m));
+                        // Relative to the wall the grain moves less than the skin before
+                        // the next build (half by itself, half by the wall).
+                        let inner = count == 1 && shape.inner_around(local(x), r + skin);
+                        row.push((WallMember::new(w, m), inner));
                     }
                 }
             }
@@ -180,6 +201,7 @@ pub fn near_walls(
     let mut near = NearWalls {
         start: Vec::with_capacity(pos.len() + 1),
         members: Vec::new(),
+        inner: Vec::new(),
         listed: Vec::new(),
         offset,
         half_skin: 0.5 * skin,
@@ -189,7 +211,8 @@ pub fn near_walls(
         if !row.is_empty() {
             near.listed.push(k as u32);
         }
-        near.members.extend(row);
+        near.members.extend(row.iter().map(|e| e.0));
+        near.inner.extend(row.iter().map(|e| e.1));
         near.start.push(near.members.len() as u32);
     }
     near

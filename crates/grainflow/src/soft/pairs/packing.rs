@@ -35,6 +35,10 @@ pub struct Packed {
     /// partner). A clear bit says that both shifts of the pair are +0, so that its separation
     /// is the plain difference of the centres ([`Shifts`]).
     pub(in crate::soft) shifted_slots: Vec<u8>,
+    /// Whether every listed pair is nearer than half a period along each periodic axis, so
+    /// that its separation is the minimum image of the plain difference of the centres, to
+    /// the bit ([`Packed::nearest_images`]): the pair loop then folds, and reads no shift.
+    pub(in crate::soft) nearest: bool,
     /// The neighbour list's build the shifts are for.
     built: Option<u64>,
     /// The material of every grain, when they all have the same.
@@ -73,13 +77,35 @@ impl Packed {
             // A list built for other grains: the rebuild to come packs again.
             Some(g) if g.n_owned != self.pos.len() => {
                 self.built = None;
+                self.nearest = false;
                 return;
             }
             Some(g) => shift_ghosts(self, g, l, self.built != Some(nl.builds)),
             None => {}
         }
+        if self.built != Some(nl.builds) {
+            self.nearest = self.nearest_images(nl, l);
+        }
         self.mark_slots(nl, self.built != Some(nl.builds));
         self.built = Some(nl.builds);
+    }
+
+    /// Whether every pair of list `nl` is nearer than half a period `l` along each periodic
+    /// axis until the next build, so that the minimum image of x_k − x_i is its separation
+    /// (x_k − x_i) − (h_i − h_j), to the bit. At the build a listed pair was nearer than
+    /// 2 r_max + skin, and the list is rebuilt before any grain has moved half the skin, so
+    /// a pair stays nearer than 2 r_max + 2 skin; with every period longer than twice that,
+    /// the pair's whole periods m = s + w_k − w_i are the minimum image's, −1, 0 or 1 (both
+    /// centres lie in the box). Then h_i − h_j = (w_i − s − w_k) L is exact (products of L
+    /// by −2 … 2, and a difference that is −L, +0 or L), and (x_k − x_i) − (±L) or − (+0)
+    /// is the fold's d ∓ L or d. Without ghosts in a periodic box the pairs have no shift.
+    fn nearest_images(&self, nl: &NeighborList, l: DVec3) -> bool {
+        if nl.ghosts.is_none() && l.cmpne(DVec3::ZERO).any() {
+            return false;
+        }
+        let r_max = self.pos.iter().fold(0.0, |m: f64, r| m.max(r.0[3]));
+        let far = 2.0 * (2.0 * r_max + 2.0 * nl.skin);
+        l.to_array().iter().all(|&l| l == 0.0 || l > far)
     }
 
     /// Sets the bits of [`Packed::shifted_slots`] for list `nl`: anew when `built` (a new

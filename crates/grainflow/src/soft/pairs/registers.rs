@@ -4,16 +4,20 @@
 //! lists, bit for bit, which a test checks), and each list's new entries put in front of a
 //! register and stored at once, by AVX-512's compress or, with AVX2, by a permutation looked
 //! up from the touching lanes. Built for x86-64 with either; other builds take the
-//! slot-by-slot test.
+//! slot-by-slot test. Each is compiled twice: folding every separation by the minimum image
+//! (`FOLD`, where it is the shifts' bits: [`super::Packed::nearest`]), with no branch and no
+//! read of the partners or shifts, as before the ghosts; or reading the shifts of the runs
+//! whose bits say that a slot may have one.
 
 use super::{Found, History, Rows, Run, Shifts, Slots};
 use crate::contact::Slip;
 use crate::simd::{Quad, F, LANES};
 
 impl Rows<'_> {
-    /// [`Rows::test`] for a model the lanes cover, in the widest registers the build has.
+    /// [`Rows::test`] for a model the lanes cover, in the widest registers the build has;
+    /// `FOLD`: the separations by the minimum image ([`Rows::fold`], which must be there).
     #[inline(always)]
-    pub(super) fn test_established(
+    pub(super) fn test_established<const FOLD: bool>(
         &self,
         slots: Slots,
         history: History,
@@ -26,7 +30,7 @@ impl Rows<'_> {
             target_feature = "avx512vl"
         ))]
         {
-            self.test_avx512(slots, history, first, found)
+            self.test_avx512::<FOLD>(slots, history, first, found)
         }
         #[cfg(all(
             target_arch = "x86_64",
@@ -34,12 +38,24 @@ impl Rows<'_> {
             not(all(target_feature = "avx512f", target_feature = "avx512vl"))
         ))]
         {
-            self.test_avx2(slots, history, first, found)
+            self.test_avx2::<FOLD>(slots, history, first, found)
         }
     }
 }
 
 impl Rows<'_> {
+    /// L, L/2 and −L/2 per axis of the minimum image, when `FOLD` (zeros, unread, else).
+    #[inline(always)]
+    fn fold_axes<const FOLD: bool>(&self) -> [[f64; 3]; 3] {
+        match &self.fold {
+            Some(fold) if FOLD => fold.axes(),
+            _ => {
+                assert!(!FOLD, "a fold for the folding test");
+                [[0.0; 3]; 3]
+            }
+        }
+    }
+
     /// h_i − h_j of the eight owners `i` and partners `j`, taken run by run and then
     /// transposed into lane sets (x, y, z, 0): one transposition for the two.
     ///
@@ -142,7 +158,7 @@ impl Rows<'_> {
     /// [`Rows::test`] for a model the lanes cover, eight slots at a time in one AVX-512
     /// register, each list's new entries written with one compressed store.
     #[inline(always)]
-    pub(super) fn test_avx512(
+    pub(super) fn test_avx512<const FOLD: bool>(
         &self,
         (owner, partner, grain): Slots,
         history: History,
@@ -164,6 +180,10 @@ impl Rows<'_> {
         // (pair_forces), and every store writes LANES places from len or separated, both
         // ≤ k ≤ BATCH − count, inside ROOM.
         unsafe {
+            let axes = self
+                .fold_axes::<FOLD>()
+                .map(|v| v.map(|x| _mm512_set1_pd(x)));
+            let [l, half, neg_half] = axes;
             let zero = _mm512_setzero_pd();
             let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             let runs = |v: &[Run], k: &[u32; LANES]| Self::lanes_of(v, k).map(F::raw);
@@ -177,15 +197,22 @@ impl Rows<'_> {
                 let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                 let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                 // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
-                // the run has a shift.
+                // the run has a shift; when FOLD, as MinimumImage::fold: d − L above L/2,
+                // d + L below −L/2.
                 let d = [0, 1, 2].map(|c| _mm512_sub_pd(pj[c], pi[c]));
-                let d = match shifted.eight(k) & u32::from(valid) {
-                    0 => d,
-                    _ => {
-                        let op = eight(partner, k, count, &mut tail_p);
-                        let h = self.shifts(oi, op).map(F::raw);
-                        [0, 1, 2].map(|c| _mm512_sub_pd(d[c], h[c]))
-                    }
+                let d = if FOLD {
+                    [0, 1, 2].map(|c| {
+                        let below = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(neg_half[c], d[c]);
+                        let inner = _mm512_mask_blend_pd(below, d[c], _mm512_add_pd(d[c], l[c]));
+                        let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(d[c], half[c]);
+                        _mm512_mask_blend_pd(above, inner, _mm512_sub_pd(d[c], l[c]))
+                    })
+                } else if shifted.eight(k) & u32::from(valid) != 0 {
+                    let op = eight(partner, k, count, &mut tail_p);
+                    let h = self.shifts(oi, op).map(F::raw);
+                    [0, 1, 2].map(|c| _mm512_sub_pd(d[c], h[c]))
+                } else {
+                    d
                 };
                 let sq = d.map(|d| _mm512_mul_pd(d, d));
                 let d2 = _mm512_add_pd(_mm512_add_pd(sq[0], sq[1]), sq[2]);
@@ -293,12 +320,32 @@ mod avx2 {
         }
     }
 
+    /// The minimum image of the four separations `d` along an axis of period `l`, half
+    /// period `half` and its negative `neg_half`: d − L above L/2, d + L below −L/2.
+    ///
+    /// # Safety
+    /// The build enables AVX2.
+    #[inline(always)]
+    unsafe fn fold(
+        d: std::arch::x86_64::__m256d,
+        [l, half, neg_half]: [std::arch::x86_64::__m256d; 3],
+    ) -> std::arch::x86_64::__m256d {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's promise.
+        unsafe {
+            let below = _mm256_cmp_pd::<_CMP_GT_OQ>(neg_half, d);
+            let inner = _mm256_blendv_pd(d, _mm256_add_pd(d, l), below);
+            let above = _mm256_cmp_pd::<_CMP_GT_OQ>(d, half);
+            _mm256_blendv_pd(inner, _mm256_sub_pd(d, l), above)
+        }
+    }
+
     impl Rows<'_> {
         /// [`Rows::test`] without `GENERAL`, eight slots at a time in AVX2 registers (two of four
         /// lanes): as [`Rows::test_avx512`], with each list's new entries put in front of their
         /// register by a permutation looked up from the touching lanes (AVX2 has no compress).
         #[inline(always)]
-        pub(in crate::soft::pairs) fn test_avx2(
+        pub(in crate::soft::pairs) fn test_avx2<const FOLD: bool>(
             &self,
             (owner, partner, grain): Slots,
             history: History,
@@ -319,6 +366,10 @@ mod avx2 {
             // are there (pair_forces), and every store writes at most LANES places from len or
             // separated, both ≤ k ≤ BATCH − count, inside ROOM.
             unsafe {
+                let axes = self
+                    .fold_axes::<FOLD>()
+                    .map(|v| v.map(|x| _mm256_set1_pd(x)));
+                let [l, half, neg_half] = axes;
                 let zero = _mm256_setzero_pd();
                 let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
                 let runs = |v: &[Run], k: &[u32; LANES]| Self::lanes_of(v, k).map(F::halves);
@@ -332,10 +383,12 @@ mod avx2 {
                     let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                     let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                     // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
-                    // the run has a shift.
+                    // the run has a shift; when FOLD, as MinimumImage::fold.
                     let mut d =
                         [0, 1, 2].map(|c| [0, 1].map(|h| _mm256_sub_pd(pj[c][h], pi[c][h])));
-                    if shifted.eight(k) & valid != 0 {
+                    if FOLD {
+                        d = [0, 1, 2].map(|c| d[c].map(|d| fold(d, [l[c], half[c], neg_half[c]])));
+                    } else if shifted.eight(k) & valid != 0 {
                         let op = eight(partner, k, count, &mut tail_p);
                         let shift = self.shifts(oi, op).map(F::halves);
                         for (d, shift) in d.iter_mut().zip(shift) {
@@ -418,8 +471,9 @@ mod tests {
         // (S1 is periodic: partners across the faces are ghosts, with shifts). Each test reads
         // every shift, and again only where a slot's bit says that the pair may have one
         // ([`Packed::shifted_slots`]: a ghost partner, or a grain that wrapped since the
-        // build); so does the slot-by-slot one. Three grains are moved across a periodic face
-        // first, so that some grains have shifts.
+        // build); so does the slot-by-slot one; and the vector tests again folding every
+        // separation by the minimum image, reading no shift ([`Packed::nearest`]). Three
+        // grains are moved across a periodic face first, so that some grains have shifts.
         let toml = include_str!("../../../../../scenes/bench/s1.toml");
         let mut sim = crate::soft::tests::bench_scene(toml, "s1");
         sim.step().expect("stable");
@@ -448,6 +502,7 @@ mod tests {
         let immovable: Vec<f64> = (0..p.len())
             .map(|k| if k % 5 < 2 { 0.0 } else { p.inv_mass[k] })
             .collect();
+        assert!(packed.nearest, "S1's periods are long enough for the fold");
         let (mut a, mut b) = (Box::new(Found::empty()), Box::new(Found::empty()));
         let (mut touching, mut separated, mut scalar) = (0, 0, [0, 0]);
         let every = vec![u8::MAX; packed.shifted_slots.len()];
@@ -477,6 +532,7 @@ mod tests {
                 pos: &packed.pos,
                 shift: &packed.shift,
                 shifted: &packed.shifted_slots,
+                fold: Some(Fold::new(&MinimumImage::new(physics.periodic.lengths()))),
                 vel: &p.vel,
                 omega: &p.omega,
                 radius: &p.radius,
@@ -543,11 +599,31 @@ mod tests {
                             assert_eq!(bits(&u[..len]), bits(&v[..len]));
                         }
                     };
-                    for bits in [&every[..], &packed.shifted_slots] {
+                    // Reading every shift, or where the bits say; and folding by the minimum
+                    // image (FOLD), which reads no bit.
+                    let none = vec![0; every.len()];
+                    let runs = [
+                        (false, &every[..]),
+                        (false, &packed.shifted_slots),
+                        (true, &none),
+                    ];
+                    for (fold, bits) in runs {
                         #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
-                        check(|r, o, s, f, b| r.test_avx512(o, s, f, b), &mut b, bits);
+                        {
+                            let tests: [VectorTest; 2] = [
+                                |r, o, s, f, b| r.test_avx512::<false>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx512::<true>(o, s, f, b),
+                            ];
+                            check(tests[usize::from(fold)], &mut b, bits);
+                        }
                         #[cfg(target_feature = "avx2")]
-                        check(|r, o, s, f, b| r.test_avx2(o, s, f, b), &mut b, bits);
+                        {
+                            let tests: [VectorTest; 2] = [
+                                |r, o, s, f, b| r.test_avx2::<false>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx2::<true>(o, s, f, b),
+                            ];
+                            check(tests[usize::from(fold)], &mut b, bits);
+                        }
                     }
                     let bits = &packed.shifted_slots;
                     check(|r, o, s, f, b| r.test::<true>(o, s, f, b), &mut b, bits);

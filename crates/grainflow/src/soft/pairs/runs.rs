@@ -4,8 +4,36 @@
 use glam::DVec3;
 
 use super::Run;
+use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Reaction, V3};
 use crate::simd::{Quad, F, LANES};
+
+/// The minimum image of separations, as [`MinimumImage::fold`] axis by axis: d − L above
+/// L/2, d + L below −L/2. Where every listed pair is nearer than half a period
+/// ([`super::Packed::nearest`]) it is the same bits as the ghosts' shifts: see there.
+pub(super) struct Fold {
+    /// L, L/2 and −L/2 per axis (0, +∞ and −∞ on open axes, which it never folds).
+    l: [f64; 3],
+    half: [f64; 3],
+    neg_half: [f64; 3],
+}
+
+impl Fold {
+    pub(super) fn new(image: &MinimumImage) -> Fold {
+        let (l, half) = image.lengths();
+        Fold {
+            l,
+            half,
+            neg_half: half.map(|h| -h),
+        }
+    }
+
+    /// L, L/2 and −L/2 per axis.
+    #[inline(always)]
+    pub(super) fn axes(&self) -> [[f64; 3]; 3] {
+        [self.l, self.half, self.neg_half]
+    }
+}
 
 /// Four lane sets from each lane's four numbers `f(l)`.
 #[inline(always)]

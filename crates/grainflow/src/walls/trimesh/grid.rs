@@ -12,10 +12,14 @@ const CELLS_PER_TRIANGLE: usize = 4;
 pub struct Grid {
     /// Lower corner of the grid (m).
     lo: DVec3,
+    /// Upper corner of the grid, `lo` plus the cells' extent (m).
+    top: DVec3,
     /// Cells per metre.
     inv_h: f64,
     /// Cells along x, y, z.
     dims: [usize; 3],
+    /// The last cell's index along x, y, z, as a number.
+    last: DVec3,
     /// Per cell, its first entry in `items`; one more at the end.
     start: Vec<u32>,
     /// The triangles of each cell.
@@ -25,10 +29,28 @@ pub struct Grid {
     /// Per cell, the one flat face all its triangles belong to, [`EMPTY`] when it has none,
     /// [`MIXED`] when they belong to several ([`Grid::mark_faces`]).
     face: Vec<u32>,
-    /// Per cell, whether the plane of its one flat face is that face wherever it crosses the
-    /// cell ([`Grid::mark_faces`]).
-    inner: Vec<bool>,
+    /// Per cell, its entry in `leads` when the plane of its one flat face is that face
+    /// wherever it crosses the cell (it is **inner**, [`Grid::mark_faces`]), else
+    /// [`NOT_INNER`].
+    inner: Vec<u32>,
+    /// The first triangle of each inner cell, by its plane: what a grain over the cell needs,
+    /// in one place ([`Grid::lead_at`]).
+    leads: Vec<Lead>,
 }
+
+/// The plane of the first triangle listed in an inner cell, and its flat face.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lead {
+    /// The triangle's unit normal.
+    pub normal: DVec3,
+    /// Its first corner (m).
+    pub point: DVec3,
+    /// Its flat face.
+    pub face: u32,
+}
+
+/// A cell that is not inner.
+const NOT_INNER: u32 = u32::MAX;
 
 /// A cell without triangles.
 const EMPTY: u32 = u32::MAX;
@@ -61,10 +83,13 @@ impl Grid {
             }
             h *= (cells as f64 / most as f64).cbrt().max(1.01);
         };
+        let inv_h = 1.0 / h;
         let mut grid = Grid {
             lo,
-            inv_h: 1.0 / h,
+            top: lo + DVec3::from_array(dims.map(|d| d as f64)) / inv_h,
+            inv_h,
             dims,
+            last: DVec3::from_array(dims.map(|d| (d - 1) as f64)),
             ..Grid::default()
         };
         grid.fill(boxes);
@@ -97,13 +122,12 @@ impl Grid {
     }
 
     /// The cell holding `x`, clamped to the grid.
-    #[inline]
+    #[inline(always)]
     fn cell(&self, x: DVec3) -> [usize; 3] {
-        let s = ((x - self.lo) * self.inv_h).to_array();
-        [0, 1, 2].map(|k| {
-            let c = s[k].max(0.0).floor();
-            (c as usize).min(self.dims[k] - 1)
-        })
+        // Clamped before it is cut to a whole number (the floor of a number ≥ 0), so that
+        // it converts without the checks of an unbounded number (a NaN goes to cell 0).
+        let s = ((x - self.lo) * self.inv_h).max(DVec3::ZERO).min(self.last);
+        s.to_array().map(|c| c as u32 as usize)
     }
 
     /// Notes for each cell the flat face of its triangles, `face[t]` that of triangle t, when
@@ -115,8 +139,14 @@ impl Grid {
     /// cell). Then no rim of the face crosses the neighbours (a rim's triangle would be listed
     /// where its box meets them), each triangle in the cell lies within them, so the plane
     /// crosses the neighbours inside the face: where the foot of a sphere's perpendicular lies
-    /// in an inner cell, the sphere is over the face.
-    pub fn mark_faces(&mut self, face: &[u32], inside: &[bool]) {
+    /// in an inner cell, the sphere is over the face. `plane` gives a triangle's unit normal
+    /// and first corner, kept for the first triangle of each inner cell ([`Lead`]).
+    pub fn mark_faces(
+        &mut self,
+        face: &[u32],
+        inside: &[bool],
+        plane: impl Fn(u32) -> (DVec3, DVec3),
+    ) {
         let cells = self.start.len() - 1;
         let items = |c: usize| &self.items[self.start[c] as usize..self.start[c + 1] as usize];
         let mut clean = vec![false; cells];
@@ -148,18 +178,43 @@ impl Grid {
             });
             *inner = all;
         }
-        self.inner = inner;
+        self.leads.clear();
+        self.inner = inner
+            .iter()
+            .enumerate()
+            .map(|(c, &inner)| {
+                if !inner {
+                    return NOT_INNER;
+                }
+                let t = self.items[self.start[c] as usize];
+                let (normal, point) = plane(t);
+                self.leads.push(Lead {
+                    normal,
+                    point,
+                    face: face[t as usize],
+                });
+                self.leads.len() as u32 - 1
+            })
+            .collect();
     }
 
     /// Whether the cell holding `x` (which must lie in the grid) is inner.
-    #[inline]
+    #[inline(always)]
     pub fn inner_at(&self, x: DVec3) -> bool {
-        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
-        if x.cmplt(self.lo).any() || x.cmpge(top).any() {
+        if x.cmplt(self.lo).any() || x.cmpge(self.top).any() {
             return false;
         }
         let [i, j, k] = self.cell(x);
-        self.inner[i + self.dims[0] * (j + self.dims[1] * k)]
+        self.inner[i + self.dims[0] * (j + self.dims[1] * k)] != NOT_INNER
+    }
+
+    /// The first triangle of the cell holding `x` (clamped to the grid) by its plane, when the
+    /// cell is inner.
+    #[inline(always)]
+    pub fn lead_at(&self, x: DVec3) -> Option<&Lead> {
+        let [i, j, k] = self.cell(x);
+        let at = *self.inner.get(i + self.dims[0] * (j + self.dims[1] * k))?;
+        self.leads.get(at as usize)
     }
 
     /// The side of a cell (m).
@@ -196,7 +251,7 @@ impl Grid {
     }
 
     /// The triangles listed in the cell holding `x` (clamped to the grid).
-    #[inline]
+    #[inline(always)]
     pub fn at(&self, x: DVec3) -> &[u32] {
         let [i, j, k] = self.cell(x);
         let c = i + self.dims[0] * (j + self.dims[1] * k);
@@ -204,10 +259,23 @@ impl Grid {
     }
 
     /// Whether the box from `lo` to `hi` meets the grid.
-    #[inline]
-    fn meets(&self, lo: DVec3, hi: DVec3) -> bool {
-        let top = self.lo + DVec3::from_array(self.dims.map(|d| d as f64)) / self.inv_h;
-        !(lo.cmpgt(top).any() || hi.cmplt(self.lo).any())
+    #[inline(always)]
+    pub fn meets(&self, lo: DVec3, hi: DVec3) -> bool {
+        !(lo.cmpgt(self.top).any() || hi.cmplt(self.lo).any())
+    }
+
+    /// Whether every cell the box from `lo` to `hi` covers (clamped to the grid) is inner
+    /// ([`Grid::mark_faces`]): then they all belong to one flat face, and so does every
+    /// cell a smaller box inside it covers.
+    pub fn all_inner(&self, lo: DVec3, hi: DVec3) -> bool {
+        if self.inner.is_empty() {
+            return false;
+        }
+        let mut all = true;
+        each_cell(self.dims, self.cell(lo), self.cell(hi), |c| {
+            all &= self.inner[c] != NOT_INNER;
+        });
+        all
     }
 
     /// Calls `f` once with every triangle listed in a cell that the box from `lo` to `hi`

@@ -51,6 +51,31 @@ pub fn cuboid(lo: DVec3, hi: DVec3) -> Vec<Corners> {
         .collect()
 }
 
+/// The rotating drum of `scenes/drum-lifters.toml` in millimetres: a closed cylinder of radius
+/// 40 mm about the z axis from z = −10 to 10 mm, 60 segments round, its ends as fans from the
+/// axis, with six lifters: radial fins 6 mm high along the whole length, every 60° from the
+/// x axis, each on a corner line of the mantle (252 triangles).
+pub fn drum_mm() -> Vec<Corners> {
+    let (r, half, n) = (40.0, 10.0, 60);
+    let mut tris = frustum(r, r, -half, half, n, 1);
+    let rim = |i: usize, z: f64| {
+        let a = std::f64::consts::TAU * i as f64 / n as f64;
+        DVec3::new(r * a.cos(), r * a.sin(), z)
+    };
+    for i in 0..n {
+        let k = (i + 1) % n;
+        tris.push([DVec3::new(0.0, 0.0, -half), rim(k, -half), rim(i, -half)]);
+        tris.push([DVec3::new(0.0, 0.0, half), rim(i, half), rim(k, half)]);
+    }
+    for lifter in 0..6 {
+        let i = lifter * n / 6;
+        let inner = |z: f64| rim(i, z) * DVec3::new(34.0 / r, 34.0 / r, 1.0);
+        tris.push([inner(-half), rim(i, -half), rim(i, half)]);
+        tris.push([inner(-half), rim(i, half), inner(half)]);
+    }
+    tris
+}
+
 /// An icosahedron of `radius` about `center` with each triangle split in four `levels`
 /// times, the new vertices pushed out onto the sphere: inscribed, with icosahedral symmetry.
 pub fn icosphere(center: DVec3, radius: f64, levels: usize) -> Vec<[DVec3; 3]> {
@@ -130,6 +155,32 @@ pub fn frustum(r0: f64, r1: f64, z0: f64, z1: f64, n: usize, m: usize) -> Vec<Co
     tris
 }
 
+/// A closed disk-shaped pad about the z axis: a cylinder of `radius` from z = `z0` to `z1`,
+/// `n` segments round, its side as quads of two triangles and each end as a fan from its
+/// centre; every triangle counter-clockwise seen from outside, so it encloses its volume
+/// (that of the inscribed n-gon prism, (n/2) r² sin(2π/n) (z1 − z0)).
+pub fn pad(radius: f64, z0: f64, z1: f64, n: usize) -> Vec<Corners> {
+    let p = |i: usize, z: f64| {
+        let a = std::f64::consts::TAU * (i % n) as f64 / n as f64;
+        DVec3::new(radius * a.cos(), radius * a.sin(), z)
+    };
+    let (bottom, top) = (DVec3::new(0.0, 0.0, z0), DVec3::new(0.0, 0.0, z1));
+    let mut tris = Vec::with_capacity(4 * n);
+    for i in 0..n {
+        tris.push([p(i, z0), p(i + 1, z0), p(i + 1, z1)]);
+        tris.push([p(i, z0), p(i + 1, z1), p(i, z1)]);
+        tris.push([top, p(i, z1), p(i + 1, z1)]);
+        tris.push([bottom, p(i + 1, z0), p(i, z0)]);
+    }
+    tris
+}
+
+/// The footpad of `scenes/footpad.toml` in millimetres: a pad of radius 40 mm, 10 mm thick,
+/// its sole at z = 0, 48 segments round (192 triangles).
+pub fn footpad_mm() -> Vec<Corners> {
+    pad(40.0, 0.0, 10.0, 48)
+}
+
 /// The triangles `tris` as an ASCII STL solid named `name` (each corner to 17 significant
 /// digits, so it reads back to the bit).
 pub fn ascii_stl(tris: &[Corners], name: &str) -> String {
@@ -183,6 +234,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_shipped_footpad_is_footpad_mm_closed_with_the_prisms_volume() {
+        // GRAINFLOW_BLESS=1 writes it again.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/meshes/footpad.stl"
+        );
+        let made = ascii_stl(&footpad_mm(), "footpad");
+        if std::env::var_os("GRAINFLOW_BLESS").is_some() {
+            std::fs::write(path, &made).expect("writes");
+        }
+        assert_eq!(std::fs::read_to_string(path).expect("shipped"), made);
+        let back = super::super::read::read_stl(made.as_bytes()).expect("reads");
+        assert_eq!(back, footpad_mm());
+        let m = crate::rigid::MassProperties::of_mesh(&back, 1.0).expect("closed");
+        let n = 48.0;
+        let volume = 0.5 * n * 40f64.powi(2) * (std::f64::consts::TAU / n).sin() * 10.0;
+        assert!(
+            (m.mass / volume - 1.0).abs() <= 1e-12,
+            "{} {volume}",
+            m.mass
+        );
+        assert!((m.center - DVec3::new(0.0, 0.0, 5.0)).length() <= 1e-12);
+    }
+
+    #[test]
     fn the_shipped_hopper_mesh_is_hopper_mm_and_reads_back() {
         // GRAINFLOW_BLESS=1 writes it again.
         let path = concat!(
@@ -208,6 +284,34 @@ mod tests {
         assert_eq!(
             (mesh.topo.open_edges, mesh.topo.non_manifold_edges),
             (64, 0)
+        );
+    }
+
+    #[test]
+    fn the_shipped_drum_is_drum_mm_with_its_lifters() {
+        // GRAINFLOW_BLESS=1 writes it again.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/meshes/drum_lifters.stl"
+        );
+        let made = binary_stl(&drum_mm(), "grainflow drum_mm(): drum with six lifters, mm");
+        if std::env::var_os("GRAINFLOW_BLESS").is_some() {
+            std::fs::write(path, &made).expect("writes");
+        }
+        let shipped = std::fs::read(path).expect("shipped");
+        assert_eq!(shipped, made);
+        let back = super::super::read::read_stl(&shipped).expect("reads");
+        let place = super::super::Placement {
+            scale: 1e-3,
+            rotate: DVec3::ZERO,
+            translate: DVec3::ZERO,
+        };
+        let mesh = super::super::TriMesh::new(&back, &place).expect("builds");
+        // 60 mantle quads, 2 end fans and 6 fins, each one flat face; each fin's outer edge is
+        // a corner line of the mantle (three triangles meet there), its three others open.
+        assert_eq!(
+            mesh.summary(),
+            "252 triangles, 134 vertices, 68 flat faces, 18 open edges, 6 non-manifold edges"
         );
     }
 }

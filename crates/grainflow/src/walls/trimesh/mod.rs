@@ -96,7 +96,10 @@ impl TriMesh {
                 across && (boxes[t].1 - boxes[t].0).max_element() <= grid.cell_size()
             })
             .collect();
-        grid.mark_faces(&topo.face, &inside);
+        grid.mark_faces(&topo.face, &inside, |t| {
+            let corner = topo.triangles[t as usize][0] as usize;
+            (topo.normals[t as usize], topo.vertices[corner])
+        });
         let (member, members) = topo.members(MAX_UNION_MEMBERS);
         Ok(TriMesh {
             topo,
@@ -221,6 +224,12 @@ path = "{file}"
             "scale = 1e-3\nrotate = [3.141592653589793, 0, 0]\ntranslate = [0, 1, 0.01]",
         );
         assert!(s.problems().is_empty(), "{:?}", s.problems());
+        // The scale is the length of the file's unit, and takes a unit as every length does.
+        let with_units = scene(
+            "floor.stl",
+            "scale = \"1 mm\"\nrotate = [\"3.141592653589793 rad\", 0, 0]\ntranslate = [0, \"1 m\", \"10 mm\"]",
+        );
+        assert_eq!(with_units, s);
         let again = Scene::from_toml(&s.to_toml().expect("writes"), "again").expect("re-parses");
         assert_eq!(again, s);
         let sim = crate::sim::Simulation::new(s, &dir).expect("builds");
@@ -256,6 +265,53 @@ path = "{file}"
             bad_scale.problems()[0].to_string(),
             "walls[0].scale: must be a finite number > 0, got -1"
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn every_kind_of_bad_file_is_refused_naming_the_file_the_triangle_or_line_and_why() {
+        let dir = std::env::temp_dir().join(format!("grainflow-bad-mesh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let one = [[DVec3::ZERO, DVec3::X, DVec3::Y]];
+        let mut nan_binary = make::binary_stl(&one, "nan");
+        nan_binary[84 + 12 + 4..84 + 12 + 8].copy_from_slice(&f32::INFINITY.to_le_bytes());
+        let sliver = [DVec3::ZERO, DVec3::X, DVec3::new(2.0, 0.0, 0.0)];
+        let cases: [(&str, Vec<u8>, &str); 7] = [
+            ("inf.stl", nan_binary, "triangle 1: a corner is not finite"),
+            (
+                "nan.stl",
+                "solid\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 inf 0\n".into(),
+                "line 5: coordinate inf is not finite",
+            ),
+            ("nan.obj", "v 0 0 0\nv NaN 1 0\n".into(), "line 2: coordinate NaN is not finite"),
+            (
+                "line.stl",
+                make::ascii_stl(&[one[0], sliver], "line").into_bytes(),
+                "triangle 2: degenerate (its corners coincide or lie on a line after welding within 1e-9 of the mesh's size)",
+            ),
+            ("bare.stl", "solid\n".into(), "no triangles"),
+            (
+                "index.obj",
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 -4\n".into(),
+                "line 5: face corner -4 names no vertex (3 read so far)",
+            ),
+            (
+                "word.stl",
+                "solid part\nfacet normal 0 0 1\nouter loop\nvertx 0 0 0\n".into(),
+                "line 4: unknown keyword \"vertx\"",
+            ),
+        ];
+        let place = Placement {
+            scale: 1.0,
+            rotate: DVec3::ZERO,
+            translate: DVec3::ZERO,
+        };
+        for (name, bytes, reason) in cases {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).expect("writes");
+            let e = TriMesh::load(&path, &place).expect_err(name).to_string();
+            assert_eq!(e, format!("{}: {reason}", path.display()));
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 }
