@@ -234,6 +234,31 @@ pub fn write_png(path: &Path, rgb: &[u8], (w, h): (usize, usize)) -> Result<()> 
     Ok(())
 }
 
+/// The box kept in view: the grains' `bounds` grown to take in the walls of `scene` at t = 0
+/// (every shape but a plane, whose cut through the box is drawn; an infinite one as drawn,
+/// as wide as the grains' box), then cut to the scene's domain where it has one. So a drum
+/// or a hopper is drawn whole round the grains it holds.
+fn with_walls(bounds: (DVec3, DVec3), scene: &Scene) -> (DVec3, DVec3) {
+    let extent = 0.5 * (bounds.1 - bounds.0).max_element();
+    let (mut lo, mut hi) = bounds;
+    for spec in &scene.walls {
+        let wall = spec.build(0);
+        if !matches!(wall.shape, grainflow::walls::Shape::Plane(_)) {
+            for v in wall.mesh_at(extent, 0.0).0 {
+                (lo, hi) = (lo.min(v), hi.max(v));
+            }
+        }
+    }
+    if let Some([a, b]) = scene.simulation.domain {
+        (lo, hi) = (lo.max(a), hi.min(b));
+    }
+    if lo.cmplt(hi).all() {
+        (lo, hi)
+    } else {
+        bounds
+    }
+}
+
 /// The scene of a run folder (its final or last checkpoint), or the one given.
 fn scene_of(args: &RenderArgs) -> Result<Option<Scene>> {
     if let Some(path) = &args.scene {
@@ -358,8 +383,11 @@ pub fn render(args: &RenderArgs) -> Result<String> {
         .zip(&values)
         .map(|(f, v)| Ok((balls(&f, v, range)?, f)).map(|(b, f)| (f, b)))
         .collect::<Result<Vec<_>>>()?;
-    let bounds = extent(&drawn);
     let scene = scene_of(args)?;
+    let bounds = match &scene {
+        Some(s) => with_walls(extent(&drawn), s),
+        None => extent(&drawn),
+    };
     let mut look = Look {
         size,
         view: args.view,
@@ -498,5 +526,52 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no column"));
+    }
+
+    /// A drum of radius 40 mm round grains in the middle 10 mm is kept in view whole; the
+    /// floor plane adds nothing; the domain cuts the view along the axis.
+    #[test]
+    fn the_view_takes_in_the_walls_round_the_grains() {
+        let scene = Scene::from_toml(
+            r#"
+[simulation]
+duration = 0.1
+dt = "auto"
+domain = [[-0.05, -0.05, -0.01], [0.05, 0.05, 0.01]]
+[[materials]]
+name = "glass"
+density = 2500
+youngs_modulus = 70e6
+poisson_ratio = 0.24
+restitution = 0.5
+[[walls]]
+type = "cylinder"
+material = "glass"
+origin = [0, 0, 0]
+axis = [0, 0, 1]
+radius = 0.04
+length = 0.1
+[[walls]]
+type = "plane"
+material = "glass"
+point = [0, 0, -0.5]
+normal = [0, 0, 1]
+[[particles]]
+type = "list"
+material = "glass"
+spheres = [{ pos = [0, 0, 0], radius = 5e-3 }]
+"#,
+            "drum",
+        )
+        .expect("parses");
+        let grains = (DVec3::splat(-0.005), DVec3::splat(0.005));
+        let (lo, hi) = with_walls(grains, &scene);
+        for k in 0..2 {
+            assert!(
+                (lo[k] + 0.04).abs() < 1e-3 && (hi[k] - 0.04).abs() < 1e-3,
+                "{lo} {hi}"
+            );
+        }
+        assert_eq!((lo.z, hi.z), (-0.01, 0.01));
     }
 }
