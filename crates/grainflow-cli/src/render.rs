@@ -234,22 +234,21 @@ pub fn write_png(path: &Path, rgb: &[u8], (w, h): (usize, usize)) -> Result<()> 
     Ok(())
 }
 
-/// The box kept in view: the grains' `bounds` grown to take in the walls of `scene` at t = 0
+/// The box kept in view: the grains' `bounds` grown to take in the `walls` at t = 0
 /// (every shape but a plane, whose cut through the box is drawn; an infinite one as drawn,
 /// as wide as the grains' box), then cut to the scene's domain where it has one. So a drum
 /// or a hopper is drawn whole round the grains it holds.
-fn with_walls(bounds: (DVec3, DVec3), scene: &Scene) -> (DVec3, DVec3) {
+fn with_walls(bounds: (DVec3, DVec3), walls: &SceneWalls) -> (DVec3, DVec3) {
     let extent = 0.5 * (bounds.1 - bounds.0).max_element();
     let (mut lo, mut hi) = bounds;
-    for spec in &scene.walls {
-        let wall = spec.build(0);
+    for wall in &walls.walls {
         if !matches!(wall.shape, grainflow::walls::Shape::Plane(_)) {
             for v in wall.mesh_at(extent, 0.0).0 {
                 (lo, hi) = (lo.min(v), hi.max(v));
             }
         }
     }
-    if let Some([a, b]) = scene.simulation.domain {
+    if let Some([a, b]) = walls.domain {
         (lo, hi) = (lo.max(a), hi.min(b));
     }
     if lo.cmplt(hi).all() {
@@ -259,35 +258,53 @@ fn with_walls(bounds: (DVec3, DVec3), scene: &Scene) -> (DVec3, DVec3) {
     }
 }
 
-/// The scene of a run folder (its final or last checkpoint), or the one given.
-fn scene_of(args: &RenderArgs) -> Result<Option<Scene>> {
+/// The walls of a scene, their meshes read, and its domain.
+struct SceneWalls {
+    walls: Vec<grainflow::walls::Wall>,
+    domain: Option<[DVec3; 2]>,
+}
+
+/// The walls of the scene given (its mesh files read beside it) or of a run folder's final or
+/// last checkpoint (mesh files read from the working folder where they are found there: the
+/// checkpoint keeps the scene's text, not where it was).
+fn scene_of(args: &RenderArgs) -> Result<Option<SceneWalls>> {
     if let Some(path) = &args.scene {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        return Ok(Some(Scene::from_toml(&text, &path.display().to_string())?));
+        let scene = Scene::from_toml(&text, &path.display().to_string())?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let walls = scene.walls.iter().map(|w| w.load(0, base));
+        return Ok(Some(SceneWalls {
+            walls: walls.collect::<grainflow::Result<_>>()?,
+            domain: scene.simulation.domain,
+        }));
     }
     for name in ["final.gfck", "checkpoint.gfck"] {
         let path = args.input.join(name);
         if args.input.is_dir() && path.exists() {
             let ck = Checkpoint::read(&path)?;
-            return Ok(Some(Scene::from_toml(
-                &ck.scene,
-                &path.display().to_string(),
-            )?));
+            let scene = Scene::from_toml(&ck.scene, &path.display().to_string())?;
+            let walls = scene
+                .walls
+                .iter()
+                .map(|w| w.load(0, Path::new(".")).unwrap_or_else(|_| w.build(0)));
+            return Ok(Some(SceneWalls {
+                walls: walls.collect(),
+                domain: scene.simulation.domain,
+            }));
         }
     }
     Ok(None)
 }
 
-/// The walls of `scene` at time `t` as polygons: an infinite plane as its cut through the box
+/// The `walls` at time `t` as polygons: an infinite plane as its cut through the box
 /// `view` (nothing where it misses the box), other walls as their meshes, infinite ones `extent`
 /// (m) across.
-fn wall_polygons(scene: &Scene, view: (DVec3, DVec3), t: f64) -> Vec<Vec<DVec3>> {
+fn wall_polygons(walls: &SceneWalls, view: (DVec3, DVec3), t: f64) -> Vec<Vec<DVec3>> {
     let (lo, hi) = view;
     let extent = 0.5 * (hi - lo).max_element();
     let mut out = Vec::new();
-    for spec in &scene.walls {
-        let wall = spec.build(0);
+    for wall in &walls.walls {
         let (v, polys) = wall.mesh_at(extent, t);
         if let (grainflow::walls::Shape::Plane(_), [a, b, c, ..]) = (&wall.shape, &v[..]) {
             let normal = (*b - *a).cross(*c - *a).normalize_or_zero();
@@ -565,7 +582,11 @@ spheres = [{ pos = [0, 0, 0], radius = 5e-3 }]
         )
         .expect("parses");
         let grains = (DVec3::splat(-0.005), DVec3::splat(0.005));
-        let (lo, hi) = with_walls(grains, &scene);
+        let walls = SceneWalls {
+            walls: scene.walls.iter().map(|w| w.build(0)).collect(),
+            domain: scene.simulation.domain,
+        };
+        let (lo, hi) = with_walls(grains, &walls);
         for k in 0..2 {
             assert!(
                 (lo[k] + 0.04).abs() < 1e-3 && (hi[k] - 0.04).abs() < 1e-3,
