@@ -285,6 +285,25 @@ impl<'a> WallForces<'a> {
         history: &mut [ContactState],
         first: usize,
     ) -> ContactStats {
+        // Only mesh members have inner flags: without one (plane walls, as S1's floor) the
+        // pass is compiled without reading them, as it was before meshes had them.
+        match self.near.some_inner() {
+            true => self.listed_as::<true>(p, reach, out, history, first),
+            false => self.listed_as::<false>(p, reach, out, history, first),
+        }
+    }
+
+    /// [`Self::listed`], reading the near lists' inner flags when `INNER` (else every flag
+    /// is taken as false).
+    #[inline(always)]
+    fn listed_as<const INNER: bool>(
+        &self,
+        p: &Particles,
+        reach: &[u32],
+        out: &mut [(u32, DVec3, DVec3)],
+        history: &mut [ContactState],
+        first: usize,
+    ) -> ContactStats {
         let mut stats = ContactStats::default();
         let mut batch = Batch::default();
         for (e, &k) in reach.iter().enumerate() {
@@ -297,14 +316,20 @@ impl<'a> WallForces<'a> {
                 continue;
             }
             let (slots, keys) = self.near.row(k);
-            let inner = self.near.inner(slots.clone());
+            let inner = if INNER {
+                self.near.inner(slots.clone())
+            } else {
+                &[]
+            };
             let slots = slots.start - first..slots.end - first;
             if self.lanes.is_some() && keys.len() <= LANES {
                 if batch.contacts + keys.len() > LANES || batch.grains == LANES {
                     self.flush(&mut batch, out, history, &mut stats);
                 }
                 let row = (keys, inner);
-                if let Some(here) = self.queue(&mut batch, p, k, row, history, slots.clone()) {
+                if let Some(here) =
+                    self.queue::<INNER>(&mut batch, p, k, row, history, slots.clone())
+                {
                     batch.grain[batch.grains] = (e, k, batch.contacts, here);
                     batch.grains += 1;
                     continue;
@@ -314,7 +339,7 @@ impl<'a> WallForces<'a> {
             // batch holds, a grain that cannot move or a contact forming: the grain takes
             // the scalar law, after the grains before it.
             self.flush(&mut batch, out, history, &mut stats);
-            let (f, t, s) = self.on_listed(p, k, (keys, inner), &mut history[slots]);
+            let (f, t, s) = self.on_listed::<INNER>(p, k, (keys, inner), &mut history[slots]);
             out[e] = (k as u32, f, t);
             stats = ContactStats::merge(stats, s);
         }
@@ -339,11 +364,11 @@ impl<'a> WallForces<'a> {
     }
 
     /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` (each with its
-    /// [`NearWalls::inner`] flag) with contact histories `history` (one each,
-    /// [`WallHistory`]): every wall is [`listable`], so the listed members, in order, are
-    /// the only ones it may touch.
+    /// [`NearWalls::inner`] flag, read when `INNER`) with contact histories `history` (one
+    /// each, [`WallHistory`]): every wall is [`listable`], so the listed members, in order,
+    /// are the only ones it may touch.
     #[inline(always)]
-    fn on_listed(
+    fn on_listed<const INNER: bool>(
         &self,
         p: &Particles,
         k: usize,
@@ -353,10 +378,10 @@ impl<'a> WallForces<'a> {
         let body = grain(p, k);
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
-        for ((&id, &inner), state) in keys.iter().zip(inner).zip(history) {
+        for (e, (&id, state)) in keys.iter().zip(history).enumerate() {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r, inner) else {
+            let Some(c) = self.contact(w, m, pos, r, INNER && inner[e]) else {
                 forget(state);
                 continue;
             };
@@ -402,13 +427,14 @@ impl<'a> WallForces<'a> {
     }
 
     /// Puts the contacts of particle `k` of `p` with its near members `keys` (each with its
-    /// [`NearWalls::inner`] flag; histories `history[slots]`) into `batch`, doing to the histories what [`Self::on_listed`] does
-    /// before the law: the grain's statistics when it can move and every contact is
-    /// established, so that the lanes take them all. Else its contacts are taken out of the
+    /// [`NearWalls::inner`] flag, read when `INNER`; histories `history[slots]`) into
+    /// `batch`, doing to the histories what [`Self::on_listed`] does before the law: the
+    /// grain's statistics when it can move and every contact is established, so that the
+    /// lanes take them all. Else its contacts are taken out of the
     /// batch again and `None` returned: its histories are then as [`Self::on_listed`] would
     /// find them, or leave them before the law, so that the grain may take it.
     #[inline(always)]
-    fn queue(
+    fn queue<const INNER: bool>(
         &self,
         batch: &mut Batch,
         p: &Particles,
@@ -426,10 +452,10 @@ impl<'a> WallForces<'a> {
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let from = batch.contacts;
         let mut here = ContactStats::default();
-        for ((&id, &inner), s) in keys.iter().zip(inner).zip(slots) {
+        for (e, (&id, s)) in keys.iter().zip(slots).enumerate() {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r, inner) else {
+            let Some(c) = self.contact(w, m, pos, r, INNER && inner[e]) else {
                 forget(&mut history[s]);
                 continue;
             };
