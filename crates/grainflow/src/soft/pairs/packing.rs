@@ -57,7 +57,8 @@ impl Packed {
     pub(in crate::soft) fn resize(&mut self, n: usize, nl: &NeighborList) {
         let total = n + nl.ghosts.as_ref().map_or(0, |g| g.owner.len());
         if self.built != Some(nl.builds) {
-            self.shift.clear();
+            // A fresh block: growing the old one (for more ghosts) would copy it whole.
+            self.shift = Vec::new();
             self.shifted.clear();
         }
         self.pos.resize(n, Run::default());
