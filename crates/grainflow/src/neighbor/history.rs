@@ -30,12 +30,14 @@ impl NeighborList {
         }
         // Room for every slot at once: a block grown as it fills is copied each time.
         let mut kept = Vec::with_capacity(self.slip.len());
-        // Where the wraps are found, each grain's once, not pair by pair.
+        // Where the wraps are found, each grain's once, not pair by pair; none when no grain
+        // wrapped since the build (most builds): each image is then the ghost's own.
         let found = self.ghosts.as_ref().filter(|g| !g.counted).map(|g| {
             let wraps: Vec<Image> = (pos.par_iter().zip(&self.ref_pos))
                 .map(|(p, r)| Ghosts::found_wrap(*p - *r, period))
                 .collect();
-            (g, wraps)
+            let wrapped = wraps.par_iter().any(|w| *w != [0; 3]);
+            (g, wrapped.then_some(wraps))
         });
         for i in 0..pos.len() {
             for o in self.start[i]..self.start[i + 1] {
@@ -46,9 +48,12 @@ impl NeighborList {
                     let j = self.partner[o] as usize;
                     let (k, image) = match &found {
                         // As NeighborList::image_now: s + w_k − w_i.
-                        Some((g, w)) => {
+                        Some((g, wraps)) => {
                             let (k, s) = g.resolve(j);
-                            (k, std::array::from_fn(|a| s[a] + w[k][a] - w[i][a]))
+                            match wraps {
+                                Some(w) => (k, std::array::from_fn(|a| s[a] + w[k][a] - w[i][a])),
+                                None => (k, s),
+                            }
                         }
                         None => self.image_now(i, j, pos, period),
                     };
