@@ -286,23 +286,28 @@ impl<'a> WallForces<'a> {
         first: usize,
     ) -> ContactStats {
         // Only mesh members have inner flags: without one (plane walls, as S1's floor) the
-        // pass is compiled without reading them, as it was before meshes had them.
-        match self.near.some_inner() {
-            true => self.listed_as::<true>(p, reach, out, history, first),
-            false => self.listed_as::<false>(p, reach, out, history, first),
+        // pass is compiled with every flag false, reading none, as before meshes had them;
+        // with some, they are read beside the members, one slice per grain.
+        let near = self.near;
+        match near.some_inner() {
+            true => self.listed_with(p, reach, out, history, first, |slots| {
+                near.inner(slots).iter().copied()
+            }),
+            false => self.listed_with(p, reach, out, history, first, |_| std::iter::repeat(false)),
         }
     }
 
-    /// [`Self::listed`], reading the near lists' inner flags when `INNER` (else every flag
-    /// is taken as false).
+    /// [`Self::listed`], with the inner flags ([`NearWalls::inner`]) of the members of the
+    /// near lists' slots as `flags` gives them.
     #[inline(always)]
-    fn listed_as<const INNER: bool>(
+    fn listed_with<I: Iterator<Item = bool> + Clone>(
         &self,
         p: &Particles,
         reach: &[u32],
         out: &mut [(u32, DVec3, DVec3)],
         history: &mut [ContactState],
         first: usize,
+        flags: impl Fn(std::ops::Range<usize>) -> I,
     ) -> ContactStats {
         let mut stats = ContactStats::default();
         let mut batch = Batch::default();
@@ -316,20 +321,14 @@ impl<'a> WallForces<'a> {
                 continue;
             }
             let (slots, keys) = self.near.row(k);
-            let inner = if INNER {
-                self.near.inner(slots.clone())
-            } else {
-                &[]
-            };
+            let inner = flags(slots.clone());
             let slots = slots.start - first..slots.end - first;
             if self.lanes.is_some() && keys.len() <= LANES {
                 if batch.contacts + keys.len() > LANES || batch.grains == LANES {
                     self.flush(&mut batch, out, history, &mut stats);
                 }
-                let row = (keys, inner);
-                if let Some(here) =
-                    self.queue::<INNER>(&mut batch, p, k, row, history, slots.clone())
-                {
+                let row = (keys, inner.clone());
+                if let Some(here) = self.queue(&mut batch, p, k, row, history, slots.clone()) {
                     batch.grain[batch.grains] = (e, k, batch.contacts, here);
                     batch.grains += 1;
                     continue;
@@ -339,7 +338,7 @@ impl<'a> WallForces<'a> {
             // batch holds, a grain that cannot move or a contact forming: the grain takes
             // the scalar law, after the grains before it.
             self.flush(&mut batch, out, history, &mut stats);
-            let (f, t, s) = self.on_listed::<INNER>(p, k, (keys, inner), &mut history[slots]);
+            let (f, t, s) = self.on_listed(p, k, (keys, inner), &mut history[slots]);
             out[e] = (k as u32, f, t);
             stats = ContactStats::merge(stats, s);
         }
@@ -364,24 +363,24 @@ impl<'a> WallForces<'a> {
     }
 
     /// [`Self::on`] for listed particle `k` of `p`, near the members `keys` (each with its
-    /// [`NearWalls::inner`] flag, read when `INNER`) with contact histories `history` (one
-    /// each, [`WallHistory`]): every wall is [`listable`], so the listed members, in order,
-    /// are the only ones it may touch.
+    /// [`NearWalls::inner`] flag) with contact histories `history` (one each,
+    /// [`WallHistory`]): every wall is [`listable`], so the listed members, in order, are
+    /// the only ones it may touch.
     #[inline(always)]
-    fn on_listed<const INNER: bool>(
+    fn on_listed(
         &self,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], &[bool]),
+        (keys, inner): (&[WallMember], impl Iterator<Item = bool>),
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
         let body = grain(p, k);
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
-        for (e, (&id, state)) in keys.iter().zip(history).enumerate() {
+        for ((&id, inner), state) in keys.iter().zip(inner).zip(history) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r, INNER && inner[e]) else {
+            let Some(c) = self.contact(w, m, pos, r, inner) else {
                 forget(state);
                 continue;
             };
@@ -427,19 +426,19 @@ impl<'a> WallForces<'a> {
     }
 
     /// Puts the contacts of particle `k` of `p` with its near members `keys` (each with its
-    /// [`NearWalls::inner`] flag, read when `INNER`; histories `history[slots]`) into
-    /// `batch`, doing to the histories what [`Self::on_listed`] does before the law: the
-    /// grain's statistics when it can move and every contact is established, so that the
-    /// lanes take them all. Else its contacts are taken out of the
-    /// batch again and `None` returned: its histories are then as [`Self::on_listed`] would
-    /// find them, or leave them before the law, so that the grain may take it.
+    /// [`NearWalls::inner`] flag; histories `history[slots]`) into `batch`, doing to the
+    /// histories what [`Self::on_listed`] does before the law: the grain's statistics when it
+    /// can move and every contact is established, so that the lanes take them all. Else its
+    /// contacts are taken out of the batch again and `None` returned: its histories are then
+    /// as [`Self::on_listed`] would find them, or leave them before the law, so that the
+    /// grain may take it.
     #[inline(always)]
-    fn queue<const INNER: bool>(
+    fn queue(
         &self,
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], &[bool]),
+        (keys, inner): (&[WallMember], impl Iterator<Item = bool>),
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
@@ -452,10 +451,10 @@ impl<'a> WallForces<'a> {
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let from = batch.contacts;
         let mut here = ContactStats::default();
-        for (e, (&id, s)) in keys.iter().zip(slots).enumerate() {
+        for ((&id, inner), s) in keys.iter().zip(inner).zip(slots) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r, INNER && inner[e]) else {
+            let Some(c) = self.contact(w, m, pos, r, inner) else {
                 forget(&mut history[s]);
                 continue;
             };
