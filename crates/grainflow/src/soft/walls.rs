@@ -115,7 +115,16 @@ fn listed_walls(
     p: &Particles,
 ) -> ContactStats {
     if reach.len() <= LISTED_TASK {
-        return walls.listed(p, reach, out, history, first);
+        // Only mesh members have inner flags: without one (plane walls, as S1's floor) the
+        // pass is compiled with every flag false, reading none, as before meshes had them;
+        // with some, they are read beside the members, one slice per grain.
+        let near = walls.near;
+        return match near.some_inner() {
+            true => walls.listed(p, reach, out, history, first, |slots| {
+                near.inner(slots).iter().copied()
+            }),
+            false => walls.listed(p, reach, out, history, first, |_| std::iter::repeat(false)),
+        };
     }
     let mid = reach.len() / 2;
     let split = walls.first_slot(reach[mid] as usize);
@@ -276,31 +285,9 @@ impl<'a> WallForces<'a> {
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
     /// those of the grains around it ([`WallLanes`]: the scalar law's operations in its order)
     /// and summed in the members' order; else the grain takes `Self::on_listed`. Every bit
-    /// is that of [`Self::on`].
-    pub fn listed(
-        &self,
-        p: &Particles,
-        reach: &[u32],
-        out: &mut [(u32, DVec3, DVec3)],
-        history: &mut [ContactState],
-        first: usize,
-    ) -> ContactStats {
-        // Only mesh members have inner flags: without one (plane walls, as S1's floor) the
-        // pass is compiled with every flag false, reading none, as before meshes had them;
-        // with some, they are read beside the members, one slice per grain.
-        let near = self.near;
-        match near.some_inner() {
-            true => self.listed_with(p, reach, out, history, first, |slots| {
-                near.inner(slots).iter().copied()
-            }),
-            false => self.listed_with(p, reach, out, history, first, |_| std::iter::repeat(false)),
-        }
-    }
-
-    /// [`Self::listed`], with the inner flags ([`NearWalls::inner`]) of the members of the
-    /// near lists' slots as `flags` gives them.
-    #[inline(always)]
-    fn listed_with<I: Iterator<Item = bool> + Clone>(
+    /// is that of [`Self::on`]. The inner flags ([`NearWalls::inner`]) of the members of the
+    /// near lists' slots are as `flags` gives them.
+    pub fn listed<I: Iterator<Item = bool> + Clone>(
         &self,
         p: &Particles,
         reach: &[u32],
