@@ -36,7 +36,7 @@ pub struct Ghosts {
     /// The ghosts of owned grain k are `start[k]..start[k + 1]` (ghost numbers, from 0).
     pub start: Vec<usize>,
     /// Whole periods each owned grain was wrapped by since the ghosts were made, when they are
-    /// counted (`counted`).
+    /// counted (`counted`; else empty).
     pub wraps: Vec<Image>,
     /// Whether the wraps are counted at each wrap (the hard-sphere methods); else they are
     /// found from the positions at the build when needed ([`Ghosts::found_wrap`]).
@@ -48,17 +48,23 @@ impl Ghosts {
     /// [lo − reach, hi + reach) along every periodic axis, the grain itself excepted; in
     /// order of owner, then image (z, y, x ascending).
     pub fn new(pos: &[DVec3], periodic: &Periodic, reach: f64, counted: bool) -> Ghosts {
-        let axes = periodic.axes();
+        let axes = periodic
+            .axes()
+            .map(|a| a.map(|ends| Reach::new(ends, reach)));
         let mut g = Ghosts {
             counted,
             n_owned: pos.len(),
             start: Vec::with_capacity(pos.len() + 1),
-            wraps: vec![[0; 3]; pos.len()],
+            wraps: if counted {
+                vec![[0; 3]; pos.len()]
+            } else {
+                Vec::new()
+            },
             ..Ghosts::default()
         };
         g.start.push(0);
         for (k, x) in pos.iter().enumerate() {
-            let [nx, ny, nz] = std::array::from_fn(|a| images_along(x[a], axes[a], reach));
+            let [nx, ny, nz] = std::array::from_fn(|a| axes[a].map_or(0..=0, |r| r.images(x[a])));
             // Each range holds 0: one of a single number is 0 alone, no ghost along it.
             if [&nx, &ny, &nz].iter().all(|r| r.start() == r.end()) {
                 g.start.push(g.owner.len());
@@ -104,20 +110,28 @@ impl Ghosts {
         self.n_owned + self.owner.len()
     }
 
-    /// Positions of the owned grains at `pos` followed by their ghosts', for periods `l`.
+    /// Positions of the ghosts of the owned grains at `pos`, for periods `l`.
     pub fn positions(&self, pos: &[DVec3], l: DVec3) -> Vec<DVec3> {
-        let ghosts = self
-            .owner
-            .iter()
-            .zip(&self.image)
-            .map(|(&k, s)| pos[k as usize] + periods(*s, l));
-        pos.iter().copied().chain(ghosts).collect()
+        let ghosts = self.owner.iter().zip(&self.image);
+        ghosts
+            .map(|(&k, s)| pos[k as usize] + periods(*s, l))
+            .collect()
     }
 
-    /// The owned grains' `values` followed by each ghost's owner's.
-    pub fn extend<T: Copy>(&self, values: &[T]) -> Vec<T> {
-        let ghosts = self.owner.iter().map(|&k| values[k as usize]);
-        values.iter().copied().chain(ghosts).collect()
+    /// Whether a build lists the pair (i, j > i) of indices: i is an owned grain, and a pair
+    /// with a ghost j, image s of grain k, counts once, from the lower grain: (i, 0) < (k, s),
+    /// so k above i, or k = i and s above 0 (a grain and its own image).
+    #[inline]
+    pub fn lists(&self, i: u32, j: u32) -> bool {
+        let (i, j) = (i as usize, j as usize);
+        match j.checked_sub(self.n_owned) {
+            _ if i >= self.n_owned => false,
+            None => true,
+            Some(g) => {
+                let k = self.owner[g] as usize;
+                k > i || (k == i && self.image[g] > [0; 3])
+            }
+        }
     }
 
     /// The owned grain and image of index `j` (owned or ghost).
@@ -197,25 +211,45 @@ pub fn periods(n: Image, l: DVec3) -> DVec3 {
     )
 }
 
-/// The images n (0 included) of coordinate `x` (m) that lie within `reach` of the periodic
-/// interval `axis`, x + nL in [lo − reach, hi + reach); only 0 along an open axis.
-fn images_along(x: f64, axis: Option<[f64; 2]>, reach: f64) -> std::ops::RangeInclusive<i32> {
-    let Some([lo, hi]) = axis else {
-        return 0..=0;
-    };
-    let l = hi - lo;
-    // Farther than the reach from both faces, by a margin far above the round-off of the
-    // sums below (most grains): no image but 0, as they would find.
-    let margin = reach + 1e-9 * (lo.abs() + hi.abs() + reach);
-    if x - lo > margin && hi - x > margin {
-        return 0..=0;
+/// A periodic interval [lo, hi) (m) and the reach (m) its images are made within.
+#[derive(Clone, Copy)]
+struct Reach {
+    lo: f64,
+    hi: f64,
+    reach: f64,
+    /// The reach, and a margin far above the round-off of the sums in [`Reach::images`].
+    margin: f64,
+}
+
+impl Reach {
+    fn new([lo, hi]: [f64; 2], reach: f64) -> Reach {
+        let margin = reach + 1e-9 * (lo.abs() + hi.abs() + reach);
+        Reach {
+            lo,
+            hi,
+            reach,
+            margin,
+        }
     }
-    let first = ((lo - reach - x) / l).ceil() as i32;
-    let mut last = ((hi + reach - x) / l).floor() as i32;
-    if x + f64::from(last) * l >= hi + reach {
-        last -= 1; // the interval is open above
+
+    /// The images n (0 included) of coordinate `x` (m) that lie within the reach of the
+    /// interval, x + nL in [lo − reach, hi + reach).
+    #[inline]
+    fn images(&self, x: f64) -> std::ops::RangeInclusive<i32> {
+        let Reach { lo, hi, reach, .. } = *self;
+        // Farther than the margin from both faces (most grains): no image but 0, as the
+        // sums below would find.
+        if x - lo > self.margin && hi - x > self.margin {
+            return 0..=0;
+        }
+        let l = hi - lo;
+        let first = ((lo - reach - x) / l).ceil() as i32;
+        let mut last = ((hi + reach - x) / l).floor() as i32;
+        if x + f64::from(last) * l >= hi + reach {
+            last -= 1; // the interval is open above
+        }
+        first.min(0)..=last.max(0)
     }
-    first.min(0)..=last.max(0)
 }
 
 #[cfg(test)]
@@ -241,8 +275,8 @@ mod tests {
         assert_eq!(g.of(2), 4..7);
         assert_eq!(g.resolve(4), (2, [-1, -1, 0]));
         assert_eq!(g.resolve(1), (1, [0; 3]));
-        let ext = g.positions(&pos, periodic.lengths());
-        assert_eq!(ext[3], DVec3::new(1.1, 0.5, 7.0));
+        let ghost_pos = g.positions(&pos, periodic.lengths());
+        assert_eq!(ghost_pos[0], DVec3::new(1.1, 0.5, 7.0));
         assert_eq!(g.total(), 7);
         // A reach beyond a period: images two periods away.
         let far = Ghosts::new(&pos[..1], &periodic, 1.6, true);

@@ -2,10 +2,13 @@
 //! others costs nothing, and each pair of neighbouring cells scanned once (a cell with itself and
 //! with the 13 neighbours after it), reading positions copied in cell order.
 
+use std::borrow::Cow;
+
 use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::boundary::Periodic;
+use crate::ghosts::Ghosts;
 
 /// Cells of at least the cut-off size: unbounded along open axes, a whole number of cells
 /// along periodic ones (so that cell indices wrap).
@@ -282,24 +285,49 @@ fn ordered(i: u32, j: u32) -> (u32, u32) {
 /// Every pair (i, j > i) of grains at `pos` with radii `radius` closer than r_i + r_j + `skin`
 /// (across periodic faces by their minimum image), found cell by cell, each pair of
 /// neighbouring cells scanned once; [`super::rows`] puts them in order.
+///
+/// With `ghosts` the periodic images are the ghosts, numbered after the grains, in an open
+/// box: every pair of two of them is found, and the caller keeps the ones it lists.
 pub(super) fn candidate_pairs(
     pos: &[DVec3],
     radius: &[f64],
     skin: f64,
     periodic: &Periodic,
+    ghosts: Option<&Ghosts>,
 ) -> Vec<(u32, u32)> {
     let r_max = radius.iter().copied().fold(0.0, f64::max);
-    let grid = Grid::new((2.0 * r_max + skin).max(f64::MIN_POSITIVE), periodic);
-    let period = periodic.lengths();
-    let wrapped: Vec<DVec3> = pos.par_iter().map(|&p| periodic.wrap(p)).collect();
-    let keys: Vec<[i64; 3]> = wrapped.par_iter().map(|&p| grid.cell_of(p)).collect();
+    let grid_of = |periodic| Grid::new((2.0 * r_max + skin).max(f64::MIN_POSITIVE), periodic);
+    // With ghosts the grains and then the ghosts, in an open box; else the grains wrapped.
+    let (grid, period, pos, radius): (Grid, DVec3, Vec<DVec3>, Cow<[f64]>) = match ghosts {
+        Some(g) => {
+            let total = g.total();
+            let mut all = Vec::with_capacity(total);
+            all.extend_from_slice(pos);
+            all.extend(g.positions(pos, periodic.lengths()));
+            let mut radii = Vec::with_capacity(total);
+            radii.extend_from_slice(radius);
+            radii.extend(g.owner.iter().map(|&k| radius[k as usize]));
+            let open = Periodic::default();
+            (grid_of(&open), DVec3::ZERO, all, Cow::Owned(radii))
+        }
+        None => {
+            let wrapped = pos.par_iter().map(|&p| periodic.wrap(p)).collect();
+            (
+                grid_of(periodic),
+                periodic.lengths(),
+                wrapped,
+                Cow::Borrowed(radius),
+            )
+        }
+    };
+    let keys: Vec<[i64; 3]> = pos.par_iter().map(|&p| grid.cell_of(p)).collect();
     let cells = Cells::new(&keys);
     let wraps_onto_itself = grid.n.iter().any(|&n| n > 0 && n < 3);
     // Positions and radii copied in cell order, so that a cell's grains are read together.
     let ids = cells.ids();
     let (cpos, crad): (Vec<DVec3>, Vec<f64>) = ids
         .par_iter()
-        .map(|&k| (wrapped[k as usize], radius[k as usize]))
+        .map(|&k| (pos[k as usize], radius[k as usize]))
         .unzip();
     let run = |r: std::ops::Range<usize>| Run {
         pos: &cpos[r.clone()],

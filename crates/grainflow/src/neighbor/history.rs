@@ -17,7 +17,7 @@ pub(super) type Key = (u32, Image);
 
 /// The old slots with a history and the keys of their pairs, grain i's first
 /// ([`NeighborList::keyed_history`]).
-pub(super) type Kept = Vec<(usize, usize, Key)>;
+pub(super) type Kept = Vec<(u32, u32, Key)>;
 
 impl NeighborList {
     /// The slots that hold a history (not the default), with their grain i and their pair's
@@ -25,16 +25,19 @@ impl NeighborList {
     /// built for another number of grains.
     pub(super) fn keyed_history(&self, pos: &[DVec3], period: DVec3) -> Kept {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
-        let mut kept = Vec::new();
         if self.start.len() != pos.len() + 1 || self.ref_pos.len() != pos.len() {
-            return kept;
+            return Vec::new();
         }
-        // Where the wraps are found, each grain's once, not pair by pair.
+        // Room for every slot at once: a block grown as it fills is copied each time.
+        let mut kept = Vec::with_capacity(self.slip.len());
+        // Where the wraps are found, each grain's once, not pair by pair; none when no grain
+        // wrapped since the build (most builds): each image is then the ghost's own.
         let found = self.ghosts.as_ref().filter(|g| !g.counted).map(|g| {
             let wraps: Vec<Image> = (pos.par_iter().zip(&self.ref_pos))
                 .map(|(p, r)| Ghosts::found_wrap(*p - *r, period))
                 .collect();
-            (g, wraps)
+            let wrapped = wraps.par_iter().any(|w| *w != [0; 3]);
+            (g, wrapped.then_some(wraps))
         });
         for i in 0..pos.len() {
             for o in self.start[i]..self.start[i + 1] {
@@ -45,23 +48,25 @@ impl NeighborList {
                     let j = self.partner[o] as usize;
                     let (k, image) = match &found {
                         // As NeighborList::image_now: s + w_k − w_i.
-                        Some((g, w)) => {
+                        Some((g, wraps)) => {
                             let (k, s) = g.resolve(j);
-                            (k, std::array::from_fn(|a| s[a] + w[k][a] - w[i][a]))
+                            match wraps {
+                                Some(w) => (k, std::array::from_fn(|a| s[a] + w[k][a] - w[i][a])),
+                                None => (k, s),
+                            }
                         }
                         None => self.image_now(i, j, pos, period),
                     };
-                    kept.push((o, i, (k as u32, image)));
+                    kept.push((o as u32, i as u32, (k as u32, image)));
                 }
             }
         }
         kept
     }
 
-    /// History for the new rows `start` with partners `partner`, whose pairs have keys `key`
-    /// ([`Key`] of a partner), in place: the
-    /// old state of every pair in `kept` still listed moves to its new slot, every other slot
-    /// is default. No second buffer while the new slots come in the order of the old ones (as
+    /// History for the new rows `start` with partners `partner`, each the grain `grain` in
+    /// the image `image` of the partner ([`Key`]), in place: the old state of every pair in
+    /// `kept` still listed moves to its new slot, every other slot is default. No second buffer while the new slots come in the order of the old ones (as
     /// they do, rows sorted by grain then image or, without ghosts, by partner): the states
     /// kept are packed at the front in old order, then each is swapped to its slot from the
     /// last to the first. The k-th kept pair has at least k pairs before it in the new rows,
@@ -69,18 +74,20 @@ impl NeighborList {
     pub(super) fn carry_history(
         &mut self,
         kept: Kept,
-        (start, partner): (&[usize], &[u32]),
-        key: impl Fn(u32) -> Key,
+        (start, partner, grain): (&[usize], &[u32], &[u32]),
+        image: impl Fn(u32) -> Image,
     ) {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
         let mut slots: Vec<usize> = Vec::with_capacity(kept.len());
-        for (o, i, wanted) in kept {
-            let row = start[i]..start[i + 1];
-            // A pair no longer listed loses its history.
-            match partner[row.clone()].iter().position(|&j| key(j) == wanted) {
-                Some(k) => {
+        for (o, i, (k, s)) in kept {
+            let (o, i) = (o as usize, i as usize);
+            // A pair no longer listed loses its history. The image is read only where the
+            // grain is the pair's (a grain has several images in a row only in a short box).
+            let mut row = start[i]..start[i + 1];
+            match row.find(|&slot| grain[slot] == k && image(partner[slot]) == s) {
+                Some(slot) => {
                     self.swap_history(slots.len(), o);
-                    slots.push(row.start + k);
+                    slots.push(slot);
                 }
                 None => (self.slip[o], self.formed[o], self.extra[o]) = (blank_slip, blank, None),
             }

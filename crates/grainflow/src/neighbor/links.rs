@@ -43,7 +43,6 @@ impl Links {
         block: Option<&[u32]>,
     ) -> Links {
         let n = start.len() - 1;
-        let block_of = |k: usize| block.map_or(k / BLOCK, |b| b[k] as usize);
         // Reverse rows by counting sort on the partner, slots in ascending order (so ascending i).
         let mut rev_start = vec![0usize; n_total + 1];
         for &j in partner {
@@ -65,26 +64,13 @@ impl Links {
         }
         // Pairs crossing into a later block, numbered in slot order (so each block's are
         // contiguous), and for each particle those naming it, in ascending owner.
-        let mut cross_slot = vec![NOT_CROSSING; partner.len()];
-        let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
-        let mut block_first = Vec::with_capacity(n / BLOCK + 2);
-        let mut crossing = 0u32;
-        for i in 0..n {
-            if i == 0 || block_of(i) != block_of(i - 1) {
-                block_cross.push(crossing as usize);
-                block_first.push(i);
-            }
-            for s in start[i]..start[i + 1] {
-                if block_of(grain[s] as usize) != block_of(i) {
-                    cross_slot[s] = crossing;
-                    crossing += 1;
-                }
-            }
-        }
-        block_cross.push(crossing as usize);
-        block_first.push(n);
+        let (cross_slot, block_cross, block_first) = match block {
+            Some(b) => crossings(start, grain, |k| b[k] as usize),
+            None => crossings(start, grain, |k| k / BLOCK),
+        };
+        let crossing = block_cross[block_cross.len() - 1] as u32;
         // By counting sort on the grain, slots in ascending order.
-        let mut first = vec![0usize; n + 1];
+        let mut first = vec![0u32; n + 1];
         for (s, &c) in cross_slot.iter().enumerate() {
             if c != NOT_CROSSING {
                 first[grain[s] as usize + 1] += 1;
@@ -98,7 +84,8 @@ impl Links {
         for (s, &c) in cross_slot.iter().enumerate() {
             if c != NOT_CROSSING {
                 let k = grain[s] as usize;
-                (cross_to[first[k]], cross_of[first[k]]) = (k as u32, c);
+                let at = first[k] as usize;
+                (cross_to[at], cross_of[at]) = (k as u32, c);
                 first[k] += 1;
             }
         }
@@ -112,6 +99,38 @@ impl Links {
             cross_of,
         }
     }
+}
+
+/// The pairs of rows `start` with partner grains `grain` that cross into another block
+/// (`block_of` each grain): the place of each slot among them ([`Links::cross_slot`]), the
+/// crossing pairs before each block's first row, and each block's first row (one more entry
+/// at the end of each). Taking `block_of` as a parameter compiles the loop once per kind of
+/// block, with no choice made slot by slot.
+fn crossings(
+    start: &[usize],
+    grain: &[u32],
+    block_of: impl Fn(usize) -> usize,
+) -> (Vec<u32>, Vec<usize>, Vec<usize>) {
+    let n = start.len() - 1;
+    let mut cross_slot = vec![NOT_CROSSING; grain.len()];
+    let mut block_cross = Vec::with_capacity(n / BLOCK + 2);
+    let mut block_first = Vec::with_capacity(n / BLOCK + 2);
+    let mut crossing = 0u32;
+    for i in 0..n {
+        if i == 0 || block_of(i) != block_of(i - 1) {
+            block_cross.push(crossing as usize);
+            block_first.push(i);
+        }
+        for s in start[i]..start[i + 1] {
+            if block_of(grain[s] as usize) != block_of(i) {
+                cross_slot[s] = crossing;
+                crossing += 1;
+            }
+        }
+    }
+    block_cross.push(crossing as usize);
+    block_first.push(n);
+    (cross_slot, block_cross, block_first)
 }
 
 /// The compressed rows of `n` particles from `pairs` (i, j > i): row starts, partners (each

@@ -341,17 +341,11 @@ impl NeighborList {
                 let r_max = radius.iter().copied().fold(0.0, f64::max);
                 let reach = 2.0 * r_max + self.skin;
                 *ghosts = Ghosts::new(pos, periodic, reach, ghosts.counted);
-                let ext = ghosts.positions(pos, periodic.lengths());
-                let ghosts = &*ghosts;
-                let (radius, open) = (ghosts.extend(radius), Periodic::default());
-                let mut pairs = candidate_pairs(&ext, &radius, self.skin, &open);
-                pairs.retain(|&(i, j)| {
-                    let (k, s) = ghosts.resolve(j as usize);
-                    (i as usize) < n && (i as usize, [0; 3]) < (k, s)
-                });
+                let mut pairs = candidate_pairs(pos, radius, self.skin, periodic, Some(ghosts));
+                pairs.retain(|&(i, j)| ghosts.lists(i, j));
                 (pairs, ghosts.total())
             }
-            None => (candidate_pairs(pos, radius, self.skin, periodic), n),
+            None => (candidate_pairs(pos, radius, self.skin, periodic, None), n),
         };
         let mut pairs = pairs;
         if let Some(share) = &self.share {
@@ -365,19 +359,19 @@ impl NeighborList {
         let by_grain = self.ghosts.as_ref().filter(|g| !g.counted);
         let (start, partner, owner) = rows(n, &pairs, by_grain);
         let ghosts = self.ghosts.take();
-        let key = |j: u32| match &ghosts {
-            Some(g) => {
-                let (k, s) = g.resolve(j as usize);
-                (k as u32, s)
-            }
-            None => (j, [0; 3]),
+        let grain: Vec<u32> = match &ghosts {
+            Some(g) => (partner.par_iter())
+                .map(|&j| g.resolve(j as usize).0 as u32)
+                .collect(),
+            None => partner.clone(),
         };
-        let grain: Vec<u32> = partner.par_iter().map(|&j| key(j).0).collect();
+        // The image of each partner beside its row's grain as the ghosts were made.
+        let image = |j: u32| ghosts.as_ref().map_or([0; 3], |g| g.resolve(j as usize).1);
         // The history moves while the reverse rows and crossing pairs are found.
         let share = self.share.take();
         let block = share.as_ref().map(|s| &s.block[..]);
         let ((), links) = rayon::join(
-            || self.carry_history(kept, (&start, &partner), key),
+            || self.carry_history(kept, (&start, &partner, &grain), image),
             || Links::of(&start, &partner, &grain, n_total, block),
         );
         self.share = share;

@@ -115,7 +115,16 @@ fn listed_walls(
     p: &Particles,
 ) -> ContactStats {
     if reach.len() <= LISTED_TASK {
-        return walls.listed(p, reach, out, history, first);
+        // Only mesh members have inner flags: without one (plane walls, as S1's floor) the
+        // pass is compiled with every flag false, reading none, as before meshes had them;
+        // with some, they are read beside the members, one slice per grain.
+        let near = walls.near;
+        return match near.some_inner() {
+            true => walls.listed(p, reach, out, history, first, |slots| {
+                near.inner(slots).iter().copied()
+            }),
+            false => walls.listed(p, reach, out, history, first, |_| std::iter::repeat(false)),
+        };
     }
     let mid = reach.len() / 2;
     let split = walls.first_slot(reach[mid] as usize);
@@ -276,14 +285,16 @@ impl<'a> WallForces<'a> {
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
     /// those of the grains around it ([`WallLanes`]: the scalar law's operations in its order)
     /// and summed in the members' order; else the grain takes `Self::on_listed`. Every bit
-    /// is that of [`Self::on`].
-    pub fn listed(
+    /// is that of [`Self::on`]. The inner flags ([`NearWalls::inner`]) of the members of the
+    /// near lists' slots are as `flags` gives them.
+    pub fn listed<I: Iterator<Item = bool> + Clone>(
         &self,
         p: &Particles,
         reach: &[u32],
         out: &mut [(u32, DVec3, DVec3)],
         history: &mut [ContactState],
         first: usize,
+        flags: impl Fn(std::ops::Range<usize>) -> I,
     ) -> ContactStats {
         let mut stats = ContactStats::default();
         let mut batch = Batch::default();
@@ -297,13 +308,13 @@ impl<'a> WallForces<'a> {
                 continue;
             }
             let (slots, keys) = self.near.row(k);
-            let inner = self.near.inner(slots.clone());
+            let inner = flags(slots.clone());
             let slots = slots.start - first..slots.end - first;
             if self.lanes.is_some() && keys.len() <= LANES {
                 if batch.contacts + keys.len() > LANES || batch.grains == LANES {
                     self.flush(&mut batch, out, history, &mut stats);
                 }
-                let row = (keys, inner);
+                let row = (keys, inner.clone());
                 if let Some(here) = self.queue(&mut batch, p, k, row, history, slots.clone()) {
                     batch.grain[batch.grains] = (e, k, batch.contacts, here);
                     batch.grains += 1;
@@ -347,13 +358,13 @@ impl<'a> WallForces<'a> {
         &self,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], &[bool]),
+        (keys, inner): (&[WallMember], impl Iterator<Item = bool>),
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
         let body = grain(p, k);
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let (mut f, mut t, mut stats) = (DVec3::ZERO, DVec3::ZERO, ContactStats::default());
-        for ((&id, &inner), state) in keys.iter().zip(inner).zip(history) {
+        for ((&id, inner), state) in keys.iter().zip(inner).zip(history) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
             let Some(c) = self.contact(w, m, pos, r, inner) else {
@@ -402,18 +413,19 @@ impl<'a> WallForces<'a> {
     }
 
     /// Puts the contacts of particle `k` of `p` with its near members `keys` (each with its
-    /// [`NearWalls::inner`] flag; histories `history[slots]`) into `batch`, doing to the histories what [`Self::on_listed`] does
-    /// before the law: the grain's statistics when it can move and every contact is
-    /// established, so that the lanes take them all. Else its contacts are taken out of the
-    /// batch again and `None` returned: its histories are then as [`Self::on_listed`] would
-    /// find them, or leave them before the law, so that the grain may take it.
+    /// [`NearWalls::inner`] flag; histories `history[slots]`) into `batch`, doing to the
+    /// histories what [`Self::on_listed`] does before the law: the grain's statistics when it
+    /// can move and every contact is established, so that the lanes take them all. Else its
+    /// contacts are taken out of the batch again and `None` returned: its histories are then
+    /// as [`Self::on_listed`] would find them, or leave them before the law, so that the
+    /// grain may take it.
     #[inline(always)]
     fn queue(
         &self,
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], &[bool]),
+        (keys, inner): (&[WallMember], impl Iterator<Item = bool>),
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
@@ -426,7 +438,7 @@ impl<'a> WallForces<'a> {
         let (pos, r, material) = (p.pos[k], p.radius[k], p.material[k] as usize);
         let from = batch.contacts;
         let mut here = ContactStats::default();
-        for ((&id, &inner), s) in keys.iter().zip(inner).zip(slots) {
+        for ((&id, inner), s) in keys.iter().zip(inner).zip(slots) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
             let Some(c) = self.contact(w, m, pos, r, inner) else {

@@ -27,6 +27,9 @@ pub struct NearWalls {
     /// the grain's radius plus the skin of where it was at the build ([`super::Shape::inner_around`]):
     /// until the next build its contact is then [`super::Shape::contact_inner`].
     inner: Vec<bool>,
+    /// Whether some slot is [`NearWalls::inner`]: when none is (plane walls, every wall but
+    /// meshes), the wall pass reads no flag.
+    some_inner: bool,
     /// The particles with a member listed, ascending.
     listed: Vec<u32>,
     /// Per wall, its offset at the build when it is listed and moves
@@ -75,6 +78,7 @@ impl NearWalls {
             start.push(kept.len() as u32);
         }
         self.members = kept;
+        self.some_inner = inner.contains(&true);
         self.inner = inner;
         self.start = start;
     }
@@ -97,6 +101,13 @@ impl NearWalls {
     #[inline]
     pub(crate) fn inner(&self, slots: Range<usize>) -> &[bool] {
         &self.inner[slots]
+    }
+
+    /// Whether some listed member is met by [`super::Shape::contact_inner`] until the next
+    /// build ([`NearWalls::inner`]); else every flag is false.
+    #[inline]
+    pub(crate) fn some_inner(&self) -> bool {
+        self.some_inner
     }
 
     /// Asks for particle `k`'s row ahead of its use ([`prefetch`]); its first slot.
@@ -202,6 +213,7 @@ pub fn near_walls(
         start: Vec::with_capacity(pos.len() + 1),
         members: Vec::new(),
         inner: Vec::new(),
+        some_inner: false,
         listed: Vec::new(),
         offset,
         half_skin: 0.5 * skin,
@@ -215,6 +227,7 @@ pub fn near_walls(
         near.inner.extend(row.iter().map(|e| e.1));
         near.start.push(near.members.len() as u32);
     }
+    near.some_inner = near.inner.contains(&true);
     near
 }
 

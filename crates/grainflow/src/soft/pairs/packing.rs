@@ -57,7 +57,8 @@ impl Packed {
     pub(in crate::soft) fn resize(&mut self, n: usize, nl: &NeighborList) {
         let total = n + nl.ghosts.as_ref().map_or(0, |g| g.owner.len());
         if self.built != Some(nl.builds) {
-            self.shift.clear();
+            // A fresh block: growing the old one (for more ghosts) would copy it whole.
+            self.shift = Vec::new();
             self.shifted.clear();
         }
         self.pos.resize(n, Run::default());
@@ -219,9 +220,21 @@ impl Facts {
 
 /// Packs every grain's centre and radius for the pair loop with their shifts, and the ghosts'
 /// shifts, for the list `nl` and periods `period`, unless the drift just did for this build.
+/// When the drift packed the grains and the list was rebuilt since, only the shifts are
+/// written: the grains have not moved, and each is where the list was built, so every
+/// grain's shift is 0 and the ghosts' are their images'.
 #[inline(never)]
 pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles, nl: &NeighborList, period: DVec3) {
-    if q.fresh && q.built == Some(nl.builds) && q.pos.len() == p.len() {
+    if q.fresh && q.pos.len() == p.len() {
+        if q.built != Some(nl.builds) {
+            q.resize(p.len(), nl);
+            q.rewritten.fill(false);
+            let facts = Facts {
+                material: q.material,
+                fixed: q.fixed,
+            };
+            q.note(Some(facts), nl, period);
+        }
         return;
     }
     q.resize(p.len(), nl);
