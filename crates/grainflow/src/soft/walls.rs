@@ -26,7 +26,7 @@ use crate::stats::ContactStats;
 use crate::walls::history::{Lent, WallHistory, WallMember};
 use crate::walls::interact::{holds_grains, WallRuntime};
 use crate::walls::near::{listable, NearWalls};
-use crate::walls::{Pose, Shape, Surface, Wall};
+use crate::walls::{InnerHint, Pose, Shape, Surface, Wall};
 
 /// Every wall's force and torque on the particles `p` walls can reach, into `wall_force`
 /// as (particle, force, torque) in ascending particle, updating the wall contact history: one
@@ -253,7 +253,7 @@ impl<'a> WallForces<'a> {
                 if listed && near.is_some_and(|near| !near.contains(&id)) {
                     continue;
                 }
-                let Some((c, s)) = meet(self.contact(w, m, pos, r, false), id, history) else {
+                let Some((c, s)) = meet(self.contact(w, m, pos, r, None), id, history) else {
                     continue;
                 };
                 let (grain, surface) = bodies(body, pose, pos);
@@ -324,11 +324,18 @@ impl<'a> WallForces<'a> {
 
     /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`: in the wall's
     /// placement ([`WallRuntime::placed`]), the normal turned back to the world unless the
-    /// placement needed no transform. `inner` when the near lists say the grain stays among
-    /// the inner cells of a mesh member ([`NearWalls::inner`]): the same contact, found
-    /// without a search.
+    /// placement needed no transform. `inner` is the hint the near lists keep when the grain
+    /// stays among the inner cells of a mesh member ([`NearWalls::hint`]): the same contact,
+    /// found without a search.
     #[inline(always)]
-    fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64, inner: bool) -> Option<Touch> {
+    fn contact(
+        &self,
+        w: usize,
+        m: usize,
+        pos: DVec3,
+        r: f64,
+        inner: Option<&InnerHint>,
+    ) -> Option<Touch> {
         let wall = &self.walls[w];
         let (local, direct) = self.rt.placed(w, pos);
         let mut c = touch(wall, &wall.shape.members()[m], local, r, inner)?;
@@ -347,7 +354,7 @@ impl<'a> WallForces<'a> {
         &self,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], &[bool]),
+        (keys, inner): (&[WallMember], &[u32]),
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
         let body = grain(p, k);
@@ -356,7 +363,7 @@ impl<'a> WallForces<'a> {
         for ((&id, &inner), state) in keys.iter().zip(inner).zip(history) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r, inner) else {
+            let Some(c) = self.contact(w, m, pos, r, self.near.hint(inner)) else {
                 forget(state);
                 continue;
             };
@@ -413,7 +420,7 @@ impl<'a> WallForces<'a> {
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], &[bool]),
+        (keys, inner): (&[WallMember], &[u32]),
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
@@ -429,7 +436,7 @@ impl<'a> WallForces<'a> {
         for ((&id, &inner), s) in keys.iter().zip(inner).zip(slots) {
             let (w, m) = (id.wall(), id.member());
             let wall = &self.walls[w];
-            let Some(c) = self.contact(w, m, pos, r, inner) else {
+            let Some(c) = self.contact(w, m, pos, r, self.near.hint(inner)) else {
                 forget(&mut history[s]);
                 continue;
             };
@@ -505,14 +512,20 @@ fn forget(state: &mut ContactState) {
 
 /// Where member `shape` of `wall` touches a sphere at `local` (in the wall's placement) of
 /// radius `r`: `None` when they do not touch or the wall is not normal. The plane, the
-/// commonest wall, is inline; a mesh part the grain stays `inner` to ([`NearWalls::inner`])
+/// commonest wall, is inline; a mesh part the grain stays `inner` to ([`NearWalls::hint`])
 /// takes [`Shape::contact_inner`].
 #[inline(always)]
-fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64, inner: bool) -> Option<Touch> {
-    let contact = match shape {
-        Shape::Plane(plane) => plane.contact(local, r),
-        other if inner => other.contact_inner(local, r),
-        other => other.contact(local, r),
+fn touch(
+    wall: &Wall,
+    shape: &Shape,
+    local: DVec3,
+    r: f64,
+    inner: Option<&InnerHint>,
+) -> Option<Touch> {
+    let contact = match (shape, inner) {
+        (Shape::Plane(plane), _) => plane.contact(local, r),
+        (other, Some(hint)) => other.contact_inner(local, r, hint),
+        (other, None) => other.contact(local, r),
     };
     contact.filter(|_| wall.surface == Surface::Normal)
 }
