@@ -155,10 +155,10 @@ impl Shape {
 
     /// For a part of a mesh whose grid cells within `r + skin` of `pos` are all inner, what
     /// a sphere of radius `r` that moves less than `skin` from `pos` needs to be met by
-    /// [`Shape::contact_inner`] ([`TriMesh::inner_hint`]); `None` for every other shape.
+    /// [`Shape::contact_inner`] ([`MeshPart::inner_hint`]); `None` for every other shape.
     pub fn inner_hint(&self, pos: DVec3, r: f64, skin: f64) -> Option<InnerHint> {
         match self {
-            Shape::Mesh(p) => p.mesh.inner_hint(pos, r, skin),
+            Shape::Mesh(p) => p.inner_hint(pos, r, skin),
             _ => None,
         }
     }

@@ -210,17 +210,21 @@ impl Grid {
         !(x.cmplt(self.lo).any() || x.cmpge(self.top).any())
     }
 
+    /// The grid's lower corner (m): a point [`Grid::holds`] is at or above it.
+    pub fn bottom(&self) -> DVec3 {
+        self.lo
+    }
+
+    /// The grid's upper corner (m): a point [`Grid::holds`] is below it.
+    pub fn top(&self) -> DVec3 {
+        self.top
+    }
+
     /// The index of the cell holding `x` (clamped to the grid).
     #[inline(always)]
     pub fn index(&self, x: DVec3) -> usize {
         let [i, j, k] = self.cell(x);
         i + self.dims[0] * (j + self.dims[1] * k)
-    }
-
-    /// The cell holding `x` (clamped to the grid) along x, y and z.
-    #[inline(always)]
-    pub fn cell_of(&self, x: DVec3) -> [u32; 3] {
-        self.cell(x).map(|c| c as u32)
     }
 
     /// The first triangle of the cell holding `x` (clamped to the grid) by its plane, when the

@@ -4,93 +4,110 @@
 //! A grain listed where every grid cell within its radius plus the skin is inner
 //! ([`super::grid::Grid::mark_faces`]) meets one flat face until the next build, by its
 //! plane: the plane of the first triangle of the cell of the upper corner of the grain's box
-//! (what the whole search takes, [`TriMesh::contacts`]). Read from the grid at every step,
-//! that cell's entry and the inner flag of the foot's cell are two misses per grain, one
-//! after the other, scattered over a large mesh. The build copies the entry of the cell the
-//! corner is in then, and the cells it checked, into an [`InnerHint`] beside the near lists;
-//! a step takes the copy while the corner stays in that cell and the foot among those cells
-//! (a grain at rest: always), else reads the grid as before. The same numbers, so the same
-//! bits.
+//! (what the whole search takes, [`super::TriMesh::contacts`]), when the foot of the
+//! perpendicular lies in an inner cell. Read from the grid at every step, that cell's entry and the foot's
+//! inner flag are misses one after the other, scattered over a large mesh. The build copies
+//! the entry of the cell the corner is in then, and the box the foot may lie in to be in a
+//! cell it found inner, into an [`InnerHint`] beside the near lists; a step takes the copy
+//! while the corner stays in that cell and the foot in that box (a grain at rest: always),
+//! else reads the grid as before. The same numbers, so the same bits.
 
 use glam::DVec3;
 
-use super::grid::Lead;
-use super::{MeshPart, TriMesh};
+use super::MeshPart;
 use crate::contact::Touch;
 
 /// What a grain listed among the inner cells of a mesh needs at each step until the next
-/// build ([`TriMesh::inner_hint`]).
+/// build ([`MeshPart::inner_hint`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InnerHint {
-    /// The entry of the cell `cell`: the plane and flat face of its first triangle.
-    lead: Lead,
-    /// The cell the upper corner of the grain's box was in at the build (its index).
+    /// The unit normal of the first triangle of cell `cell` (no component above 1 in size).
+    normal: DVec3,
+    /// That triangle's first corner (m).
+    point: DVec3,
+    /// The lower corner of the box (m) whose points lie in the grid, in cells found inner.
+    lo: DVec3,
+    /// Its upper corner (m).
+    hi: DVec3,
+    /// The cell (its index) the upper corner of the grain's box was in at the build.
     cell: u32,
-    /// The lowest and highest cell (along x, y, z) of the box of the grain's radius plus
-    /// the skin at the build: all inner.
-    cells: [[u32; 3]; 2],
-}
-
-impl InnerHint {
-    /// Whether cell `c` (along x, y, z) is among those the build found inner.
-    #[inline(always)]
-    fn covers(&self, c: [u32; 3]) -> bool {
-        let [lo, hi] = self.cells;
-        (0..3).all(|k| lo[k] <= c[k] && c[k] <= hi[k])
-    }
-}
-
-impl TriMesh {
-    /// What a grain of radius `r` at `p`, moving less than `skin` relative to the mesh until
-    /// the next build, needs from the grid at each step, when every cell within `r + skin`
-    /// of `p` is inner; `None` otherwise (its contact is then searched for).
-    pub fn inner_hint(&self, p: DVec3, r: f64, skin: f64) -> Option<InnerHint> {
-        let reach = DVec3::splat(r + skin);
-        if !self.grid.all_inner(p - reach, p + reach) {
-            return None;
-        }
-        let corner = p + DVec3::splat(r);
-        Some(InnerHint {
-            lead: *self.grid.lead_at(corner)?,
-            cell: self.grid.index(corner) as u32,
-            cells: [self.grid.cell_of(p - reach), self.grid.cell_of(p + reach)],
-        })
-    }
+    /// Whether that triangle's flat face belongs to the member the grain is listed with.
+    mine: bool,
 }
 
 impl MeshPart {
+    /// What a grain of radius `r` at `p`, moving less than `skin` relative to the mesh until
+    /// the next build, needs from the grid at each step to meet this member, when every cell
+    /// within `r + skin` of `p` is inner; `None` otherwise (its contact is then searched for).
+    pub fn inner_hint(&self, p: DVec3, r: f64, skin: f64) -> Option<InnerHint> {
+        let g = &self.mesh.grid;
+        let reach = DVec3::splat(r + skin);
+        if !g.all_inner(p - reach, p + reach) {
+            return None;
+        }
+        let corner = p + DVec3::splat(r);
+        let lead = g.lead_at(corner)?;
+        // |n_i| ≤ 1 keeps the foot of a touching grain within its box (`contact_inner`).
+        if lead.normal.abs().max_element() > 1.0 {
+            return None;
+        }
+        // The cells from that of p − reach to that of p + reach are inner (the cell of a
+        // point grows with it); `holds` also wants a point below the grid's top.
+        let top = DVec3::from_array(g.top().to_array().map(f64::next_down));
+        Some(InnerHint {
+            normal: lead.normal,
+            point: lead.point,
+            lo: (p - reach).max(g.bottom()),
+            hi: (p + reach).min(top),
+            cell: g.index(corner) as u32,
+            mine: self.mesh.member[lead.face as usize] as usize == self.member,
+        })
+    }
+
     /// [`MeshPart::contact`] of a sphere at `pos` of radius `r` whose box lies in cells that
-    /// are all inner (those of `hint`, [`TriMesh::inner_hint`], found where it was listed with
-    /// a reach of r plus at least its move since), with the same bits, without scanning the
+    /// are all inner (found with `hint` where it was listed, [`MeshPart::inner_hint`], with a
+    /// reach of r plus at least its move since), with the same bits, without scanning the
     /// cells: they hold one flat face, so the scan's last cell, that of the box's upper
-    /// corner, gives its triangle (the copy in `hint` while the corner is in the cell it was
-    /// in at the build, else the grid's entry), and [`TriMesh::face_contact`] its contact
-    /// when the foot of the perpendicular is in an inner cell. Where the box misses the grid
-    /// the sphere touches no triangle.
+    /// corner, gives its triangle, whose plane gives the contact when the foot of the
+    /// perpendicular lies in an inner cell ([`super::TriMesh::face_contact`]). While the
+    /// corner is in the cell of the build and the foot in the hint's box, the hint has all
+    /// of it.
+    ///
+    /// There the test that the sphere's box meets the grid ([`Self::contact_in_grid`]) is
+    /// not needed: a foot closer than r lies within the box (|n_i d| ≤ |d| < r, and rounding
+    /// keeps the order), so the box meets the grid where the foot lies in it; a foot at r or
+    /// more is no contact either way.
     #[inline]
     pub fn contact_inner(&self, pos: DVec3, r: f64, hint: &InnerHint) -> Option<Touch> {
+        let grid = &self.mesh.grid;
+        if grid.index(pos + DVec3::splat(r)) == hint.cell as usize {
+            let (n, d) = (hint.normal, (pos - hint.point).dot(hint.normal));
+            let foot = pos - n * d;
+            if foot.cmpge(hint.lo).all() && foot.cmple(hint.hi).all() {
+                return (hint.mine && d.abs() < r).then(|| Touch {
+                    normal: if d < 0.0 { n } else { -n },
+                    overlap: r - d.abs(),
+                });
+            }
+        }
+        self.contact_in_grid(pos, r)
+    }
+
+    /// [`Self::contact_inner`] from the grid: the triangle of the cell of the box's upper
+    /// corner, kept with the cell ([`super::grid::Lead`]), and the foot's inner flag. Where
+    /// the box misses the grid the sphere touches no triangle.
+    #[inline(never)]
+    fn contact_in_grid(&self, pos: DVec3, r: f64) -> Option<Touch> {
         let grid = &self.mesh.grid;
         let reach = DVec3::splat(r);
         if !grid.meets(pos - reach, pos + reach) {
             return None;
         }
-        let corner = pos + reach;
-        let lead = if grid.index(corner) == hint.cell as usize {
-            &hint.lead
-        } else {
-            let Some(lead) = grid.lead_at(corner) else {
-                return self.contact(pos, r);
-            };
-            lead
+        let Some(lead) = grid.lead_at(pos + reach) else {
+            return self.contact(pos, r);
         };
         let (n, d) = (lead.normal, (pos - lead.point).dot(lead.normal));
-        let foot = pos - n * d;
-        let inner = if hint.covers(grid.cell_of(foot)) {
-            grid.holds(foot)
-        } else {
-            grid.inner_at(foot)
-        };
-        if !inner {
+        if !grid.inner_at(pos - n * d) {
             // Near a rim after all: the foot's triangles decide.
             return self.contact(pos, r);
         }
@@ -105,7 +122,7 @@ impl MeshPart {
 #[cfg(test)]
 mod tests {
     use super::super::make::rectangle;
-    use super::super::Placement;
+    use super::super::{Placement, TriMesh};
     use super::*;
     use crate::walls::Plane;
 
@@ -145,7 +162,7 @@ mod tests {
             let u = |j: u32| ((k * 7919 + j * 104_729) % 1000) as f64 / 1000.0;
             let at = DVec3::new(2.2 * u(1) - 1.1, 2.2 * u(2) - 1.1, 0.05 * u(3) - 0.025);
             let build = place.apply(at);
-            let Some(hint) = part.mesh.inner_hint(build, r, skin) else {
+            let Some(hint) = part.inner_hint(build, r, skin) else {
                 rim += 1;
                 continue;
             };
@@ -153,6 +170,10 @@ mod tests {
             let moved = build + 0.99 * skin * (DVec3::new(u(4), u(5), u(6)) - 0.5);
             let want = part.contact(moved, r);
             assert_eq!(part.contact_inner(moved, r, &hint), want, "at {moved}");
+            // Whatever the move, the hint gives what the grid gives.
+            let far = build + 3.0 * skin * (DVec3::new(u(6), u(4), u(5)) - 0.5);
+            let grid = part.contact_in_grid(far, r);
+            assert_eq!(part.contact_inner(far, r, &hint), grid, "at {far}");
             let reach = DVec3::splat(r);
             let lead = part
                 .mesh
@@ -161,7 +182,9 @@ mod tests {
                 .expect("an inner cell");
             let foot = moved - lead.normal * (moved - lead.point).dot(lead.normal);
             fast += usize::from(part.mesh.grid.inner_at(foot));
-            same += usize::from(part.mesh.grid.index(moved + reach) == hint.cell as usize);
+            let in_box = foot.cmpge(hint.lo).all() && foot.cmple(hint.hi).all();
+            same +=
+                usize::from(part.mesh.grid.index(moved + reach) == hint.cell as usize && in_box);
             let analytic = plane.contact(moved, r);
             assert_eq!(want.is_some(), analytic.is_some(), "at {moved}");
             if let (Some(a), Some(b)) = (want, analytic) {
@@ -174,10 +197,10 @@ mod tests {
             "{inner} inner, {rim} near the rim"
         );
         assert!(fast == inner, "{fast} of {inner} found without a search");
-        // The hint's copy and the grid's entry both taken.
+        // The hint alone and the grid both decide some.
         assert!(
             same > inner / 2 && same < inner,
-            "{same} of {inner} in the cell of the build"
+            "{same} of {inner} from the hint alone"
         );
     }
 }
