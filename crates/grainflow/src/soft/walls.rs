@@ -15,6 +15,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use super::free_walls::each_contact;
 use super::{body, CHUNK};
 use crate::contact::lanes::{Contacts, Lanes, Touches, WallLanes, F, LANES, V3};
 use crate::contact::{Body, ContactModel, ContactState, Touch};
@@ -248,13 +249,9 @@ impl<'a> WallForces<'a> {
             // The near lists hold the members of walls that stay in place or move without
             // turning ([`listable`]) that may touch the grain.
             let listed = still || wall.motion.translates();
-            for m in 0..wall.shape.members().len() {
-                let id = WallMember::new(w, m);
-                if listed && near.is_some_and(|near| !near.contains(&id)) {
-                    continue;
-                }
-                let Some((c, s)) = meet(self.contact(w, m, pos, r, None), id, history) else {
-                    continue;
+            let mut act = |m: usize, contact: Option<Touch>| {
+                let Some((c, s)) = meet(contact, WallMember::new(w, m), history) else {
+                    return;
                 };
                 let (grain, surface) = bodies(body, pose, pos);
                 let params = self.table.get(material, wall.material);
@@ -264,6 +261,30 @@ impl<'a> WallForces<'a> {
                 f += out.force_i;
                 t += out.torque_i;
                 stats = ContactStats::merge(stats, touching(k, c, r));
+            };
+            if listed {
+                for m in 0..wall.shape.members().len() {
+                    if near.is_some_and(|near| !near.contains(&WallMember::new(w, m))) {
+                        continue;
+                    }
+                    act(m, self.contact(w, m, pos, r, None));
+                }
+            } else {
+                // In no near list: every member is tried, a mesh's from one search of its grid
+                // for all of them (`each_contact`), not one search each (a drum's 68 faces).
+                let (local, direct) = self.rt.placed(w, pos);
+                each_contact(&wall.shape, local, r, |m, contact| {
+                    let contact = contact.filter(|_| wall.surface == Surface::Normal);
+                    act(
+                        m,
+                        contact.map(|mut c| {
+                            if !direct {
+                                c.normal = pose.rotation * c.normal;
+                            }
+                            c
+                        }),
+                    );
+                });
             }
         }
         (f, t, stats)
