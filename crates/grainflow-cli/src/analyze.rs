@@ -414,7 +414,15 @@ pub fn packing(run: &Path, vessel: Vessel, bins: (usize, usize), out: &Path) -> 
 /// (time,depth,vz,fz), from its first contact on; a summary line on stderr.
 pub fn penetration(run: &Path, wall: usize) -> Result<String> {
     let path = run.join("bodies.csv");
-    let text = std::fs::read_to_string(&path).map_err(|e| grainflow::Error::io(&path, e))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => grainflow::Error::Format {
+            path: path.clone(),
+            reason: "not found: a run writes it only when its scene has a free wall \
+                     (`free = { ... }`); is this a run's output folder?"
+                .into(),
+        },
+        _ => grainflow::Error::io(&path, e),
+    })?;
     let rows = grainflow::rigid::penetration::penetration(&text, wall).map_err(|reason| {
         grainflow::Error::Format {
             path: path.clone(),

@@ -118,11 +118,17 @@ fn step_lines(sim: &Simulation) -> Vec<String> {
                 ) {
                     use grainflow::contact::Normal;
                     let asked = match sim.physics.model.normal {
-                        Normal::Linear { .. } | Normal::Pebbles { .. } => "damping given".into(),
+                        Normal::Linear { .. } => format!("damping given (e = {e:.3})"),
+                        Normal::Pebbles { .. } => "damping given".into(),
                         _ => format!("e = {e}"),
                     };
+                    let corrected = if sim.physics.table.step_corrected() {
+                        ", damping corrected for the step"
+                    } else {
+                        ""
+                    };
                     lines.push(format!(
-                        "  restitution at dt:    {}–{}: {asked}, delivered {:.3} to {:.3} (mean {:.3}) head-on at v_c, by where in the step the contact starts (validate restitution-dt)",
+                        "  restitution at dt:    {}–{}: {asked}{corrected}, delivered {:.3} to {:.3} (mean {:.3}) head-on at v_c, by where in the step the contact starts (validate restitution-dt)",
                         names(a),
                         names(b),
                         d.low,

@@ -298,6 +298,12 @@ fn analyze_drum_writes_csv_and_png_and_froude_matches_eq_31() {
     assert!(ok && stdout.trim() == "Fr = 1.000037e-2", "{stdout}");
     let (ok, _, err) = grainflow(&["analyze", "drum", dir.join("missing").to_str().unwrap()]);
     assert!(!ok && err.contains("final.gfck"), "{err}");
+    // A run without a free wall has no bodies.csv: the refusal says which file and why.
+    let (ok, _, err) = grainflow(&["analyze", "penetration", dir.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("bodies.csv") && err.contains("free wall") && err.lines().count() == 1,
+        "{err}"
+    );
 }
 
 #[test]

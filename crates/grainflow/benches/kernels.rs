@@ -40,6 +40,7 @@ fn pair_kernel(c: &mut Criterion) {
         twisting: Twisting::None,
         cohesion: Cohesion::None,
         characteristic_velocity: 1.0,
+        step_correction: true,
     };
     let p = PairParams::new(3.7139e7, 1.5e7, 0.9, [0.5, 0.09, 0.05], 0.02);
     let body = |v: DVec3, w: DVec3| Body {

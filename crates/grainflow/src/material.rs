@@ -135,6 +135,9 @@ pub struct PairParams {
     pub hunt_crossley: f64,
     /// Tangential restitution ε_t of hard-sphere collisions (000 eq 4).
     pub tangential_restitution: f64,
+    /// The step's correction of the normal damping (`contact::discrete::Correction`): none
+    /// until [`PairTable::correct_for_step`].
+    pub step: crate::contact::discrete::Correction,
 }
 
 impl PairParams {
@@ -156,6 +159,7 @@ impl PairParams {
             tsuji_gt: b * (8.0 * g_star).sqrt(),
             hunt_crossley: crate::contact::normal::hunt_crossley_damping(restitution),
             tangential_restitution: 1.0,
+            step: crate::contact::discrete::Correction::NONE,
         }
     }
 }
@@ -242,6 +246,19 @@ impl PairTable {
     #[inline]
     pub fn get(&self, a: usize, b: usize) -> &PairParams {
         &self.params[a * self.n + b]
+    }
+
+    /// Corrects every pair's normal damping of `model` for the integrator's step `dt` (s)
+    /// (`contact::discrete::Correction`), once dt is fixed.
+    pub fn correct_for_step(&mut self, model: &crate::contact::Normal, dt: f64) {
+        for p in &mut self.params {
+            p.step = crate::contact::discrete::Correction::of(model, p.restitution, dt);
+        }
+    }
+
+    /// Whether the damping is corrected for the step ([`PairTable::correct_for_step`]).
+    pub fn step_corrected(&self) -> bool {
+        self.params.iter().any(|p| p.step.dt > 0.0)
     }
 
     /// Sliding friction μ_s of material `a` against each material, by index.

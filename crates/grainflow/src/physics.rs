@@ -65,7 +65,7 @@ impl Physics {
                 Some((a, b, o.clone()))
             })
             .collect();
-        let table = PairTable::new(&scene.materials, &overrides);
+        let mut table = PairTable::new(&scene.materials, &overrides);
         if particles.is_empty() {
             return Err(Error::scene(
                 "particles",
@@ -116,6 +116,12 @@ impl Physics {
                 dt
             }
         };
+        // Velocity Verlet's map of a contact is what the damping is corrected for
+        // (`contact::discrete::Correction`); the other integrators keep the constants.
+        let verlet = soft.is_some_and(|o| o.integrator == crate::scene::Integrator::VelocityVerlet);
+        if verlet && scene.contact.step_correction {
+            table.correct_for_step(&scene.contact.normal, dt / n);
+        }
         let s = &scene.simulation;
         Ok(Physics {
             model: if scene.contact.normal == crate::contact::Normal::None {

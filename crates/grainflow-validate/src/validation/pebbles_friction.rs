@@ -76,6 +76,7 @@ pub fn sample_contact(mu_s: f64, mu_k: f64, hooke: f64, dash_pot: f64) -> Contac
         twisting: Twisting::None,
         cohesion: Cohesion::None,
         characteristic_velocity: 1.0,
+        step_correction: true,
     }
 }
 

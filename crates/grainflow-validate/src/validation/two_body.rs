@@ -91,6 +91,7 @@ fn scene(
             twisting: Twisting::Constant,
             cohesion,
             characteristic_velocity: V_C,
+            step_correction: true,
         },
         materials: vec![mat],
         pairs: vec![],

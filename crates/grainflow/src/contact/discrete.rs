@@ -13,20 +13,24 @@
 //! with F the model's normal force ([`super::normal::force`]); the delivered e is the speed of
 //! separation over v₀. Inside the contact the linear map has the roots
 //! λ = √(1 − c) e^{±iθ}, c = g_n dt / M, cos θ = (2 − c − ω² dt²) / (2 √(1 − c)), which shift
-//! the decay per step (a correction of the damping could absorb that); but the contact also
+//! the decay per step ([`Correction`] absorbs that, and the mean of what follows); but the contact also
 //! begins and ends between steps, and the last step of force, taken at an overlap anywhere in
 //! [0, dt u), adds or withholds an impulse of order g_n dt u: the delivered e then depends on
 //! where in its step the contact began, by ±c/2 of the separation speed. [`delivered`] runs
 //! the map over the phases of first touch and gives the mean and the range; no damping constant
-//! brings the whole range within a few per cent of e when c is not small (at dt = t_c/15, Hooke:
-//! c = 0.31 for e = 0.1, delivered 0.057–0.084; c = 0.09 for e = 0.5, delivered 0.472–0.525).
+//! brings the whole range within a few per cent of e when c is not small (at dt = t_c/15, Hooke's
+//! constants of A5: c = 0.31 for e = 0.1, delivered 0.057–0.084, mean 0.073; c = 0.09 for
+//! e = 0.5, delivered 0.472–0.525). [`Correction`] sets the mean on e (0.092–0.130 about 0.100
+//! for e = 0.1).
 //! Flores's damping c_n δ^{3/2} δ̇ vanishes at both ends of the contact, so its e hardly depends
 //! on the phase (within 0.1 % of e at t_c/15 for e = 0.1 … 0.9).
 
-use super::normal::{force, stiffness, Form};
+use super::normal::{damping_factor, force, stiffness, Form, Normal};
 use super::ContactModel;
 use crate::material::{effective_mass, effective_radius, PairTable};
 use crate::particles::Particles;
+use crate::timestep::MAX_FRACTION;
+use rayon::prelude::*;
 
 /// Phases of first touch within a step the delivered restitution is taken over.
 pub const PHASES: usize = 64;
@@ -86,7 +90,9 @@ pub fn delivered_at(form: Form, kn: f64, gn: f64, m: f64, v0: f64, dt: f64, phi:
 
 /// The restitution a step `dt` (s) delivers to the head-on contact of the smallest grains of
 /// each pair of materials `(a, b)` present, meeting at the characteristic velocity: per pair
-/// (a, b, the e asked for, what is delivered), for `grainflow check`.
+/// (a, b, the e asked for, what is delivered), for `grainflow check`; with the constants the
+/// run takes (the damping corrected for the step where the table does, [`Correction`]), and for
+/// the linear dashpot the e its damping implies for that pair.
 pub fn for_pairs(
     model: &ContactModel,
     table: &PairTable,
@@ -116,15 +122,281 @@ pub fn for_pairs(
             );
             let pair = table.get(a, b);
             let s = stiffness(&model.normal, pair, r, m, v, v, false);
+            // The linear dashpot stands for the e of its ξ at this mass (003 eq 11–12).
+            let e = match model.normal {
+                Normal::Linear { kn, damping, .. } => continuous(damping / (2.0 * (m * kn).sqrt())),
+                _ => pair.restitution,
+            };
             out.push((
                 a,
                 b,
-                pair.restitution,
+                e,
                 delivered(model.normal.form(), s.kn, s.gn, m, v, dt),
             ));
         }
     }
     out
+}
+
+/// Intervals of a [`Correction`] table.
+pub const NODES: usize = 128;
+
+/// Impact speeds, in multiples of the characteristic velocity, Hertz's tables reach: the
+/// step's ratio to a Hertz contact grows as v₀^{1/5}; faster impacts take the last node's ratio.
+pub const HERTZ_SPEEDS: f64 = 5.0;
+
+/// The step's correction of a contact's normal damping: the factor ξ′/ξ on g_n that makes the
+/// phase-mean restitution of [`delivered`] equal the e of the continuous contact.
+///
+/// Our derivation. In units of the contact (k_n = M = v₀ = 1) the head-on map of [`delivered`]
+/// has two parameters: the damping and the step s in the contact's own time,
+/// * Hooke (002 A5), linear (003 eq 11–12): s = dt √(k_n / M) = ω dt, damping ξ = g_n / (2 √(M k_n));
+/// * Hertz with Tsuji's damping (002 A6): s = dt / t*, t* = (M / k_n)^{2/5} v₀^{−1/5}, the
+///   time to cross the overlap scale δ* = (M v₀² / k_n)^{2/5} at v₀; there
+///   M δ̈ = −k_n δ^{3/2} − g_n δ^{1/4} δ̇ becomes ÿ = −y^{3/2} − √5 β y^{1/4} ẏ with
+///   g_n = 2β √(5/6) √(3/2 M k_n) (A6): β alone, whatever M, R and v₀.
+///
+/// For Hooke ξ is the pair's (from e), for Hertz β, and for the linear dashpot, whose g_n is
+/// given, ξ = β s with β = g_n / (2 k_n dt). The table holds, at s = 0, s₁, … s_max, the factor
+/// r with which the map's mean over the phases of first touch ([`delivered`]) is the e of the
+/// continuous contact, e = exp(−π ξ / √(1 − ξ²)) (the e asked for, for Hooke; the e the given
+/// dashpot implies, for linear; for Hertz the e asked for, which Tsuji's constant gives the
+/// continuous contact as closely as Hooke's constant does: the map at s = 0.002 gives
+/// 0.0999 for e = 0.1 with either), found by root finding ([`node`]):
+/// the mean falls as the damping grows. r(0) = 1: a fine step needs no correction. A contact
+/// takes r at its own s, interpolated linearly between the nodes. s_max is the step's largest
+/// ratio to a contact the scene accepts, dt = t_c/10 (002 §5.2, t_c = π / (ω √(1 − ξ²)), eq 27),
+/// for Hertz at impacts up to [`HERTZ_SPEEDS`] v_c (dt / t* = (5/4)^{2/5} dt ω_Hooke at v_c,
+/// ω_Hooke² = k_n/M of A5, whose t_c bounds the step); beyond it the last node's r is taken.
+/// Not a tuned factor: computed from the map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Correction {
+    /// The integrator's step (s) the table is for; 0 for no correction.
+    pub dt: f64,
+    /// The spacing of the nodes in s.
+    spacing: f64,
+    /// r = ξ′/ξ (β′/β for Hertz) at s = k × spacing.
+    ratio: [f64; NODES + 1],
+}
+
+impl Correction {
+    /// No correction: r = 1 everywhere.
+    pub const NONE: Correction = Correction {
+        dt: 0.0,
+        spacing: 1.0,
+        ratio: [1.0; NODES + 1],
+    };
+
+    /// The table of the normal `model` for a pair with restitution `e` at the integrator's
+    /// step `dt` (s); [`Correction::NONE`] for the models it does not apply to (Flores, whose
+    /// damping vanishes at both ends of the contact; PEBBLES; none).
+    pub fn of(model: &Normal, e: f64, dt: f64) -> Correction {
+        let hooke_s = |xi: f64| std::f64::consts::PI * MAX_FRACTION / (1.0 - xi * xi).sqrt();
+        match *model {
+            Normal::Hooke if e > 0.0 && e < 1.0 => {
+                let xi = damping_factor(e);
+                Correction::table(Form::Linear, xi, dt, hooke_s(xi), |_| xi)
+            }
+            Normal::Hertz if e > 0.0 && e < 1.0 => {
+                let beta = damping_factor(e);
+                let s_max = hooke_s(beta) * 1.25f64.powf(0.4) * HERTZ_SPEEDS.powf(0.2);
+                Correction::table(Form::Hertz, beta, dt, s_max, |_| beta)
+            }
+            Normal::Linear { kn, damping, .. } if damping > 0.0 && kn > 0.0 && dt > 0.0 => {
+                // ξ = β s; the accepted steps reach s √(1 − ξ²) = π/10 (or ξ = 1, e = 0).
+                let beta = damping / (2.0 * kn * dt);
+                let x = std::f64::consts::PI * MAX_FRACTION;
+                let d = 1.0 - 4.0 * beta * beta * x * x;
+                let s_max = if d > 0.0 {
+                    ((1.0 - d.sqrt()) / (2.0 * beta * beta)).sqrt()
+                } else {
+                    1.0 / beta
+                };
+                Correction::table(Form::Linear, -beta, dt, s_max, |s| beta * s)
+            }
+            _ => Correction::NONE,
+        }
+    }
+
+    /// The table of `form` with damping ξ(s) (β(s) for Hertz) over s ∈ [0, s_max], `key`
+    /// (the damping's constant) naming it among those made before: in contact units it does
+    /// not depend on dt, and a run, a test suite or `check` make the same few many times.
+    fn table(
+        form: Form,
+        key: f64,
+        dt: f64,
+        s_max: f64,
+        xi: impl Fn(f64) -> f64 + Sync,
+    ) -> Correction {
+        if dt <= 0.0 || s_max <= 0.0 {
+            return Correction::NONE;
+        }
+        type Made = Vec<((u8, u64), Correction)>;
+        static MADE: std::sync::Mutex<Made> = std::sync::Mutex::new(Vec::new());
+        let name = (form as u8, key.to_bits());
+        let made = |m: &Made| m.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+        if let Some(c) = MADE.lock().ok().and_then(|m| made(&m)) {
+            return Correction { dt, ..c };
+        }
+        let spacing = s_max / NODES as f64;
+        let mut ratio = [1.0; NODES + 1];
+        // Each node on its own (a pure function of s): the same bits on any thread count.
+        ratio.par_iter_mut().enumerate().skip(1).for_each(|(k, r)| {
+            let s = k as f64 * spacing;
+            *r = node(form, xi(s), s, table_phases(k));
+        });
+        let c = Correction { dt, spacing, ratio };
+        if let Ok(mut m) = MADE.lock() {
+            if m.len() >= 64 {
+                m.remove(0);
+            }
+            m.push((name, c));
+        }
+        c
+    }
+
+    /// The factor r at the step's ratio s to the contact (see [`Correction`]).
+    #[inline]
+    pub fn at(&self, s: f64) -> f64 {
+        let u = (s / self.spacing).clamp(0.0, NODES as f64);
+        let k = (u as usize).min(NODES - 1);
+        let f = u - k as f64;
+        self.ratio[k] + f * (self.ratio[k + 1] - self.ratio[k])
+    }
+
+    /// The corrected g_n of a linear-form contact (Hooke, linear) with stiffness `kn` (N/m),
+    /// damping `gn` (N s/m) and reduced mass `m` (kg).
+    #[inline]
+    pub fn linear(&self, kn: f64, gn: f64, m: f64) -> f64 {
+        if self.dt == 0.0 {
+            return gn;
+        }
+        gn * self.at(self.dt * (kn / m).sqrt())
+    }
+
+    /// The corrected g_n of a Hertz contact with stiffness `kn` (N/m^{3/2}), damping `gn`,
+    /// reduced mass `m` (kg), meeting at `v0` (m/s).
+    #[inline]
+    pub fn hertz(&self, kn: f64, gn: f64, m: f64, v0: f64) -> f64 {
+        if self.dt == 0.0 {
+            return gn;
+        }
+        gn * self.at(self.dt * (kn / m).powf(0.4) * v0.powf(0.2))
+    }
+}
+
+/// The continuous contact's restitution for damping ξ of the linear oscillator (Hertz: the e
+/// Tsuji's β stands for), exp(−π ξ / √(1 − ξ²)); 0 when overdamped.
+fn continuous(xi: f64) -> f64 {
+    if xi >= 1.0 {
+        0.0
+    } else {
+        (-std::f64::consts::PI * xi / (1.0 - xi * xi).sqrt()).exp()
+    }
+}
+
+/// The damping the map's form in contact units (k_n = M = v₀ = 1) takes for ξ (β for Hertz).
+fn units(form: Form, xi: f64) -> f64 {
+    match form {
+        Form::Hertz => 5f64.sqrt() * xi,
+        Form::Linear | Form::Flores => 2.0 * xi,
+    }
+}
+
+/// Phases of first touch the node k of a table takes the mean over: the phase-mean falls
+/// with the damping in steps of the jump a phase makes as its last step of contact changes
+/// (up to c/2 of e, [`delivered`], c ∝ s), so 16 + k phases keep those steps below 1/[`NODES`]
+/// of the largest jump (the last node's) at every node, at a cost per node that does not grow as s shrinks.
+fn table_phases(k: usize) -> usize {
+    16 + k
+}
+
+/// The map's mean over `n` phases of first touch at step s (contact units) with damping ξ
+/// (β for Hertz).
+fn phase_mean(form: Form, xi: f64, s: f64, n: usize) -> f64 {
+    let g = units(form, xi);
+    let w = n as f64;
+    (0..n)
+        .map(|j| delivered_at(form, 1.0, g, 1.0, 1.0, s, (j as f64 + 0.5) / w))
+        .sum::<f64>()
+        / w
+}
+
+/// One node: the r with which the map at step s (contact units) delivers, in the mean over the
+/// phases, the continuous e of ξ. The mean falls as r grows; bracketed and found
+/// by regula falsi (Illinois), to 1e-7 of r (1e-7 of e). An e out of the map's reach takes the nearer end.
+fn node(form: Form, xi: f64, s: f64, phases: usize) -> f64 {
+    if xi <= 0.0 || xi >= 1.0 {
+        return 1.0;
+    }
+    let target = continuous(xi);
+    let f = |r: f64| phase_mean(form, r * xi, s, phases) - target;
+    // The bracket starts at [0.85, 1.05], which holds every node of t_c/10 (0.89 … 1.004),
+    // and widens by 0.1 to [0.5, 1.5]; its damping stays below 0.95 of critical, where e is
+    // under 1e-4 (a damping near critical separates ever later, never when overdamped). The
+    // linear map of (δ, u½) per step, [[1 − s², s(1 − c)], [−s, 1 − c]], c = 2ξ s, has complex
+    // roots while its trace² < 4 det, i.e. while ξ < 1 − s/2: its own critical damping.
+    let critical = match form {
+        Form::Linear => 1.0 - 0.5 * s,
+        Form::Hertz | Form::Flores => 1.0,
+    };
+    let top = 0.95 * critical / xi;
+    let (mut lo, mut hi) = (0.85f64.min(top - 0.1), 1.05f64.min(top));
+    let (mut f_lo, mut f_hi) = (f(lo), f(hi));
+    while f_lo <= 0.0 && lo > 0.5 {
+        (hi, f_hi) = (lo, f_lo);
+        lo -= 0.1;
+        f_lo = f(lo);
+    }
+    while f_hi >= 0.0 && hi < 1.5 && hi + 0.1 < top {
+        (lo, f_lo) = (hi, f_hi);
+        hi += 0.1;
+        f_hi = f(hi);
+    }
+    if f_lo <= 0.0 {
+        return lo;
+    }
+    if f_hi >= 0.0 {
+        return hi;
+    }
+    // Illinois steps, and a halving whenever one did not shrink the bracket to half: the mean
+    // is a staircase of TABLE_PHASES small steps, where regula falsi alone can crawl.
+    let mut side = 0;
+    for _ in 0..60 {
+        let width = hi - lo;
+        if width < 1e-7 {
+            break;
+        }
+        let mut r = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+        if !(r > lo && r < hi) {
+            r = 0.5 * (lo + hi);
+        }
+        let fr = f(r);
+        if fr > 0.0 {
+            (lo, f_lo) = (r, fr);
+            if side == 1 {
+                f_hi *= 0.5;
+            }
+            side = 1;
+        } else {
+            (hi, f_hi) = (r, fr);
+            if side == -1 {
+                f_lo *= 0.5;
+            }
+            side = -1;
+        }
+        if hi - lo > 0.5 * width {
+            let mid = 0.5 * (lo + hi);
+            let fm = f(mid);
+            if fm > 0.0 {
+                (lo, f_lo) = (mid, fm);
+            } else {
+                (hi, f_hi) = (mid, fm);
+            }
+            side = 0;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 #[cfg(test)]
@@ -153,5 +425,43 @@ mod tests {
             assert!((fine.mean - e).abs() < 5e-3 * e, "e = {e}: {fine:?}");
             assert!(fine.high - fine.low < 5e-3 * e, "e = {e}: {fine:?}");
         }
+    }
+
+    /// The tables give no correction as the step vanishes (r = 1 at s = 0, within 0.5 % at the
+    /// first node, s_max/128), and, between their nodes, the e of the continuous contact in
+    /// the mean over the phases: within 0.9 % for e = 0.1, 0.3 % for e = 0.5 (the phase-mean
+    /// turns at each s where a contact gains a step, which linear interpolation cuts short),
+    /// for Hooke and Hertz; the linear dashpot's table is Hooke's at its own ξ = β s.
+    #[test]
+    fn the_tables_deliver_the_continuous_e_between_their_nodes() {
+        for (e, within) in [(0.1, 9e-3), (0.5, 3e-3)] {
+            let xi = damping_factor(e);
+            for (model, form) in [(Normal::Hooke, Form::Linear), (Normal::Hertz, Form::Hertz)] {
+                let c = Correction::of(&model, e, 1.0);
+                assert_eq!(c.at(0.0), 1.0);
+                assert!((c.at(c.spacing) - 1.0).abs() < 5e-3, "{model:?} e = {e}");
+                for k in 0..NODES {
+                    let s = (k as f64 + 0.5) * c.spacing;
+                    let m = phase_mean(form, xi * c.at(s), s, 256);
+                    assert!(
+                        (m / e - 1.0).abs() < within,
+                        "{model:?} e = {e}, s = {s}: {m}"
+                    );
+                }
+            }
+        }
+        // A linear dashpot whose ξ is Hooke's e = 0.5 at s = 0.2 (k_n = M = 1, dt = 0.2).
+        let xi = damping_factor(0.5);
+        let linear = Normal::Linear {
+            kn: 1.0,
+            damping: 2.0 * xi,
+            kt: None,
+            tangential_damping: None,
+        };
+        let c = Correction::of(&linear, 0.0, 0.2);
+        let m = phase_mean(Form::Linear, c.linear(1.0, 2.0 * xi, 1.0) / 2.0, 0.2, 256);
+        assert!((m / 0.5 - 1.0).abs() < 2e-3, "{m}");
+        // Flores and PEBBLES are not corrected.
+        assert_eq!(Correction::of(&Normal::Flores, 0.5, 1.0), Correction::NONE);
     }
 }

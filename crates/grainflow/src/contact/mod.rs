@@ -54,10 +54,20 @@ pub struct ContactModel {
         deserialize_with = "crate::units::velocity"
     )]
     pub characteristic_velocity: f64,
+    /// Whether the normal damping of Hooke, Hertz and linear is corrected for the time step,
+    /// so that a head-on collision rebounds, in the mean over where in its step it begins,
+    /// with the continuous contact's e (`discrete::Correction`); `false` keeps the constants
+    /// of 002 A5–A6 and 003 eq 11–12 as they are (as LAMMPS and LIGGGHTS use them).
+    #[serde(default = "yes")]
+    pub step_correction: bool,
 }
 
 fn default_characteristic_velocity() -> f64 {
     1.0
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl ContactModel {
@@ -71,6 +81,7 @@ impl ContactModel {
             twisting: Twisting::None,
             cohesion: Cohesion::None,
             characteristic_velocity: default_characteristic_velocity(),
+            step_correction: true,
         }
     }
 
@@ -85,6 +96,7 @@ impl ContactModel {
             twisting: Twisting::None,
             cohesion: Cohesion::None,
             characteristic_velocity: default_characteristic_velocity(),
+            step_correction: true,
         }
     }
 }
@@ -398,6 +410,7 @@ mod tests {
             twisting: Twisting::None,
             cohesion: Cohesion::Constant,
             characteristic_velocity: 1.0,
+            step_correction: true,
         };
         let p = PairParams::new(0.5e6 / 1.82, 0.5e6 / 8.84, 0.5, [0.3, 0.0, 0.0], 10.0);
         let mut s = ContactState::default();

@@ -190,7 +190,9 @@ pub struct Stiffness {
 
 /// The constants of a contact of `model` between bodies with pair constants `p`, effective
 /// radius R (m) and mass M (kg); `v_c` is Hooke's characteristic velocity and `v0` the relative
-/// normal speed at first touch (Flores), both m/s; `wall` when body j is a wall.
+/// normal speed at first touch (Flores, and Hertz's step correction), both m/s; `wall` when
+/// body j is a wall. The normal damping of Hooke, Hertz and linear is corrected for the step
+/// by the pair's table (`p.step`, [`super::discrete::Correction`]) when it has one.
 pub fn stiffness(
     model: &Normal,
     p: &PairParams,
@@ -210,7 +212,9 @@ pub fn stiffness(
         Normal::Hooke => {
             // A5: k_t = k_n, g_t = g_n.
             let kn = hooke_stiffness(p.e_star, r_eff, m_eff, v_c);
-            let gn = 2.0 * p.damping * (m_eff * kn).sqrt();
+            let gn = p
+                .step
+                .linear(kn, 2.0 * p.damping * (m_eff * kn).sqrt(), m_eff);
             Stiffness {
                 kn,
                 kt: kn,
@@ -225,7 +229,7 @@ pub fn stiffness(
             let m_root = (m_eff * sqrt_r).sqrt();
             let gn = match model {
                 Normal::Flores => flores_damping(kn, p.hunt_crossley, v0),
-                _ => p.tsuji_gn * m_root,
+                _ => p.step.hertz(kn, p.tsuji_gn * m_root, m_eff, v0),
             };
             Stiffness {
                 kn,
@@ -239,7 +243,12 @@ pub fn stiffness(
             damping,
             kt,
             tangential_damping,
-        } => linear_stiffness(kn, damping, kt, tangential_damping),
+        } => linear_stiffness(
+            kn,
+            p.step.linear(kn, damping, m_eff),
+            kt,
+            tangential_damping,
+        ),
     }
 }
 
@@ -255,22 +264,23 @@ fn linear_stiffness(kn: f64, damping: f64, kt: Option<f64>, gt: Option<f64>) -> 
 }
 
 /// The constants the scene gives every contact between two grains when they do not depend on
-/// the pair: the linear spring–dashpot's (`linear_stiffness`) and PEBBLES's (h of two
-/// pebbles, C⊥; 001 eq 3.7). Hooke, Hertz and Flores resolve them from the pair's radii and
+/// the pair: the linear spring–dashpot's (`linear_stiffness`) unless its damping is corrected
+/// for the step (`corrected`: the correction depends on the pair's mass) and PEBBLES's (h of
+/// two pebbles, C⊥; 001 eq 3.7). Hooke, Hertz and Flores resolve them from the pair's radii and
 /// masses (Flores also from v₀): `None`. The pair loop then reads them from no history.
-pub fn shared_stiffness(model: &Normal) -> Option<Stiffness> {
+pub fn shared_stiffness(model: &Normal, corrected: bool) -> Option<Stiffness> {
     match *model {
         Normal::Linear {
             kn,
             damping,
             kt,
             tangential_damping,
-        } => Some(linear_stiffness(kn, damping, kt, tangential_damping)),
+        } if !corrected => Some(linear_stiffness(kn, damping, kt, tangential_damping)),
         Normal::Pebbles {
             hooke, dash_pot, ..
         } => Some(pebbles_stiffness(hooke, dash_pot)),
         Normal::None => Some(Stiffness::default()),
-        Normal::Hooke | Normal::Hertz | Normal::Flores => None,
+        Normal::Linear { .. } | Normal::Hooke | Normal::Hertz | Normal::Flores => None,
     }
 }
 
@@ -485,7 +495,7 @@ mod tests {
             (pebbles, [3.0e5, 0.0, 0.2, 0.0]),
         ];
         for (model, [kn, kt, gn, gt]) in expected {
-            let shared = shared_stiffness(&model).expect("given by the scene");
+            let shared = shared_stiffness(&model, false).expect("given by the scene");
             assert_eq!(shared, Stiffness { kn, kt, gn, gt });
             for (r, m, v0) in [(1e-3, 1e-5, 0.1), (2.5e-4, 3e-8, 2.0), (1.0, 4.0, 1e-6)] {
                 assert_eq!(stiffness(&model, &p, r, m, 1.0, v0, false), shared);
@@ -493,7 +503,7 @@ mod tests {
         }
         // Hooke, Hertz and Flores resolve them from the pair: none shared.
         for model in [Normal::Hooke, Normal::Hertz, Normal::Flores] {
-            assert_eq!(shared_stiffness(&model), None);
+            assert_eq!(shared_stiffness(&model, false), None);
         }
     }
 }

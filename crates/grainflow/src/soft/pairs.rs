@@ -190,7 +190,8 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         per_pair: Lanes::covers(&physics.model, dt).is_some_and(Lanes::per_pair),
         constants,
         fixed: packed.fixed,
-        stiffness: shared_stiffness(&physics.model.normal).map(|s| [s.kn, s.kt, s.gn, s.gt]),
+        stiffness: shared_stiffness(&physics.model.normal, physics.table.step_corrected())
+            .map(|s| [s.kn, s.kt, s.gn, s.gt]),
         dt,
     };
     let blocks = 0..block_first.len().saturating_sub(1);

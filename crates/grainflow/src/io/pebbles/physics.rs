@@ -133,6 +133,7 @@ pub fn contact_law(deck: &Deck) -> Result<(ContactModel, f64, f64)> {
         twisting: Twisting::None,
         cohesion: Cohesion::None,
         characteristic_velocity: 1.0,
+        step_correction: true,
     };
     Ok((model, mu_pp, mu_ps))
 }
