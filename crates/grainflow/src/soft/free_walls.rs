@@ -123,7 +123,12 @@ fn grain_forces(
 /// Calls `f` with each member of `shape` in ascending order and the contact with it of a
 /// sphere at `local` (in the wall's placement) of radius `r`, if they touch; a mesh is
 /// searched once for all its members ([`crate::walls::trimesh::TriMesh::member_contacts`]).
-fn each_contact(shape: &Shape, local: DVec3, r: f64, mut f: impl FnMut(usize, Option<Touch>)) {
+pub(super) fn each_contact(
+    shape: &Shape,
+    local: DVec3,
+    r: f64,
+    mut f: impl FnMut(usize, Option<Touch>),
+) {
     let members = shape.members();
     if let Some(Shape::Mesh(part)) = members.first() {
         let (found, n) = part.mesh.member_contacts(local, r);

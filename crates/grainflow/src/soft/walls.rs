@@ -15,6 +15,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use super::free_walls::each_contact;
 use super::{body, CHUNK};
 use crate::contact::lanes::{Contacts, Lanes, Touches, WallLanes, F, LANES, V3};
 use crate::contact::{Body, ContactModel, ContactState, Touch};
@@ -26,7 +27,7 @@ use crate::stats::ContactStats;
 use crate::walls::history::{Lent, WallHistory, WallMember};
 use crate::walls::interact::{holds_grains, WallRuntime};
 use crate::walls::near::{listable, NearWalls};
-use crate::walls::{Pose, Shape, Surface, Wall};
+use crate::walls::{InnerHint, Pose, Shape, Surface, Wall};
 
 /// Every wall's force and torque on the particles `p` walls can reach, into `wall_force`
 /// as (particle, force, torque) in ascending particle, updating the wall contact history: one
@@ -115,15 +116,15 @@ fn listed_walls(
     p: &Particles,
 ) -> ContactStats {
     if reach.len() <= LISTED_TASK {
-        // Only mesh members have inner flags: without one (plane walls, as S1's floor) the
-        // pass is compiled with every flag false, reading none, as before meshes had them;
-        // with some, they are read beside the members, one slice per grain.
+        // Only mesh members have inner hints: without one (plane walls, as S1's floor) the
+        // pass is compiled with every hint absent, reading none, as before meshes had them;
+        // with some, each slot's entry is read beside the members, one slice per grain.
         let near = walls.near;
         return match near.some_inner() {
             true => walls.listed(p, reach, out, history, first, |slots| {
-                near.inner(slots).iter().copied()
+                near.inner(slots).iter().map(|&i| near.hint(i))
             }),
-            false => walls.listed(p, reach, out, history, first, |_| std::iter::repeat(false)),
+            false => walls.listed(p, reach, out, history, first, |_| std::iter::repeat(None)),
         };
     }
     let mid = reach.len() / 2;
@@ -257,13 +258,9 @@ impl<'a> WallForces<'a> {
             // The near lists hold the members of walls that stay in place or move without
             // turning ([`listable`]) that may touch the grain.
             let listed = still || wall.motion.translates();
-            for m in 0..wall.shape.members().len() {
-                let id = WallMember::new(w, m);
-                if listed && near.is_some_and(|near| !near.contains(&id)) {
-                    continue;
-                }
-                let Some((c, s)) = meet(self.contact(w, m, pos, r, false), id, history) else {
-                    continue;
+            let mut act = |m: usize, contact: Option<Touch>| {
+                let Some((c, s)) = meet(contact, WallMember::new(w, m), history) else {
+                    return;
                 };
                 let (grain, surface) = bodies(body, pose, pos);
                 let params = self.table.get(material, wall.material);
@@ -273,6 +270,30 @@ impl<'a> WallForces<'a> {
                 f += out.force_i;
                 t += out.torque_i;
                 stats = ContactStats::merge(stats, touching(k, c, r));
+            };
+            if listed {
+                for m in 0..wall.shape.members().len() {
+                    if near.is_some_and(|near| !near.contains(&WallMember::new(w, m))) {
+                        continue;
+                    }
+                    act(m, self.contact(w, m, pos, r, None));
+                }
+            } else {
+                // In no near list: every member is tried, a mesh's from one search of its grid
+                // for all of them (`each_contact`), not one search each (a drum's 68 faces).
+                let (local, direct) = self.rt.placed(w, pos);
+                each_contact(&wall.shape, local, r, |m, contact| {
+                    let contact = contact.filter(|_| wall.surface == Surface::Normal);
+                    act(
+                        m,
+                        contact.map(|mut c| {
+                            if !direct {
+                                c.normal = pose.rotation * c.normal;
+                            }
+                            c
+                        }),
+                    );
+                });
             }
         }
         (f, t, stats)
@@ -285,9 +306,9 @@ impl<'a> WallForces<'a> {
     /// every contact of a grain is established, they are evaluated [`LANES`] at a time with
     /// those of the grains around it ([`WallLanes`]: the scalar law's operations in its order)
     /// and summed in the members' order; else the grain takes `Self::on_listed`. Every bit
-    /// is that of [`Self::on`]. The inner flags ([`NearWalls::inner`]) of the members of the
+    /// is that of [`Self::on`]. The inner hints ([`NearWalls::hint`]) of the members of the
     /// near lists' slots are as `flags` gives them.
-    pub fn listed<I: Iterator<Item = bool> + Clone>(
+    pub fn listed<I: Iterator<Item = Option<&'a InnerHint>> + Clone>(
         &self,
         p: &Particles,
         reach: &[u32],
@@ -335,11 +356,18 @@ impl<'a> WallForces<'a> {
 
     /// Where member `m` of wall `w` touches a grain at `pos` of radius `r`: in the wall's
     /// placement ([`WallRuntime::placed`]), the normal turned back to the world unless the
-    /// placement needed no transform. `inner` when the near lists say the grain stays among
-    /// the inner cells of a mesh member ([`NearWalls::inner`]): the same contact, found
-    /// without a search.
+    /// placement needed no transform. `inner` is the hint the near lists keep when the grain
+    /// stays among the inner cells of a mesh member ([`NearWalls::hint`]): the same contact,
+    /// found without a search.
     #[inline(always)]
-    fn contact(&self, w: usize, m: usize, pos: DVec3, r: f64, inner: bool) -> Option<Touch> {
+    fn contact(
+        &self,
+        w: usize,
+        m: usize,
+        pos: DVec3,
+        r: f64,
+        inner: Option<&InnerHint>,
+    ) -> Option<Touch> {
         let wall = &self.walls[w];
         let (local, direct) = self.rt.placed(w, pos);
         let mut c = touch(wall, &wall.shape.members()[m], local, r, inner)?;
@@ -358,7 +386,7 @@ impl<'a> WallForces<'a> {
         &self,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], impl Iterator<Item = bool>),
+        (keys, inner): (&[WallMember], impl Iterator<Item = Option<&'a InnerHint>>),
         history: &mut [ContactState],
     ) -> (DVec3, DVec3, ContactStats) {
         let body = grain(p, k);
@@ -425,7 +453,7 @@ impl<'a> WallForces<'a> {
         batch: &mut Batch,
         p: &Particles,
         k: usize,
-        (keys, inner): (&[WallMember], impl Iterator<Item = bool>),
+        (keys, inner): (&[WallMember], impl Iterator<Item = Option<&'a InnerHint>>),
         history: &mut [ContactState],
         slots: std::ops::Range<usize>,
     ) -> Option<ContactStats> {
@@ -517,14 +545,20 @@ fn forget(state: &mut ContactState) {
 
 /// Where member `shape` of `wall` touches a sphere at `local` (in the wall's placement) of
 /// radius `r`: `None` when they do not touch or the wall is not normal. The plane, the
-/// commonest wall, is inline; a mesh part the grain stays `inner` to ([`NearWalls::inner`])
+/// commonest wall, is inline; a mesh part the grain stays `inner` to ([`NearWalls::hint`])
 /// takes [`Shape::contact_inner`].
 #[inline(always)]
-fn touch(wall: &Wall, shape: &Shape, local: DVec3, r: f64, inner: bool) -> Option<Touch> {
-    let contact = match shape {
-        Shape::Plane(plane) => plane.contact(local, r),
-        other if inner => other.contact_inner(local, r),
-        other => other.contact(local, r),
+fn touch(
+    wall: &Wall,
+    shape: &Shape,
+    local: DVec3,
+    r: f64,
+    inner: Option<&InnerHint>,
+) -> Option<Touch> {
+    let contact = match (shape, inner) {
+        (Shape::Plane(plane), _) => plane.contact(local, r),
+        (other, Some(hint)) => other.contact_inner(local, r, hint),
+        (other, None) => other.contact(local, r),
     };
     contact.filter(|_| wall.surface == Surface::Normal)
 }

@@ -67,6 +67,7 @@ pub use plane::Plane;
 pub use plate::Plate;
 pub use point::Point;
 pub use ring::Ring;
+pub use trimesh::inner::InnerHint;
 pub use trimesh::{MeshPart, TriMesh};
 
 /// Most members a union may have: contact histories are keyed by (wall, member) in a u32.
@@ -152,19 +153,23 @@ impl Shape {
         }
     }
 
-    /// Whether the shape is a part of a mesh whose grid cells within `reach` of `pos` are all
-    /// inner ([`TriMesh::inner_around`]): a sphere of radius r that stays within `reach` − r
-    /// of `pos` is then met by [`Shape::contact_inner`].
-    pub fn inner_around(&self, pos: DVec3, reach: f64) -> bool {
-        matches!(self, Shape::Mesh(p) if p.mesh.inner_around(pos, reach))
+    /// For a part of a mesh whose grid cells within `r + skin` of `pos` are all inner, what
+    /// a sphere of radius `r` that moves less than `skin` from `pos` needs to be met by
+    /// [`Shape::contact_inner`] ([`MeshPart::inner_hint`]); `None` for every other shape.
+    pub fn inner_hint(&self, pos: DVec3, r: f64, skin: f64) -> Option<InnerHint> {
+        match self {
+            Shape::Mesh(p) => p.inner_hint(pos, r, skin),
+            _ => None,
+        }
     }
 
-    /// [`Shape::contact`] of a sphere at `pos` of radius `r` where [`Shape::inner_around`]
-    /// held when it was listed: the same contact, found without a search for a mesh part.
+    /// [`Shape::contact`] of a sphere at `pos` of radius `r` given the `hint`
+    /// [`Shape::inner_hint`] made when it was listed: the same contact, found without a
+    /// search for a mesh part.
     #[inline]
-    pub fn contact_inner(&self, pos: DVec3, r: f64) -> Option<Touch> {
+    pub fn contact_inner(&self, pos: DVec3, r: f64, hint: &InnerHint) -> Option<Touch> {
         match self {
-            Shape::Mesh(p) => p.contact_inner(pos, r),
+            Shape::Mesh(p) => p.contact_inner(pos, r, hint),
             other => other.contact(pos, r),
         }
     }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 use super::history::WallMember;
-use super::{Pose, Wall};
+use super::{InnerHint, Pose, Wall};
 use crate::boundary::Periodic;
 use crate::simd::prefetch;
 
@@ -23,13 +23,13 @@ pub struct NearWalls {
     start: Vec<u32>,
     /// Each slot's member.
     members: Vec<WallMember>,
-    /// Per slot, whether its member is a part of a mesh whose grid cells are all inner within
-    /// the grain's radius plus the skin of where it was at the build ([`super::Shape::inner_around`]):
-    /// until the next build its contact is then [`super::Shape::contact_inner`].
-    inner: Vec<bool>,
-    /// Whether some slot is [`NearWalls::inner`]: when none is (plane walls, every wall but
-    /// meshes), the wall pass reads no flag.
-    some_inner: bool,
+    /// Per slot, when its member is a part of a mesh whose grid cells are all inner within
+    /// the grain's radius plus the skin of where it was at the build, its entry in `hints`
+    /// ([`super::Shape::inner_hint`]: until the next build its contact is then
+    /// [`super::Shape::contact_inner`]), else [`NOT_INNER`].
+    inner: Vec<u32>,
+    /// The hints of the slots `inner` names, in slot order: a step reads them in turn.
+    hints: Vec<InnerHint>,
     /// The particles with a member listed, ascending.
     listed: Vec<u32>,
     /// Per wall, its offset at the build when it is listed and moves
@@ -38,6 +38,9 @@ pub struct NearWalls {
     /// Half the skin the lists were built with (m).
     half_skin: f64,
 }
+
+/// A slot whose member is not met by [`super::Shape::contact_inner`].
+const NOT_INNER: u32 = u32::MAX;
 
 impl NearWalls {
     /// The particles with a member listed, ascending, when the list was built for `n` particles.
@@ -60,6 +63,7 @@ impl NearWalls {
     pub(crate) fn without(&mut self, drop: impl Fn(usize) -> bool) {
         let mut kept = Vec::with_capacity(self.members.len());
         let mut inner = Vec::with_capacity(self.inner.len());
+        let mut hints = Vec::with_capacity(self.hints.len());
         let mut start = Vec::with_capacity(self.start.len());
         start.push(0);
         self.listed.clear();
@@ -69,7 +73,7 @@ impl NearWalls {
             for (m, &i) in self.members[a..b].iter().zip(&self.inner[a..b]) {
                 if !drop(m.wall()) {
                     kept.push(*m);
-                    inner.push(i);
+                    inner.push(push_hint(&mut hints, self.hint(i).copied()));
                 }
             }
             if kept.len() > before {
@@ -78,8 +82,8 @@ impl NearWalls {
             start.push(kept.len() as u32);
         }
         self.members = kept;
-        self.some_inner = inner.contains(&true);
         self.inner = inner;
+        self.hints = hints;
         self.start = start;
     }
 
@@ -96,18 +100,24 @@ impl NearWalls {
         (a..b, &self.members[a..b])
     }
 
-    /// Whether the members of the history slots `slots` are mesh parts met by
-    /// [`super::Shape::contact_inner`] until the next build.
+    /// Per history slot of `slots`, the entry of its member's hint when it is a mesh part met
+    /// by [`super::Shape::contact_inner`] until the next build ([`NearWalls::hint`]).
     #[inline]
-    pub(crate) fn inner(&self, slots: Range<usize>) -> &[bool] {
+    pub(crate) fn inner(&self, slots: Range<usize>) -> &[u32] {
         &self.inner[slots]
     }
 
     /// Whether some listed member is met by [`super::Shape::contact_inner`] until the next
-    /// build ([`NearWalls::inner`]); else every flag is false.
+    /// build (has a hint, [`NearWalls::inner`]); else no slot has one.
     #[inline]
     pub(crate) fn some_inner(&self) -> bool {
-        self.some_inner
+        !self.hints.is_empty()
+    }
+
+    /// The hint of entry `i` ([`NearWalls::inner`]); `None` for a slot that has none.
+    #[inline(always)]
+    pub(crate) fn hint(&self, i: u32) -> Option<&InnerHint> {
+        self.hints.get(i as usize)
     }
 
     /// Asks for particle `k`'s row ahead of its use ([`prefetch`]); its first slot.
@@ -165,7 +175,7 @@ pub fn near_walls(
         .iter()
         .map(|p| p.filter(|&(_, moves)| moves).map(|(pose, _)| pose.offset))
         .collect();
-    let rows: Vec<Vec<(WallMember, bool)>> = pos
+    let rows: Vec<Vec<(WallMember, Option<InnerHint>)>> = pos
         .par_iter()
         .zip(radius.par_iter())
         .with_min_len(crate::particles::MIN_LEN)
@@ -201,8 +211,10 @@ pub fn near_walls(
                     {
                         // Relative to the wall the grain moves less than the skin before
                         // the next build (half by itself, half by the wall).
-                        let inner = count == 1 && shape.inner_around(local(x), r + skin);
-                        row.push((WallMember::new(w, m), inner));
+                        let hint = (count == 1)
+                            .then(|| shape.inner_hint(local(x), r, skin))
+                            .flatten();
+                        row.push((WallMember::new(w, m), hint));
                     }
                 }
             }
@@ -213,7 +225,7 @@ pub fn near_walls(
         start: Vec::with_capacity(pos.len() + 1),
         members: Vec::new(),
         inner: Vec::new(),
-        some_inner: false,
+        hints: Vec::new(),
         listed: Vec::new(),
         offset,
         half_skin: 0.5 * skin,
@@ -224,11 +236,21 @@ pub fn near_walls(
             near.listed.push(k as u32);
         }
         near.members.extend(row.iter().map(|e| e.0));
-        near.inner.extend(row.iter().map(|e| e.1));
+        for e in row {
+            near.inner.push(push_hint(&mut near.hints, e.1));
+        }
         near.start.push(near.members.len() as u32);
     }
-    near.some_inner = near.inner.contains(&true);
     near
+}
+
+/// Appends `hint` to `hints`, when there is one: its entry, else [`NOT_INNER`].
+fn push_hint(hints: &mut Vec<InnerHint>, hint: Option<InnerHint>) -> u32 {
+    let Some(hint) = hint else {
+        return NOT_INNER;
+    };
+    hints.push(hint);
+    hints.len() as u32 - 1
 }
 
 #[cfg(test)]

@@ -185,14 +185,6 @@ impl TriMesh {
         self.face_contact(face, t as usize, p, r)
     }
 
-    /// Whether every cell of the grid within `reach` of `p` is inner ([`super::grid::Grid::
-    /// all_inner`]): while a sphere of radius r stays within `reach` − r of `p`, its contact
-    /// is then [`TriMesh::inner_contact`].
-    pub fn inner_around(&self, p: DVec3, reach: f64) -> bool {
-        let reach = DVec3::splat(reach);
-        self.grid.all_inner(p - reach, p + reach)
-    }
-
     /// The contact of a sphere at `p` of radius `r` with flat face `face` (of which `t0` is
     /// a triangle), the only face within its reach: `Some` when decided (the face's plane
     /// contact, or none, when the foot of the perpendicular lies in an inner cell; a face
@@ -354,35 +346,6 @@ impl MeshPart {
             .map(|f| f.touch)
     }
 
-    /// [`MeshPart::contact`] of a sphere at `pos` of radius `r` whose box lies in cells that
-    /// are all inner ([`TriMesh::inner_around`] around where it was listed, with a reach of
-    /// r plus at least its move since), with the same bits, without scanning the cells: they
-    /// hold one flat face, so the scan's last cell, that of the box's upper corner, gives its
-    /// triangle (kept with the cell, [`super::grid::Lead`]: one read where the search chases
-    /// the cell's list, the triangle and its corner), and [`TriMesh::face_contact`] its
-    /// contact. Where the box misses the grid the sphere touches no triangle.
-    #[inline]
-    pub fn contact_inner(&self, pos: DVec3, r: f64) -> Option<Touch> {
-        let mesh = &*self.mesh;
-        let reach = DVec3::splat(r);
-        if !mesh.grid.meets(pos - reach, pos + reach) {
-            return None;
-        }
-        let Some(lead) = mesh.grid.lead_at(pos + reach) else {
-            return self.contact(pos, r);
-        };
-        let (n, d) = (lead.normal, (pos - lead.point).dot(lead.normal));
-        if !mesh.grid.inner_at(pos - n * d) {
-            // Near a rim after all: the foot's triangles decide.
-            return self.contact(pos, r);
-        }
-        let mine = mesh.member[lead.face as usize] as usize == self.member;
-        (mine && d.abs() < r).then(|| Touch {
-            normal: if d < 0.0 { n } else { -n },
-            overlap: r - d.abs(),
-        })
-    }
-
     /// Whether a sphere at `pos` of radius `reach` may touch this member: some triangle of it
     /// is within `reach` (a bound on [`MeshPart::contact`], which drops covered contacts).
     pub fn may_touch(&self, pos: DVec3, reach: f64) -> bool {
@@ -468,72 +431,6 @@ mod tests {
                 assert_eq!(got, want, "at {p} with {n}² squares");
             }
         }
-    }
-
-    #[test]
-    fn where_the_cells_around_a_grain_are_inner_its_contact_takes_their_corner_alone() {
-        // A square of 2 × 40 × 40 triangles stood up as a wall y ≈ 0.2 (turned by a quarter
-        // turn about x, so that its corners' y differ in their last bits, and so do its
-        // triangles' planes) and the plane it tessellates: a grain listed where every cell
-        // within r + skin is inner (the grid is one cell thick), then moved by less than the
-        // skin, touches the mesh exactly as the whole search finds (the same bits), and the
-        // plane to 1e-12 of r.
-        let place = Placement {
-            scale: 1.0,
-            rotate: DVec3::new(std::f64::consts::FRAC_PI_2, 0.0, 0.0),
-            translate: DVec3::new(0.1, 0.2, 0.3),
-        };
-        let mesh = TriMesh::new(&rectangle([-1.0; 2], [1.0; 2], 0.0, 40, 40), &place).expect("ok");
-        let n = place.apply(DVec3::Z) - place.apply(DVec3::ZERO);
-        let plane = Plane {
-            point: place.apply(DVec3::ZERO),
-            normal: n,
-            both: true,
-        };
-        let part = MeshPart {
-            mesh: std::sync::Arc::new(mesh),
-            member: 0,
-        };
-        let normals = &part.mesh.topo.normals;
-        assert!(
-            normals.iter().any(|&m| m != normals[0]),
-            "normals differ in the last bits"
-        );
-        let (r, skin) = (0.03, 0.01);
-        let (mut inner, mut rim, mut fast) = (0, 0, 0);
-        for k in 0..2000 {
-            // A grain over the square or near its rim, above or below it, then moved.
-            let u = |j: u32| ((k * 7919 + j * 104_729) % 1000) as f64 / 1000.0;
-            let at = DVec3::new(2.2 * u(1) - 1.1, 2.2 * u(2) - 1.1, 0.05 * u(3) - 0.025);
-            let build = place.apply(at);
-            if !part.mesh.inner_around(build, r + skin) {
-                rim += 1;
-                continue;
-            }
-            inner += 1;
-            let moved = build + 0.99 * skin * (DVec3::new(u(4), u(5), u(6)) - 0.5);
-            let want = part.contact(moved, r);
-            assert_eq!(part.contact_inner(moved, r), want, "at {moved}");
-            let reach = DVec3::splat(r);
-            let lead = part
-                .mesh
-                .grid
-                .lead_at(moved + reach)
-                .expect("an inner cell");
-            let foot = moved - lead.normal * (moved - lead.point).dot(lead.normal);
-            fast += usize::from(part.mesh.grid.inner_at(foot));
-            let analytic = plane.contact(moved, r);
-            assert_eq!(want.is_some(), analytic.is_some(), "at {moved}");
-            if let (Some(a), Some(b)) = (want, analytic) {
-                assert!((a.overlap - b.overlap).abs() < 1e-12 * r, "{a:?} {b:?}");
-                assert!((a.normal - b.normal).length() < 1e-12, "{a:?} {b:?}");
-            }
-        }
-        assert!(
-            inner > 500 && rim > 500,
-            "{inner} inner, {rim} near the rim"
-        );
-        assert!(fast == inner, "{fast} of {inner} found without a search");
     }
 
     #[test]

@@ -201,19 +201,37 @@ impl Grid {
     /// Whether the cell holding `x` (which must lie in the grid) is inner.
     #[inline(always)]
     pub fn inner_at(&self, x: DVec3) -> bool {
-        if x.cmplt(self.lo).any() || x.cmpge(self.top).any() {
-            return false;
-        }
+        self.holds(x) && self.inner[self.index(x)] != NOT_INNER
+    }
+
+    /// Whether `x` lies in the grid (not clamped to it).
+    #[inline(always)]
+    pub fn holds(&self, x: DVec3) -> bool {
+        !(x.cmplt(self.lo).any() || x.cmpge(self.top).any())
+    }
+
+    /// The grid's lower corner (m): a point [`Grid::holds`] is at or above it.
+    pub fn bottom(&self) -> DVec3 {
+        self.lo
+    }
+
+    /// The grid's upper corner (m): a point [`Grid::holds`] is below it.
+    pub fn top(&self) -> DVec3 {
+        self.top
+    }
+
+    /// The index of the cell holding `x` (clamped to the grid).
+    #[inline(always)]
+    pub fn index(&self, x: DVec3) -> usize {
         let [i, j, k] = self.cell(x);
-        self.inner[i + self.dims[0] * (j + self.dims[1] * k)] != NOT_INNER
+        i + self.dims[0] * (j + self.dims[1] * k)
     }
 
     /// The first triangle of the cell holding `x` (clamped to the grid) by its plane, when the
     /// cell is inner.
     #[inline(always)]
     pub fn lead_at(&self, x: DVec3) -> Option<&Lead> {
-        let [i, j, k] = self.cell(x);
-        let at = *self.inner.get(i + self.dims[0] * (j + self.dims[1] * k))?;
+        let at = *self.inner.get(self.index(x))?;
         self.leads.get(at as usize)
     }
 

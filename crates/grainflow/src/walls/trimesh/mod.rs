@@ -12,6 +12,7 @@
 
 pub mod contact;
 pub mod grid;
+pub mod inner;
 pub mod make;
 pub mod read;
 pub mod sweep;
