@@ -360,7 +360,7 @@ fn node(form: Form, xi: f64, s: f64, phases: usize) -> f64 {
         return hi;
     }
     // Illinois steps, and a halving whenever one did not shrink the bracket to half: the mean
-    // is a staircase of TABLE_PHASES small steps, where regula falsi alone can crawl.
+    // is a staircase of `table_phases` small steps, where regula falsi alone can crawl.
     let mut side = 0;
     for _ in 0..60 {
         let width = hi - lo;
