@@ -106,10 +106,20 @@ impl World {
     /// ([`ContactState::swapped`]), and its image turned round.
     pub(crate) fn set_pair_history_by_id(&mut self, pairs: &[PairHistory]) {
         let index = self.particles.index_map();
+        self.set_pair_history_by(pairs, |id| index.get(&id).copied());
+    }
+
+    /// [`World::set_pair_history_by_id`] with the pairs keyed by other numbers, each
+    /// grain's index found by `index` (`None` for a grain not here).
+    pub(crate) fn set_pair_history_by(
+        &mut self,
+        pairs: &[PairHistory],
+        index: impl Fn(u64) -> Option<usize>,
+    ) {
         let entries: Vec<_> = pairs
             .iter()
             .filter_map(|(a, b, image, s)| {
-                let (i, j) = (*index.get(a)?, *index.get(b)?);
+                let (i, j) = (index(*a)?, index(*b)?);
                 Some(if i <= j {
                     (i, j, *image, s.clone())
                 } else {
@@ -176,13 +186,18 @@ impl World {
         if let Some(skin) = self.auto_skin(crate::particles::fastest(&self.particles.vel)) {
             self.neighbors.skin = skin;
         }
-        let nl = &mut self.neighbors;
-        nl.build(&self.particles.pos, &self.particles.radius, periodic);
+        (self.neighbors).build(&self.particles.pos, &self.particles.radius, periodic);
+        self.relist_walls(periodic);
+    }
+
+    /// Rebuilds the near lists of the walls for the list's skin, keeping every wall contact
+    /// (the second half of [`World::rebuild_neighbors`]).
+    pub(crate) fn relist_walls(&mut self, periodic: &Periodic) {
         let mut near = crate::walls::near::near_walls(
             &self.walls,
             &self.particles.pos,
             &self.particles.radius,
-            nl.skin,
+            self.neighbors.skin,
             periodic,
             self.time,
         );

@@ -121,20 +121,54 @@ impl Bricks {
     /// Whether a grain at `x` (m) lies within `reach` (m) of brick `rank`, through the
     /// periodic faces too: then that rank holds a copy of it.
     pub fn near(&self, rank: usize, x: DVec3, reach: f64) -> bool {
-        let mut d2 = 0.0;
-        for a in 0..3 {
-            let (low, high) = self.bounds(rank, a);
-            let gap = |x: f64| (low - x).max(x - high).max(0.0);
-            let l = self.period[a];
-            let d = if l > 0.0 {
-                gap(x[a]).min(gap(x[a] - l)).min(gap(x[a] + l))
-            } else {
-                gap(x[a])
-            };
-            d2 += d * d;
-        }
-        d2 < reach * reach
+        let bounds = std::array::from_fn(|a| self.bounds(rank, a));
+        within(&bounds, self.period, x, reach)
     }
+
+    /// Every brick's bounds, for many [`Bricks::near`] tests at one `reach` (m).
+    pub(crate) fn reach(&self, reach: f64) -> Reach {
+        Reach {
+            bounds: (0..self.len())
+                .map(|r| std::array::from_fn(|a| self.bounds(r, a)))
+                .collect(),
+            period: self.period,
+            reach,
+        }
+    }
+}
+
+/// The bricks' bounds along each axis, and a reach (m): [`Bricks::near`] without working
+/// the bounds out again at every test.
+pub(crate) struct Reach {
+    bounds: Vec<[(f64, f64); 3]>,
+    period: DVec3,
+    reach: f64,
+}
+
+impl Reach {
+    /// [`Bricks::near`] at this reach.
+    #[inline]
+    pub(crate) fn near(&self, rank: usize, x: DVec3) -> bool {
+        within(&self.bounds[rank], self.period, x, self.reach)
+    }
+}
+
+/// Whether `x` (m) lies within `reach` (m) of the brick of `bounds` (lower and upper bound
+/// along each axis), through the faces of the periods `period` (0 on open axes) too.
+#[inline]
+fn within(bounds: &[(f64, f64); 3], period: DVec3, x: DVec3, reach: f64) -> bool {
+    let mut d2 = 0.0;
+    for (a, &(low, high)) in bounds.iter().enumerate() {
+        let gap = |x: f64| (low - x).max(x - high).max(0.0);
+        let l = period[a];
+        let d = if l > 0.0 {
+            gap(x[a]).min(gap(x[a] - l)).min(gap(x[a] + l))
+        } else {
+            gap(x[a])
+        };
+        d2 += d * d;
+    }
+    d2 < reach * reach
 }
 
 #[cfg(test)]

@@ -25,11 +25,8 @@
 //! (stress, tallies, wall forces, the contact network). The other outputs are gathered on
 //! rank 0 (`view.rs`): snapshots, series and checkpoints, which resume on any number of ranks.
 
-use std::collections::HashMap;
-
 use glam::DVec3;
 
-use crate::neighbor::{Share, BLOCK};
 use crate::particles::Particles;
 use crate::physics::{BodyForce, Physics};
 use crate::scene::{Integrator, Method, Scene};
@@ -39,8 +36,10 @@ use crate::stepper::Stepper;
 use crate::walls::history::WallMember;
 use crate::world::{PairHistory, World};
 use crate::{Error, Result};
+use migrate::{migrate, touching, Incoming};
 
 pub mod bricks;
+mod migrate;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod records;
@@ -48,8 +47,8 @@ pub mod transport;
 mod view;
 
 pub use bricks::Bricks;
-use records::{put_end, put_grain, put_state, take_grain, take_state};
-use transport::{all_gather, any, max, Reader, Writer};
+use records::{put_grain, put_state, take_grain, take_state};
+use transport::{all_gather, max, Reader, Writer};
 pub use transport::{threads, Threads, Transport};
 
 /// A wall contact of a grain keyed by its id: (id, wall member, state).
@@ -73,6 +72,8 @@ pub struct Domain {
     global: Vec<u64>,
     /// Whether each grain is this rank's own (else a copy).
     own: Vec<bool>,
+    /// The rank that owns each grain.
+    owner: Vec<u32>,
     /// Per rank: this rank's grains it holds copies of (indices here, ascending).
     send: Vec<Vec<u32>>,
     /// Per rank: the copies of its grains here (indices here, ascending).
@@ -81,6 +82,8 @@ pub struct Domain {
     r_max: f64,
     /// Every grain as one process holds it, for self-gravity (empty without).
     everyone: Everyone,
+    /// The arrays of the grains before the last rebuild, kept for the next one to fill.
+    spare: Particles,
     /// Bytes this rank sent to the others so far.
     pub bytes_sent: u64,
     /// Grains this rank took in from other ranks at rebuilds so far.
@@ -116,37 +119,28 @@ impl Shared {
         let w = &sim.world;
         let periodic = &sim.physics.periodic;
         let bricks = Bricks::new(transport.size(), periodic, &w.particles.pos);
+        // Every rank holds the whole run: each keeps its own grains and the copies it needs.
+        let (me, n) = (transport.rank(), w.particles.len());
         let mut domain = Domain {
             bricks,
-            global: Vec::new(),
-            own: Vec::new(),
+            global: (0..n as u64).collect(),
+            own: vec![true; n],
+            owner: vec![me as u32; n],
             send: Vec::new(),
             recv: Vec::new(),
             r_max: w.particles.max_radius(),
             everyone: Everyone::new(&sim.physics, &w.particles),
+            spare: Particles::default(),
             bytes_sent: 0,
             migrated: 0,
             transport,
         };
-        let me = domain.transport.rank();
-        let reach = domain.reach(w.neighbors.skin);
         let p = &w.particles;
-        let (mut grains, mut global, mut own) = (Particles::default(), Vec::new(), Vec::new());
-        for k in 0..p.len() {
-            let mine = domain.bricks.rank_of(p.pos[k]) == me;
-            if mine || domain.bricks.near(me, p.pos[k], reach) {
-                copy_grain(&mut grains, p, k);
-                global.push(k as u64);
-                own.push(mine);
-            }
-        }
-        let pairs = w.pair_history_by_id(periodic);
-        let walls: Vec<WallContact> = (w.wall_history.iter())
-            .map(|(k, m, s)| (p.id[k], m, s.clone()))
-            .collect();
+        let dest = (p.pos.iter()).map(|&x| domain.bricks.rank_of(x) as u32);
+        let kept = touching(&w.neighbors, &p.pos, periodic.lengths());
         let skin = w.neighbors.skin;
-        let grains = (grains, global, own);
-        domain.install(&mut sim.world, &sim.physics, grains, &pairs, walls, skin);
+        let whole = (dest.collect(), kept, Incoming::default());
+        domain.renew(&mut sim.world, &sim.physics, whole, skin);
         Ok(Shared { sim, domain })
     }
 
@@ -267,66 +261,6 @@ impl Domain {
     fn reach(&self, skin: f64) -> f64 {
         2.0 * self.r_max + skin
     }
-
-    /// Puts `grains` (with their indices in one process and whether each is this rank's) into
-    /// `w` in the order of one process, with the wall contacts `walls` and the pair histories
-    /// `pairs` of the own grains, and the list built with skin `skin`.
-    fn install(
-        &mut self,
-        w: &mut World,
-        physics: &Physics,
-        (mut grains, mut global, mut own): (Particles, Vec<u64>, Vec<bool>),
-        pairs: &[PairHistory],
-        walls: Vec<WallContact>,
-        skin: f64,
-    ) {
-        let mut order: Vec<usize> = (0..grains.len()).collect();
-        order.sort_by_key(|&k| global[k]);
-        grains.permute(&order);
-        global = order.iter().map(|&k| global[k]).collect();
-        own = order.iter().map(|&k| own[k]).collect();
-        let n = grains.len();
-        let index = grains.index_map();
-        w.particles = grains;
-        let walls = walls
-            .into_iter()
-            .filter_map(|(id, m, s)| Some((*index.get(&id)?, m, s)));
-        w.wall_history.restore(n, walls, &w.walls);
-        w.wall_runtime.attached = vec![None; n];
-        let mut nl = w.neighbors.emptied();
-        nl.share = Some(Share {
-            block: global.iter().map(|&g| (g / BLOCK as u64) as u32).collect(),
-            own: own.clone(),
-        });
-        (nl.skin, nl.auto) = (skin, None);
-        let auto = w.neighbors.auto;
-        w.neighbors = nl;
-        w.rebuild_neighbors(&physics.periodic);
-        w.neighbors.auto = auto;
-        w.set_pair_history_by_id(pairs);
-        // Which own grains each rank holds copies of, and where each rank's copies are here:
-        // both in the order of one process, so the messages need no ids.
-        let (me, size) = (self.transport.rank(), self.transport.size());
-        let reach = self.reach(skin);
-        let p = &w.particles;
-        self.send = (0..size)
-            .map(|r| {
-                (0..n)
-                    .filter(|&k| own[k] && r != me && self.bricks.near(r, p.pos[k], reach))
-                    .map(|k| k as u32)
-                    .collect()
-            })
-            .collect();
-        self.recv = (0..size)
-            .map(|r| {
-                (0..n)
-                    .filter(|&k| !own[k] && self.bricks.rank_of(p.pos[k]) == r)
-                    .map(|k| k as u32)
-                    .collect()
-            })
-            .collect();
-        (self.global, self.own) = (global, own);
-    }
 }
 
 /// Every grain of the run as one process holds it, for the self-gravity of a rank's grains:
@@ -376,12 +310,20 @@ fn copy_grain(to: &mut Particles, p: &Particles, k: usize) {
 
 impl Exchange for Domain {
     fn after_drift(&mut self, world: &mut World, physics: &Physics, left: bool) -> bool {
-        let p = &mut world.particles;
+        // The drift asked every grain here, copies too, which drifted with partial forces:
+        // only the own grains' moves count, each rank asking its own. Its answer rides on
+        // the copies' messages (first byte), so that every rank learns every rank's.
+        let period = physics.periodic.lengths();
+        let (p, nl) = (&mut world.particles, &world.neighbors);
+        let mine = left
+            && (0..p.len())
+                .any(|k| self.own[k] && !nl.keeps(k, p.pos[k], DVec3::ZERO, 0.0, period));
         let out = self
             .send
             .iter()
             .map(|ks| {
-                let mut w = Writer(Vec::with_capacity(72 * ks.len()));
+                let mut w = Writer(Vec::with_capacity(1 + 72 * ks.len()));
+                w.u8(u8::from(mine));
                 for &k in ks {
                     let k = k as usize;
                     for v in [p.pos[k], p.vel[k], p.omega[k]] {
@@ -393,21 +335,16 @@ impl Exchange for Domain {
             .collect::<Vec<_>>();
         self.bytes_sent += out.iter().map(|m| m.len() as u64).sum::<u64>();
         let got = self.transport.exchange(out);
+        let mut rebuild = false;
         for (ks, m) in self.recv.iter().zip(&got) {
             let mut r = Reader(m);
+            rebuild |= r.u8() == 1;
             for &k in ks {
                 let k = k as usize;
                 (p.pos[k], p.vel[k], p.omega[k]) = (r.vec3(), r.vec3(), r.vec3());
             }
         }
-        // The drift asked every grain here, copies too, which drifted with partial forces:
-        // only the own grains' moves count, each rank asking its own.
-        let period = physics.periodic.lengths();
-        let nl = &world.neighbors;
-        let mine = left
-            && (0..p.len())
-                .any(|k| self.own[k] && !nl.keeps(k, p.pos[k], DVec3::ZERO, 0.0, period));
-        any(&mut *self.transport, mine)
+        rebuild
     }
 
     fn rebuild(&mut self, world: &mut World, physics: &Physics) {
@@ -466,89 +403,6 @@ impl Exchange for Domain {
             None => Ok(false),
         }
     }
-}
-
-/// The rebuild of all ranks together: the skin from the fastest grain of all, each own grain
-/// whose brick changed sent to its new rank with its wall contacts and the histories of its
-/// touching pairs, the copies made anew, the list built.
-fn migrate(d: &mut Domain, world: &mut World, physics: &Physics) {
-    let (me, size) = (d.transport.rank(), d.transport.size());
-    let p = &world.particles;
-    let mine = (0..p.len()).filter(|&k| d.own[k]);
-    let fastest = mine.clone().map(|k| p.vel[k].length()).fold(0.0, f64::max);
-    let fastest = max(&mut *d.transport, fastest);
-    let skin = world.auto_skin(fastest).unwrap_or(world.neighbors.skin);
-    let reach = d.reach(skin);
-    let pairs = world.pair_history_by_id(&physics.periodic);
-    let dest: HashMap<u64, usize> = mine
-        .clone()
-        .map(|k| (p.id[k], d.bricks.rank_of(p.pos[k])))
-        .collect();
-    // The grains that go, with their wall contacts; then the pair histories each rank needs.
-    let mut out: Vec<Writer> = (0..size).map(|_| Writer::default()).collect();
-    let (mut grains, mut global, mut walls) = (Particles::default(), Vec::new(), Vec::new());
-    for k in mine {
-        let contacts: Vec<_> = world.wall_history.contacts(k).collect();
-        let contacts: Vec<_> = contacts.into_iter().filter(|(_, s)| s.touching).collect();
-        match dest[&p.id[k]] {
-            r if r == me => {
-                copy_grain(&mut grains, p, k);
-                global.push(d.global[k]);
-                walls.extend(contacts.iter().map(|(m, s)| (p.id[k], *m, (*s).clone())));
-            }
-            r => put_grain(&mut out[r], p, k, d.global[k], &contacts),
-        }
-    }
-    let mut kept = Vec::new();
-    for w in &mut out {
-        put_end(w);
-    }
-    for entry in &pairs {
-        let to = [dest.get(&entry.0), dest.get(&entry.1)];
-        if to.contains(&Some(&me)) {
-            kept.push(entry.clone());
-        }
-        for r in to.into_iter().flatten().filter(|&&r| r != me) {
-            put_pair(&mut out[*r], entry);
-        }
-    }
-    let got = d.transport.exchange(out.into_iter().map(|w| w.0).collect());
-    for m in &got {
-        let mut r = Reader(m);
-        while let (g, Some(contacts)) = take_grain(&mut r, &mut grains) {
-            global.push(g);
-            d.migrated += 1;
-            let id = *grains.id.last().expect("just taken");
-            walls.extend(contacts.into_iter().map(|(m, s)| (id, m, s)));
-        }
-        while !r.is_empty() {
-            kept.push(take_pair(&mut r));
-        }
-    }
-    // The copies, made anew from the own grains in the order of one process.
-    let mut order: Vec<usize> = (0..grains.len()).collect();
-    order.sort_by_key(|&k| global[k]);
-    let mut copies: Vec<Writer> = (0..size).map(|_| Writer::default()).collect();
-    for &k in &order {
-        for (r, w) in copies.iter_mut().enumerate() {
-            if r != me && d.bricks.near(r, grains.pos[k], reach) {
-                put_grain(w, &grains, k, global[k], &[]);
-            }
-        }
-    }
-    let got = d
-        .transport
-        .exchange(copies.into_iter().map(|w| w.0).collect());
-    d.bytes_sent += got.iter().map(|m| m.len() as u64).sum::<u64>();
-    let mut own = vec![true; grains.len()];
-    for m in &got {
-        let mut r = Reader(m);
-        while !r.is_empty() {
-            global.push(take_grain(&mut r, &mut grains).0);
-            own.push(false);
-        }
-    }
-    d.install(world, physics, (grains, global, own), &kept, walls, skin);
 }
 
 /// A pair history (ids, image, state) into a message.

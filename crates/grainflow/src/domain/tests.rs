@@ -2,6 +2,7 @@
 //! each grain the bits of one process.
 
 use super::*;
+use crate::neighbor::BLOCK;
 
 /// 2500 cohesive grains (DMT) with rolling friction, thrown about (σ = 1 m/s) in a box
 /// periodic in x and y over a floor, under a lid that oscillates into them: contacts form,

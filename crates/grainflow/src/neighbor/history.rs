@@ -13,17 +13,17 @@ use crate::ghosts::{Ghosts, Image};
 
 /// A pair's partner as a rebuild or a checkpoint knows it: the grain and its image beside
 /// the row's grain.
-pub(super) type Key = (u32, Image);
+pub(crate) type Key = (u32, Image);
 
 /// The old slots with a history and the keys of their pairs, grain i's first
 /// ([`NeighborList::keyed_history`]).
-pub(super) type Kept = Vec<(u32, u32, Key)>;
+pub(crate) type Kept = Vec<(u32, u32, Key)>;
 
 impl NeighborList {
     /// The slots that hold a history (not the default), with their grain i and their pair's
     /// key as it is now, at positions `pos` and periods `period`; none when the list was
     /// built for another number of grains.
-    pub(super) fn keyed_history(&self, pos: &[DVec3], period: DVec3) -> Kept {
+    pub(crate) fn keyed_history(&self, pos: &[DVec3], period: DVec3) -> Kept {
         let (blank_slip, blank) = (Slip::default(), Formed::default());
         if self.start.len() != pos.len() + 1 || self.ref_pos.len() != pos.len() {
             return Vec::new();

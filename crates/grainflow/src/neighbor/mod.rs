@@ -28,6 +28,7 @@ mod history;
 mod links;
 pub(crate) mod start;
 use cells::candidate_pairs;
+pub(crate) use history::Kept;
 use links::rows;
 pub use links::Links;
 
@@ -332,10 +333,23 @@ impl NeighborList {
     /// made anew and each pair with an image is listed as (i, ghost of k) when k > i, or
     /// k = i and the image is above 0 (a grain and its own image), so that it counts once.
     pub fn build(&mut self, pos: &[DVec3], radius: &[f64], periodic: &Periodic) {
-        let n = pos.len();
         // The pairs with a history, keyed by grain and image as they are now, before the
         // ghosts are made anew.
         let kept = self.keyed_history(pos, periodic.lengths());
+        self.build_carrying(kept, pos, radius, periodic);
+    }
+
+    /// [`NeighborList::build`] with the histories `kept` ([`NeighborList::keyed_history`] of
+    /// this list, its grains renumbered to those of `pos`, keeping their order): a run shared
+    /// among processes rebuilds so after grains came and went ([`crate::domain`]).
+    pub(crate) fn build_carrying(
+        &mut self,
+        kept: Kept,
+        pos: &[DVec3],
+        radius: &[f64],
+        periodic: &Periodic,
+    ) {
+        let n = pos.len();
         let (pairs, n_total) = match self.ghosts.as_mut() {
             Some(ghosts) => {
                 let r_max = radius.iter().copied().fold(0.0, f64::max);
