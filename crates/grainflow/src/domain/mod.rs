@@ -47,7 +47,7 @@ pub mod transport;
 mod view;
 
 pub use bricks::Bricks;
-use records::{put_grain, put_state, take_grain, take_state};
+use records::{put_grain, put_motion, put_state, take_grain, take_motion, take_state, MOTION};
 use transport::{all_gather, max, Reader, Writer};
 pub use transport::{threads, Threads, Transport};
 
@@ -322,13 +322,10 @@ impl Exchange for Domain {
             .send
             .iter()
             .map(|ks| {
-                let mut w = Writer(Vec::with_capacity(1 + 72 * ks.len()));
+                let mut w = Writer(Vec::with_capacity(1 + MOTION * ks.len()));
                 w.u8(u8::from(mine));
                 for &k in ks {
-                    let k = k as usize;
-                    for v in [p.pos[k], p.vel[k], p.omega[k]] {
-                        w.vec3(v);
-                    }
+                    put_motion(&mut w, p, k as usize);
                 }
                 w.0
             })
@@ -337,11 +334,11 @@ impl Exchange for Domain {
         let got = self.transport.exchange(out);
         let mut rebuild = false;
         for (ks, m) in self.recv.iter().zip(&got) {
-            let mut r = Reader(m);
-            rebuild |= r.u8() == 1;
-            for &k in ks {
-                let k = k as usize;
-                (p.pos[k], p.vel[k], p.omega[k]) = (r.vec3(), r.vec3(), r.vec3());
+            let (&flag, motions) = m.split_first().expect("every rank sends its answer");
+            rebuild |= flag == 1;
+            debug_assert_eq!(motions.len(), MOTION * ks.len());
+            for (&k, b) in ks.iter().zip(motions.chunks_exact(MOTION)) {
+                take_motion(b, p, k as usize);
             }
         }
         rebuild

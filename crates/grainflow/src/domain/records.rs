@@ -1,5 +1,7 @@
 //! Grains and contact histories as messages between ranks: every number as its bits.
 
+use glam::DVec3;
+
 use super::transport::{Reader, Writer};
 use crate::contact::normal::Stiffness;
 use crate::contact::ContactState;
@@ -79,6 +81,29 @@ pub(super) fn take_grain(
         .map(|_| (WallMember::from_bits(r.u32()), take_state(r)))
         .collect();
     (global, Some(contacts))
+}
+
+/// Bytes of a copy's motion in the message of every step: its position, velocity and spin.
+pub(super) const MOTION: usize = 72;
+
+/// Grain `k`'s position, velocity and spin of `p` into a message, [`MOTION`] bytes.
+#[inline]
+pub(super) fn put_motion(w: &mut Writer, p: &Particles, k: usize) {
+    let mut b = [0; MOTION];
+    let xs = [p.pos[k], p.vel[k], p.omega[k]].map(|v| v.to_array());
+    for (c, x) in b.chunks_exact_mut(8).zip(xs.as_flattened()) {
+        c.copy_from_slice(&x.to_le_bytes());
+    }
+    w.0.extend_from_slice(&b);
+}
+
+/// Grain `k`'s position, velocity and spin of `p` from the bytes `b` of [`put_motion`].
+#[inline]
+pub(super) fn take_motion(b: &[u8], p: &mut Particles, k: usize) {
+    let x = |c: usize| f64::from_le_bytes(b[8 * c..8 * c + 8].try_into().expect("8 bytes"));
+    p.pos[k] = DVec3::new(x(0), x(1), x(2));
+    p.vel[k] = DVec3::new(x(3), x(4), x(5));
+    p.omega[k] = DVec3::new(x(6), x(7), x(8));
 }
 
 /// Writes the end mark of a run of grains.
