@@ -228,6 +228,7 @@ impl Domain {
         world.relist_walls(&physics.periodic);
         world.set_pair_history_by(&incoming.pairs, |g| global.binary_search(&g).ok());
         self.list_copies(&world.particles.pos, &owner, &own, &reach);
+        self.keep_half(&world.particles);
         (self.global, self.own, self.owner) = (global, own, owner);
         arrived as u64
     }

@@ -47,8 +47,8 @@ pub mod transport;
 mod view;
 
 pub use bricks::Bricks;
-use records::{put_grain, put_motion, put_state, take_grain, take_motion, take_state, MOTION};
-use transport::{all_gather, max, Reader, Writer};
+use records::{put_grain, put_load, put_state, take_grain, take_load, take_state, LOAD};
+use transport::{all_gather, any, max, Reader, Writer};
 pub use transport::{threads, Threads, Transport};
 
 /// A wall contact of a grain keyed by its id: (id, wall member, state).
@@ -84,6 +84,9 @@ pub struct Domain {
     everyone: Everyone,
     /// The arrays of the grains before the last rebuild, kept for the next one to fill.
     spare: Particles,
+    /// The velocity and spin of each copy (in the order of `recv`) before the second half
+    /// kick, which its owner's force and torque give it.
+    half: Vec<(DVec3, DVec3)>,
     /// Bytes this rank sent to the others so far.
     pub bytes_sent: u64,
     /// Grains this rank took in from other ranks at rebuilds so far.
@@ -131,6 +134,7 @@ impl Shared {
             r_max: w.particles.max_radius(),
             everyone: Everyone::new(&sim.physics, &w.particles),
             spare: Particles::default(),
+            half: Vec::new(),
             bytes_sent: 0,
             migrated: 0,
             transport,
@@ -309,39 +313,10 @@ fn copy_grain(to: &mut Particles, p: &Particles, k: usize) {
 }
 
 impl Exchange for Domain {
-    fn after_drift(&mut self, world: &mut World, physics: &Physics, left: bool) -> bool {
-        // The drift asked every grain here, copies too, which drifted with partial forces:
-        // only the own grains' moves count, each rank asking its own. Its answer rides on
-        // the copies' messages (first byte), so that every rank learns every rank's.
-        let period = physics.periodic.lengths();
-        let (p, nl) = (&mut world.particles, &world.neighbors);
-        let mine = left
-            && (0..p.len())
-                .any(|k| self.own[k] && !nl.keeps(k, p.pos[k], DVec3::ZERO, 0.0, period));
-        let out = self
-            .send
-            .iter()
-            .map(|ks| {
-                let mut w = Writer(Vec::with_capacity(1 + MOTION * ks.len()));
-                w.u8(u8::from(mine));
-                for &k in ks {
-                    put_motion(&mut w, p, k as usize);
-                }
-                w.0
-            })
-            .collect::<Vec<_>>();
-        self.bytes_sent += out.iter().map(|m| m.len() as u64).sum::<u64>();
-        let got = self.transport.exchange(out);
-        let mut rebuild = false;
-        for (ks, m) in self.recv.iter().zip(&got) {
-            let (&flag, motions) = m.split_first().expect("every rank sends its answer");
-            rebuild |= flag == 1;
-            debug_assert_eq!(motions.len(), MOTION * ks.len());
-            for (&k, b) in ks.iter().zip(motions.chunks_exact(MOTION)) {
-                take_motion(b, p, k as usize);
-            }
-        }
-        rebuild
+    fn after_drift(&mut self, world: &World, left: bool) -> bool {
+        self.keep_half(&world.particles);
+        self.bytes_sent += self.transport.size() as u64 - 1;
+        any(&mut *self.transport, left)
     }
 
     fn rebuild(&mut self, world: &mut World, physics: &Physics) {
@@ -381,24 +356,54 @@ impl Exchange for Domain {
         body.update_among(physics, p, world.time, &everyone);
     }
 
-    fn checked(&mut self, check: Result<()>) -> Result<bool> {
+    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<bool> {
         let me = self.transport.rank();
-        let mut w = Writer::default();
-        if let Err(e) = &check {
-            w.str(&e.to_string());
+        let failure = check.err().map(|e| e.to_string());
+        let p = &mut world.particles;
+        let out = (self.send.iter())
+            .map(|ks| {
+                let mut w = Writer(Vec::with_capacity(8 + LOAD * ks.len()));
+                w.str(failure.as_deref().unwrap_or_default());
+                for &k in ks {
+                    put_load(&mut w, p, k as usize);
+                }
+                w.0
+            })
+            .collect::<Vec<_>>();
+        self.bytes_sent += out.iter().map(|m| m.len() as u64).sum::<u64>();
+        let got = self.transport.exchange(out);
+        let mut said: Vec<String> = got.iter().map(|m| Reader(m).str()).collect();
+        if let Some(rank) = said.iter().position(|m| !m.is_empty()) {
+            let message = match rank == me {
+                true => failure.unwrap_or_default(),
+                false => std::mem::take(&mut said[rank]),
+            };
+            return Err(Error::Rank { rank, message });
         }
-        let got = all_gather(&mut *self.transport, w.0);
-        match got.iter().position(|m| !m.is_empty()) {
-            Some(rank) => Err(Error::Rank {
-                rank,
-                message: if rank == me {
-                    check.err().map(|e| e.to_string()).unwrap_or_default()
-                } else {
-                    Reader(&got[rank]).str()
-                },
-            }),
-            None => Ok(false),
+        // Each copy's force and torque, and the kick they give (as the gather gives every
+        // grain's: v + F (h/m), from its velocity before the kick).
+        let mut half = self.half.iter();
+        for (ks, m) in self.recv.iter().zip(&got) {
+            let loads = &m[8..];
+            debug_assert_eq!(loads.len(), LOAD * ks.len());
+            for (&k, b) in ks.iter().zip(loads.chunks_exact(LOAD)) {
+                let k = k as usize;
+                let ((f, t), (v, w)) = (take_load(b), half.next().expect("one a copy"));
+                (p.force[k], p.torque[k]) = (f, t);
+                p.vel[k] = *v + f * (kick * p.inv_mass[k]);
+                p.omega[k] = *w + t * (kick * p.inv_inertia[k]);
+            }
         }
+        Ok(false)
+    }
+}
+
+impl Domain {
+    /// Keeps the copies' velocities and spins before the second half kick.
+    fn keep_half(&mut self, p: &Particles) {
+        self.half.clear();
+        let copies = self.recv.iter().flatten().map(|&k| k as usize);
+        self.half.extend(copies.map(|k| (p.vel[k], p.omega[k])));
     }
 }
 

@@ -83,27 +83,25 @@ pub(super) fn take_grain(
     (global, Some(contacts))
 }
 
-/// Bytes of a copy's motion in the message of every step: its position, velocity and spin.
-pub(super) const MOTION: usize = 72;
+/// Bytes of a copy's load in the message of every step: the force and torque on it.
+pub(super) const LOAD: usize = 48;
 
-/// Grain `k`'s position, velocity and spin of `p` into a message, [`MOTION`] bytes.
+/// The force and torque on grain `k` of `p` into a message, [`LOAD`] bytes.
 #[inline]
-pub(super) fn put_motion(w: &mut Writer, p: &Particles, k: usize) {
-    let mut b = [0; MOTION];
-    let xs = [p.pos[k], p.vel[k], p.omega[k]].map(|v| v.to_array());
+pub(super) fn put_load(w: &mut Writer, p: &Particles, k: usize) {
+    let mut b = [0; LOAD];
+    let xs = [p.force[k], p.torque[k]].map(|v| v.to_array());
     for (c, x) in b.chunks_exact_mut(8).zip(xs.as_flattened()) {
         c.copy_from_slice(&x.to_le_bytes());
     }
     w.0.extend_from_slice(&b);
 }
 
-/// Grain `k`'s position, velocity and spin of `p` from the bytes `b` of [`put_motion`].
+/// The force and torque of the bytes `b` of [`put_load`].
 #[inline]
-pub(super) fn take_motion(b: &[u8], p: &mut Particles, k: usize) {
+pub(super) fn take_load(b: &[u8]) -> (DVec3, DVec3) {
     let x = |c: usize| f64::from_le_bytes(b[8 * c..8 * c + 8].try_into().expect("8 bytes"));
-    p.pos[k] = DVec3::new(x(0), x(1), x(2));
-    p.vel[k] = DVec3::new(x(3), x(4), x(5));
-    p.omega[k] = DVec3::new(x(6), x(7), x(8));
+    (DVec3::new(x(0), x(1), x(2)), DVec3::new(x(3), x(4), x(5)))
 }
 
 /// Writes the end mark of a run of grains.

@@ -121,9 +121,10 @@ impl SoftStepper {
     }
 
     /// [`SoftStepper::step`] for one rank of a run shared among processes: velocity Verlet
-    /// with the copies of the other ranks' grains made current after each drift and the
-    /// neighbour list rebuilt by all ranks together (`ex`). Every rank learns whether some
-    /// rank's grains went bad before any goes on, so that all stop together.
+    /// with the neighbour list rebuilt by all ranks together (`ex`) and the copies of the
+    /// other ranks' grains given their owners' forces after each evaluation, so that they
+    /// kick and drift as their owners do. Every rank learns whether some rank's grains went
+    /// bad before any goes on, so that all stop together.
     pub(crate) fn step_shared(
         &mut self,
         world: &mut World,
@@ -136,12 +137,12 @@ impl SoftStepper {
             let mut t = std::time::Instant::now();
             let left = kick_drift_pack(world, &mut self.packed, physics, h);
             world.time += h;
-            let left = ex.after_drift(world, physics, left);
-            self.packed.fresh = false;
+            let left = ex.after_drift(world, left);
             self.timers.integrate += lap(&mut t);
             let share = (&mut *ex, left);
             stats = evaluate(world, physics, self, h, Some(0.5 * h), Some(share));
-            let bad = ex.checked(check_stability(world, physics, &stats))?;
+            let check = check_stability(world, physics, &stats);
+            let bad = ex.after_forces(world, 0.5 * h, check)?;
             if bad {
                 return Err(Error::Unstable {
                     time: world.time,
@@ -206,15 +207,17 @@ pub fn step(world: &mut World, physics: &Physics, s: &mut SoftStepper, dt: f64) 
 /// What a step asks of the other ranks when the grains are shared among processes
 /// ([`crate::domain`]).
 pub(crate) trait Exchange {
-    /// After the drift: makes the copies of the other ranks' grains current and says whether
-    /// the list needs a rebuild on every rank, from `left`, whether one of the grains here
-    /// (copies included) left half the skin.
-    fn after_drift(&mut self, world: &mut World, physics: &Physics, left: bool) -> bool;
+    /// After the drift of `world`, which moved the copies of the other ranks' grains as their
+    /// owners moved them: whether the list needs a rebuild on every rank, from `left`,
+    /// whether one of the grains here left half the skin.
+    fn after_drift(&mut self, world: &World, left: bool) -> bool;
     /// Rebuilds the neighbour list with all ranks, each grain moving to the rank whose brick
     /// holds it.
     fn rebuild(&mut self, world: &mut World, physics: &Physics);
-    /// Whether `check` failed here or on any other rank; this rank's failure is returned.
-    fn checked(&mut self, check: Result<()>) -> Result<bool>;
+    /// After the forces and the second half kick `kick` (s): gives each copy its owner's
+    /// force, torque and kick; whether `check` failed here or on any other rank, this rank's
+    /// failure returned.
+    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<bool>;
     /// The body-force accelerations of the grains here into `body`, with the other ranks
     /// when the grains' self-gravity needs them.
     fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce);
@@ -239,7 +242,8 @@ fn evaluate<L: Rebuilds>(
     let period = physics.periodic.lengths();
     let outrun = world.wall_history.near().outrun(&world.wall_runtime.pose);
     match &mut left {
-        Some(left) if !moved => left.rebuild(world, physics, outrun),
+        // Grains that came and went since the drift packed them: packed again.
+        Some(left) if !moved => s.packed.fresh &= !left.rebuild(world, physics, outrun),
         _ => {
             if outrun || world.neighbors.needs_rebuild(&world.particles.pos, period) {
                 world.rebuild_neighbors(&physics.periodic);
@@ -278,8 +282,8 @@ fn evaluate<L: Rebuilds>(
 /// asks its drift, the ranks of a run shared among processes ask each other.
 trait Rebuilds {
     /// Rebuilds the list of `world` when a grain left half the skin or, `outrun`, a wall
-    /// moved past its near lists.
-    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool);
+    /// moved past its near lists; whether the grains here changed (ranks trading them).
+    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) -> bool;
     /// The body-force accelerations of the grains of `world` into `body`.
     fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce) {
         body.update(physics, &world.particles, world.time);
@@ -287,18 +291,21 @@ trait Rebuilds {
 }
 
 impl Rebuilds for bool {
-    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) {
+    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) -> bool {
         if *self || outrun {
             world.rebuild_neighbors(&physics.periodic);
         }
+        false
     }
 }
 
 impl<'b> Rebuilds for (&mut (dyn Exchange + 'b), bool) {
-    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) {
-        if self.1 || outrun {
+    fn rebuild(&mut self, world: &mut World, physics: &Physics, outrun: bool) -> bool {
+        let rebuild = self.1 || outrun;
+        if rebuild {
             self.0.rebuild(world, physics);
         }
+        rebuild
     }
 
     fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce) {
