@@ -11,13 +11,14 @@
 //! partners in the same order as in one process: the sums of its block in slot order, the
 //! crossing reactions in ascending owner, its wall contact, its body force. So each own
 //! grain's force, velocity and position keep the bits of one process, for any number of ranks.
-//! The forces the copies get are thrown away: their owners' are the right ones.
+//! The forces the copies get are partial: after each evaluation every copy is given its
+//! owner's force and torque, and the second half kick they give, so that it kicks and drifts
+//! as its owner does, to the bit.
 //!
-//! Every step the copies receive their owners' positions, velocities and spins after the
-//! drift. The list is rebuilt by all ranks together when a grain of any rank left half the
-//! skin (the skin sized from the fastest grain of all); then each grain whose brick changed
-//! moves to its new rank with its wall contacts and the history of its touching pairs, keyed
-//! by ids, and the copies are made anew with every property.
+//! The list is rebuilt by all ranks together when a grain of any rank left half the skin (the
+//! skin sized from the fastest grain of all); then each grain whose brick changed moves to its
+//! new rank with its wall contacts and the histories of its touching pairs, and each rank is
+//! sent the copies it lacks, at a cost that follows what moves (`migrate.rs`).
 //!
 //! What the method refuses on several ranks, with the field and the reason, is
 //! [`refusal`]'s: hard spheres, integrators other than Verlet, sorting, grains that come or
