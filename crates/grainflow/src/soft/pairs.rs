@@ -16,8 +16,9 @@ use glam::DVec3;
 use super::{body, ContactStats};
 use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
-use crate::contact::normal::shared_stiffness;
+use crate::contact::normal::{shared_stiffness, stiffness, Normal, Stiffness};
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
+use crate::material::{effective_mass, effective_radius};
 use crate::neighbor::NOT_CROSSING;
 use crate::particles::Particles;
 use crate::physics::Physics;
@@ -191,6 +192,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         constants,
         fixed: packed.fixed,
         stiffness: shared_stiffness(&physics.model.normal, physics.table.step_corrected())
+            .or_else(|| alike_stiffness(physics, packed))
             .map(|s| [s.kn, s.kt, s.gn, s.gt]),
         dt,
     };
@@ -657,6 +659,30 @@ impl Rows<'_> {
     }
 }
 
+/// The constants every contact between two grains was formed with, when the grains are all
+/// alike (one material, radius and inverse mass, not 0: [`Packed::alike`]) and the model's
+/// constants depend on nothing else of the pair (Hooke, Hertz without the step's correction,
+/// the linear spring–dashpot; not Flores or a corrected Hertz, which read the speed of
+/// approach): the scalar law's constants at formation ([`crate::contact::ContactModel::force`],
+/// with the effective radius and mass of 002 eq A2), the same bits. The lanes then read them
+/// from no history, which saves a stream of four numbers per listed pair.
+fn alike_stiffness(physics: &Physics, packed: &Packed) -> Option<Stiffness> {
+    let (m, [r, w]) = (packed.material? as usize, packed.alike?);
+    let model = &physics.model;
+    let p = physics.table.get(m, m);
+    let approach = match model.normal {
+        Normal::Flores => true,
+        Normal::Hertz => p.step.dt > 0.0,
+        _ => false,
+    };
+    if approach || w == 0.0 {
+        return None;
+    }
+    let (r_eff, m_eff) = (effective_radius(r, Some(r)), effective_mass(w, w));
+    let v_c = model.characteristic_velocity;
+    Some(stiffness(&model.normal, p, r_eff, m_eff, v_c, v_c, false))
+}
+
 /// The largest overlap for its radius in `stats`, of a group's pairs of radii in `c` touching
 /// at `touches`, whose owners are `owners`: lane by lane in order where some lane exceeds the
 /// largest so far.
@@ -675,5 +701,39 @@ fn note_overlaps(stats: &mut ContactStats, c: &Contacts, touches: &Touches, owne
                 stats.worst = owner as usize;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alike_grains_give_every_contact_the_constants_it_was_formed_with() {
+        // S1's bed (one material, radius 0.5 mm and mass, Hertz without the step's
+        // correction): after some steps every touching pair's constants, formed by the scalar
+        // law pair by pair, must be the alike grains' to the bit; and one grain of another
+        // radius must leave the grains unlike.
+        let toml = include_str!("../../../../scenes/bench/s1.toml");
+        let mut sim = crate::soft::tests::bench_scene(toml, "s1");
+        for _ in 0..20 {
+            sim.step().expect("stable");
+        }
+        let (w, physics, s) = crate::soft::tests::parts(&mut sim);
+        let alike = alike_stiffness(physics, &s.packed).expect("S1's grains are alike");
+        assert_eq!(s.packed.alike.map(|a| a[0]), Some(5e-4));
+        let nl = &w.neighbors;
+        let touching: Vec<usize> = (0..nl.len()).filter(|&k| nl.slip[k].touching()).collect();
+        assert!(touching.len() > 40_000, "{} touching", touching.len());
+        let bits = |s: Stiffness| [s.kn, s.kt, s.gn, s.gt].map(f64::to_bits);
+        for k in touching {
+            assert_eq!(bits(nl.formed[k].0), bits(alike), "slot {k}");
+        }
+        w.particles.radius[7] *= 1.01;
+        s.packed.fresh = false;
+        let period = physics.periodic.lengths();
+        pack(&mut s.packed, &w.particles, &w.neighbors, period);
+        assert_eq!(s.packed.alike, None);
+        assert_eq!(alike_stiffness(physics, &s.packed), None);
     }
 }

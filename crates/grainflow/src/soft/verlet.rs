@@ -75,7 +75,10 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
                 let built = neighbors.built_at(a..b);
                 pairs::shift_chunk(qs, (flags.0, flags.1), xs, built, period, moved);
             }
-            (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
+            (
+                left,
+                Some(Facts::of(&material[a..b], &inv_mass[a..b], &radius[a..b])),
+            )
         })
         .reduce(
             || (false, None),
