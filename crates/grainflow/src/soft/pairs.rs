@@ -57,6 +57,11 @@ pub(super) struct PairParts<'a> {
     pub cross: &'a mut [(DVec3, DVec3)],
 }
 
+/// Grains from which the pair loop asks for the partners' state ahead of its use: about a
+/// kilobyte of state each, they then fill many times a last-level cache of tens of MiB, and a
+/// partner the list names ahead of the rows is read from memory.
+const FAR: usize = 1 << 17;
+
 /// The owners, partners and partners' grains of a run of slots.
 type Slots<'a> = (&'a [u32], &'a [u32], &'a [u32]);
 
@@ -101,6 +106,9 @@ struct Rows<'a> {
     constants: PairConstants,
     /// Whether some grain is immovable: a pair of two takes the scalar law.
     fixed: bool,
+    /// Whether the grains are too many for the caches ([`FAR`]): the overlap test then asks
+    /// for the partners' state ahead of its use.
+    far: bool,
     /// k_n, k_t, g_n and g_t of every contact, when the model gives them for any pair
     /// ([`shared_stiffness`]): the lanes then read them from no history.
     stiffness: Option<[f64; 4]>,
@@ -191,6 +199,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         per_pair: Lanes::covers(&physics.model, dt).is_some_and(Lanes::per_pair),
         constants,
         fixed: packed.fixed,
+        far: n >= FAR,
         stiffness: shared_stiffness(&physics.model.normal, physics.table.step_corrected())
             .or_else(|| alike_stiffness(physics, packed))
             .map(|s| [s.kn, s.kt, s.gn, s.gt]),
@@ -312,9 +321,19 @@ impl Rows<'_> {
             ))]
             {
                 let first = (run.start, shifted);
-                match self.fold {
-                    Some(_) => self.test_established::<true>(slots, history, first, found),
-                    None => self.test_established::<false>(slots, history, first, found),
+                match (self.fold.is_some(), self.far) {
+                    (true, false) => {
+                        self.test_established::<true, false>(slots, history, first, found)
+                    }
+                    (false, false) => {
+                        self.test_established::<false, false>(slots, history, first, found)
+                    }
+                    (true, true) => {
+                        self.test_established::<true, true>(slots, history, first, found)
+                    }
+                    (false, true) => {
+                        self.test_established::<false, true>(slots, history, first, found)
+                    }
                 }
             }
             #[cfg(not(all(
