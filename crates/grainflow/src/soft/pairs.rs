@@ -60,7 +60,7 @@ pub(super) struct PairParts<'a> {
 /// Grains from which the pair loop asks for the partners' state ahead of its use: about a
 /// kilobyte of state each, they then fill many times a last-level cache of tens of MiB, and a
 /// partner the list names ahead of the rows is read from memory.
-const FAR: usize = 1 << 17;
+pub(super) const FAR: usize = 1 << 17;
 
 /// The owners, partners and partners' grains of a run of slots.
 type Slots<'a> = (&'a [u32], &'a [u32], &'a [u32]);

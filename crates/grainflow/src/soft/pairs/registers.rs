@@ -124,6 +124,10 @@ impl Rows<'_> {
                 prefetch(self.pos.as_ptr().wrapping_add(k as usize));
             }
         }
+        // The list's own streams, further on, for the grains above.
+        let on = s + 2 * FAR_AHEAD;
+        prefetch(self.partner_grain.as_ptr().wrapping_add(on));
+        prefetch(self.owner.as_ptr().wrapping_add(on));
         while touching != 0 {
             let k = j[touching.trailing_zeros() as usize] as usize;
             prefetch(self.vel.as_ptr().wrapping_add(k));
