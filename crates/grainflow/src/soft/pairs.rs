@@ -678,6 +678,13 @@ impl Rows<'_> {
     }
 }
 
+/// Whether the pair loop reads the alike grains' constants ([`alike_stiffness`]): when the
+/// model gives no constants shared by every pair ([`shared_stiffness`]). Only then does the
+/// drift look whether the grains are alike.
+pub(super) fn reads_alike(physics: &Physics) -> bool {
+    shared_stiffness(&physics.model.normal, physics.table.step_corrected()).is_none()
+}
+
 /// The constants every contact between two grains was formed with, when the grains are all
 /// alike (one material, radius and inverse mass, not 0: [`Packed::alike`]) and the model's
 /// constants depend on nothing else of the pair (Hooke, Hertz without the step's correction,

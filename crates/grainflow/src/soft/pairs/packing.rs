@@ -202,16 +202,20 @@ pub(in crate::soft) struct Facts {
 
 impl Facts {
     /// The facts of the grains with materials `material`, inverse masses `inv_mass` and
-    /// radii `radius`, at least one. Folded without stopping early, so that the compiler can
-    /// take the grains eight or more at a time.
-    pub(in crate::soft) fn of(material: &[u16], inv_mass: &[f64], radius: &[f64]) -> Facts {
+    /// radii `radius`, at least one; whether they are alike only when `radius` is given (the
+    /// pair loop asks: [`super::reads_alike`]). Folded without stopping early, so that the
+    /// compiler can take the grains eight or more at a time.
+    pub(in crate::soft) fn of(material: &[u16], inv_mass: &[f64], radius: Option<&[f64]>) -> Facts {
         let first = material.first().copied();
         let same = |v: &[f64], x: f64| {
             v.iter()
                 .fold(true, |all, y| all & (y.to_bits() == x.to_bits()))
         };
-        let alike = match (radius.first(), inv_mass.first()) {
-            (Some(&r), Some(&w)) => (same(radius, r) && same(inv_mass, w)).then_some([r, w]),
+        let alike = match (radius, inv_mass.first()) {
+            (Some(radius), Some(&w)) => {
+                let r = radius.first().copied().unwrap_or(0.0);
+                (same(radius, r) && same(inv_mass, w)).then_some([r, w])
+            }
             _ => None,
         };
         Facts {
@@ -275,7 +279,7 @@ pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles, nl: &NeighborList, pe
             Some(Facts::of(
                 &p.material[a..b],
                 &p.inv_mass[a..b],
-                &p.radius[a..b],
+                Some(&p.radius[a..b]),
             ))
         })
         .reduce(|| None, Facts::both);
