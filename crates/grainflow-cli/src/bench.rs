@@ -89,7 +89,9 @@ pub fn run(name: &str, steps: Option<u64>, json: bool) -> Result<()> {
 
 /// Runs benchmark `name` on one thread and on `threads`, alternately, `repeat` times, and
 /// prints each run, the speed-up of each round (the one-thread run's wall time over the next
-/// run's) and whether every run ended with the same bits (kinetic energies and contacts).
+/// run's), the parallel overhead of each round (the CPU time of all threads over the one
+/// thread's: what a virtual machine's placement of the cores cannot flatter) and whether every
+/// run ended with the same bits (kinetic energies and contacts).
 /// Alternating keeps a slow spell of a shared machine from favouring one thread count. Each
 /// run is a process of its own (`grainflow bench NAME --threads T --json`), as a user's run
 /// is: its memory, its threads and its peak memory are its own, not left by the runs before.
@@ -111,8 +113,9 @@ pub fn scaling(
     }
     let b = find(name)?;
     let (mut runs, mut speedups, mut handoffs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cpu_ratios = Vec::new();
     for _ in 0..repeat {
-        let mut walls = [0.0; 2];
+        let (mut walls, mut cpus) = ([0.0; 2], [0.0; 2]);
         for (k, t) in [1, threads].into_iter().enumerate() {
             // Read around the runs on several threads only: Some(reading) for those.
             let before = (t > 1).then(handoff_ns);
@@ -137,9 +140,11 @@ pub fn scaling(
                 print(&report, stages);
             }
             walls[k] = report["wall_s"].as_f64().unwrap_or(f64::NAN);
+            cpus[k] = report["cpu_s"].as_f64().unwrap_or(f64::NAN);
             runs.push(report);
         }
         speedups.push(walls[0] / walls[1]);
+        cpu_ratios.push(cpus[1] / cpus[0]);
     }
     let result = |r: &serde_json::Value| {
         [
@@ -150,14 +155,7 @@ pub fn scaling(
         .map(|k| r[k].as_f64().map(f64::to_bits))
     };
     let identical = runs.iter().all(|r| result(r) == result(&runs[0]));
-    let mut sorted = speedups.clone();
-    sorted.sort_by(f64::total_cmp);
-    let half = sorted.len() / 2;
-    let median = if sorted.len() % 2 == 1 {
-        sorted[half]
-    } else {
-        0.5 * (sorted[half - 1] + sorted[half])
-    };
+    let (median, cpu_median) = (median(&speedups), median(&cpu_ratios));
     if json {
         let summary = json!({
             "scene": b.name,
@@ -165,17 +163,24 @@ pub fn scaling(
             "runs": runs,
             "speedups": speedups,
             "median_speedup": median,
+            "cpu_ratios": cpu_ratios,
+            "median_cpu_ratio": cpu_median,
             "bit_identical": identical,
             "handoff_ns": handoffs,
         });
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        let each: Vec<String> = speedups.iter().map(|s| format!("{s:.2}")).collect();
+        let each = |v: &[f64]| v.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>();
         outln!(
             "{}: {threads} threads against one: {}× (median {median:.2}×); results {}",
             b.name,
-            each.join(", "),
+            each(&speedups).join(", "),
             if identical { "bit-identical" } else { "DIFFER" }
+        );
+        outln!(
+            "{}: CPU time (user + system, all threads) on {threads} threads over one: {}× (median {cpu_median:.3}×), the parallel overhead",
+            b.name,
+            each(&cpu_ratios).join(", "),
         );
     }
     if identical {
@@ -185,6 +190,18 @@ pub fn scaling(
             "{}: the runs on 1 and {threads} threads ended with different results",
             b.name
         )
+    }
+}
+
+/// The median of `v` (NaN when empty).
+fn median(v: &[f64]) -> f64 {
+    let mut sorted = v.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let half = sorted.len() / 2;
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[half],
+        _ => 0.5 * (sorted[half - 1] + sorted[half]),
     }
 }
 
@@ -281,13 +298,14 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
     let steps = steps.unwrap_or_else(|| sim.total_steps());
     let n = sim.world.particles.len();
     let e0 = sim.energies();
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), crate::bench_tile::usage().0);
     let mut max_overlap: f64 = 0.0;
     for _ in 0..steps {
         sim.step()?;
         max_overlap = max_overlap.max(sim.stats.max_overlap_ratio);
     }
     let wall = start.elapsed().as_secs_f64();
+    let cpu = crate::bench_tile::usage().0 - cpu;
     let threads = rayon::current_num_threads();
     let pair_contacts = sim.world.neighbors.touching();
     let per_step = (n as f64) * steps as f64;
@@ -299,6 +317,7 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
         "steps": steps,
         "threads": threads,
         "wall_s": wall,
+        "cpu_s": cpu,
         "particle_steps_per_s": per_step / wall,
         "ns_per_particle_step_core": wall * threads as f64 / per_step * 1e9,
         "contacts_per_particle": 2.0 * pair_contacts as f64 / n as f64,
@@ -325,12 +344,13 @@ fn time(b: &Bench, steps: Option<u64>) -> Result<(serde_json::Value, StageTimes)
 fn print(r: &serde_json::Value, stages: StageTimes) {
     let num = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
     outln!(
-        "{}: {} particles, {} steps, {} threads: {:.2} s, {:.3e} particle-steps/s, {:.1} ns·core per particle-step",
+        "{}: {} particles, {} steps, {} threads: {:.2} s ({:.2} s CPU), {:.3e} particle-steps/s, {:.1} ns·core per particle-step",
         r["scene"].as_str().unwrap_or("?"),
         r["particles"],
         r["steps"],
         r["threads"],
         num("wall_s"),
+        num("cpu_s"),
         num("particle_steps_per_s"),
         num("ns_per_particle_step_core")
     );

@@ -51,7 +51,7 @@ fn tiled_scene(name: &str, tile: [u32; 2]) -> Result<Scene> {
 
 /// User plus system CPU time of this process, all its threads (s), and its peak resident
 /// memory (KiB), from getrusage(RUSAGE_SELF).
-fn usage() -> (f64, f64) {
+pub(crate) fn usage() -> (f64, f64) {
     // SAFETY: an all-zero rusage is a valid value of the plain C struct, which getrusage
     // overwrites; the pointer is to a local that outlives the call.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };

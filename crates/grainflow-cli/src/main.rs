@@ -363,77 +363,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             outln!("{s}");
             ExitCode::SUCCESS
         }),
-        Command::Analyze { what } => {
-            match what {
-                Analysis::Drum { runs, from, out } => {
-                    if runs.is_empty() {
-                        bail!("analyze drum: give at least one run folder");
-                    }
-                    analyze::drum(&runs, from, &out)?
-                }
-                Analysis::Pile {
-                    run,
-                    axis,
-                    below,
-                    out,
-                } => analyze::pile(&run, axis, below, &out)?,
-                Analysis::Packing {
-                    run,
-                    vessel_radius,
-                    inner_radius,
-                    bottom,
-                    top,
-                    vertical_bins,
-                    radial_bins,
-                    out,
-                } => {
-                    if !(inner_radius >= 0.0 && vessel_radius > inner_radius) {
-                        bail!("analyze packing: need 0 ≤ --inner-radius < --vessel-radius, got {inner_radius} and {vessel_radius}");
-                    }
-                    if top.partial_cmp(&bottom) != Some(std::cmp::Ordering::Greater)
-                        || vertical_bins == 0
-                        || radial_bins == 0
-                    {
-                        bail!("analyze packing: need --top > --bottom and at least one bin of each kind");
-                    }
-                    let vessel = grainflow::analysis::packing::Vessel {
-                        inner: inner_radius,
-                        outer: vessel_radius,
-                        bottom,
-                        top,
-                    };
-                    out!(
-                        "{}",
-                        analyze::packing(&run, vessel, (vertical_bins, radial_bins), &out)?
-                    );
-                }
-                Analysis::GetRun { file, step } => out!("{}", pebbles::get_run(&file, step)?),
-                Analysis::SplitData {
-                    file,
-                    dir,
-                    frequency,
-                    skips,
-                } => {
-                    let files = pebbles::split_data(&file, &dir, frequency, skips)?;
-                    outln!("{} displays written to {}", files.len(), dir.display());
-                }
-                Analysis::GetEnergy { file } => out!("{}", pebbles::get_energy(&file)?),
-                Analysis::Pebbles { save, out } => pebbles::pebbles_csv(&save, &out)?,
-                Analysis::Penetration { run, wall } => {
-                    out!("{}", analyze::penetration(&run, wall)?)
-                }
-                Analysis::Froude { omega, diameter, g } => {
-                    if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
-                        bail!("analyze froude: diameter and g must be > 0 and omega finite");
-                    }
-                    outln!(
-                        "Fr = {:.6e}",
-                        grainflow::analysis::froude_number(omega, diameter, g)
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Analyze { what } => analysis(what).map(|()| ExitCode::SUCCESS),
         // `--scaling` runs from `main`, outside this pool, each run a process of its own.
         Command::Bench {
             name,
@@ -460,6 +390,79 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Runs one `analyze` subcommand, its arguments checked first.
+fn analysis(what: Analysis) -> Result<()> {
+    match what {
+        Analysis::Drum { runs, from, out } => {
+            if runs.is_empty() {
+                bail!("analyze drum: give at least one run folder");
+            }
+            analyze::drum(&runs, from, &out)?
+        }
+        Analysis::Pile {
+            run,
+            axis,
+            below,
+            out,
+        } => analyze::pile(&run, axis, below, &out)?,
+        Analysis::Packing {
+            run,
+            vessel_radius,
+            inner_radius,
+            bottom,
+            top,
+            vertical_bins,
+            radial_bins,
+            out,
+        } => {
+            if !(inner_radius >= 0.0 && vessel_radius > inner_radius) {
+                bail!("analyze packing: need 0 ≤ --inner-radius < --vessel-radius, got {inner_radius} and {vessel_radius}");
+            }
+            if top.partial_cmp(&bottom) != Some(std::cmp::Ordering::Greater)
+                || vertical_bins == 0
+                || radial_bins == 0
+            {
+                bail!("analyze packing: need --top > --bottom and at least one bin of each kind");
+            }
+            let vessel = grainflow::analysis::packing::Vessel {
+                inner: inner_radius,
+                outer: vessel_radius,
+                bottom,
+                top,
+            };
+            out!(
+                "{}",
+                analyze::packing(&run, vessel, (vertical_bins, radial_bins), &out)?
+            );
+        }
+        Analysis::GetRun { file, step } => out!("{}", pebbles::get_run(&file, step)?),
+        Analysis::SplitData {
+            file,
+            dir,
+            frequency,
+            skips,
+        } => {
+            let files = pebbles::split_data(&file, &dir, frequency, skips)?;
+            outln!("{} displays written to {}", files.len(), dir.display());
+        }
+        Analysis::GetEnergy { file } => out!("{}", pebbles::get_energy(&file)?),
+        Analysis::Pebbles { save, out } => pebbles::pebbles_csv(&save, &out)?,
+        Analysis::Penetration { run, wall } => {
+            out!("{}", analyze::penetration(&run, wall)?)
+        }
+        Analysis::Froude { omega, diameter, g } => {
+            if !(diameter > 0.0 && g > 0.0 && omega.is_finite()) {
+                bail!("analyze froude: diameter and g must be > 0 and omega finite");
+            }
+            outln!(
+                "Fr = {:.6e}",
+                grainflow::analysis::froude_number(omega, diameter, g)
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Loads a scene from a file, or a built-in scene by name; returns it with its base folder.

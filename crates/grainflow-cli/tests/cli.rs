@@ -347,6 +347,7 @@ fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
         "steps",
         "threads",
         "wall_s",
+        "cpu_s",
         "particle_steps_per_s",
         "ns_per_particle_step_core",
         "contacts_per_particle",
@@ -375,6 +376,13 @@ fn bench_json_has_the_issue_fields_and_scaling_checks_the_bits() {
     let threads: Vec<_> = runs.iter().map(|r| r["threads"].as_u64()).collect();
     assert_eq!(threads, [Some(1), Some(2), Some(1), Some(2)]);
     assert_eq!(v["speedups"].as_array().map(Vec::len), Some(2));
+    // Each round's parallel overhead: the two-thread run's CPU time over the one-thread run's.
+    let cpu: Vec<f64> = runs.iter().filter_map(|r| r["cpu_s"].as_f64()).collect();
+    let ratios: Vec<f64> = (v["cpu_ratios"].as_array().expect("cpu_ratios").iter())
+        .filter_map(serde_json::Value::as_f64)
+        .collect();
+    assert_eq!(ratios, [cpu[1] / cpu[0], cpu[3] / cpu[2]], "{stdout}");
+    assert!(cpu.len() == 4 && cpu.iter().all(|&c| c >= 0.0), "{stdout}");
     // Each round says how long a write of one thread took to reach another (ns, one way)
     // right before and right after its two-thread run, or null where that was not measured.
     let handoffs = v["handoff_ns"].as_array().expect("handoff_ns");

@@ -98,9 +98,21 @@ pub(super) struct Sums {
 }
 
 thread_local! {
-    /// Each thread's [`Batch`], made at its first block: none is made or zeroed per step.
+    /// Each thread's [`Batch`], made at a list build ([`make_every_threads`]) or at its first
+    /// block: none is made or zeroed per step.
     pub(super) static BATCH_OF_THREAD: std::cell::RefCell<Option<Box<Batch>>> =
         const { std::cell::RefCell::new(None) };
+}
+
+/// Makes each thread's [`Batch`] in the current pool now, at a list build, so that no step
+/// between builds allocates: a thread would make it at its first block, which a loaded machine
+/// may give it only steps after the build.
+pub(super) fn make_every_threads() {
+    rayon::broadcast(|_| {
+        BATCH_OF_THREAD.with_borrow_mut(|batch| {
+            batch.get_or_insert_with(|| Box::new(Batch::empty()));
+        })
+    });
 }
 
 /// Each group's inputs to the contact law, where they touch, and what they do.

@@ -63,6 +63,7 @@ impl Packed {
             // A fresh block: growing the old one (for more ghosts) would copy it whole.
             self.shift = Vec::new();
             self.shifted.clear();
+            super::batch::make_every_threads();
         }
         self.pos.resize(n, Run::default());
         self.shift.resize(total, Run::default());
