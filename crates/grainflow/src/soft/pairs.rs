@@ -201,7 +201,7 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         fixed: packed.fixed,
         far: n >= FAR,
         stiffness: shared_stiffness(&physics.model.normal, physics.table.step_corrected())
-            .or_else(|| alike_stiffness(physics, packed))
+            .or_else(|| alike_stiffness(physics, packed, particles))
             .map(|s| [s.kn, s.kt, s.gn, s.gt]),
         dt,
     };
@@ -692,8 +692,9 @@ pub(super) fn reads_alike(physics: &Physics) -> bool {
 /// approach): the scalar law's constants at formation ([`crate::contact::ContactModel::force`],
 /// with the effective radius and mass of 002 eq A2), the same bits. The lanes then read them
 /// from no history, which saves a stream of four numbers per listed pair.
-fn alike_stiffness(physics: &Physics, packed: &Packed) -> Option<Stiffness> {
-    let (m, [r, w]) = (packed.material? as usize, packed.alike?);
+fn alike_stiffness(physics: &Physics, packed: &Packed, grains: &Particles) -> Option<Stiffness> {
+    let m = packed.material.filter(|_| packed.alike)? as usize;
+    let (r, w) = (*grains.radius.first()?, *grains.inv_mass.first()?);
     let model = &physics.model;
     let p = physics.table.get(m, m);
     let approach = match model.normal {
@@ -746,8 +747,8 @@ mod tests {
             sim.step().expect("stable");
         }
         let (w, physics, s) = crate::soft::tests::parts(&mut sim);
-        let alike = alike_stiffness(physics, &s.packed).expect("S1's grains are alike");
-        assert_eq!(s.packed.alike.map(|a| a[0]), Some(5e-4));
+        let alike = alike_stiffness(physics, &s.packed, &w.particles).expect("S1's are alike");
+        assert_eq!(w.particles.radius[0], 5e-4);
         let nl = &w.neighbors;
         let touching: Vec<usize> = (0..nl.len()).filter(|&k| nl.slip[k].touching()).collect();
         assert!(touching.len() > 40_000, "{} touching", touching.len());
@@ -759,7 +760,7 @@ mod tests {
         s.packed.fresh = false;
         let period = physics.periodic.lengths();
         pack(&mut s.packed, &w.particles, &w.neighbors, period);
-        assert_eq!(s.packed.alike, None);
-        assert_eq!(alike_stiffness(physics, &s.packed), None);
+        assert!(!s.packed.alike);
+        assert_eq!(alike_stiffness(physics, &s.packed, &w.particles), None);
     }
 }

@@ -43,9 +43,10 @@ pub struct Packed {
     built: Option<u64>,
     /// The material of every grain, when they all have the same.
     pub material: Option<u16>,
-    /// The radius (m) and inverse mass (1/kg) of every grain, when they all have the same
-    /// (bit for bit): every contact's constants are then those of any pair of two grains.
-    pub alike: Option<[f64; 2]>,
+    /// Whether every grain has the same radius and inverse mass (bit for bit), when the pair
+    /// loop asks ([`super::reads_alike`]): every contact's constants are then those of any
+    /// pair of two grains.
+    pub alike: bool,
     /// Whether some grain is immovable (inverse mass 0).
     pub fixed: bool,
     /// Whether the runs hold the grains as they are now: set by the pass that packs them
@@ -76,7 +77,7 @@ impl Packed {
     /// grains' written first).
     pub(in crate::soft) fn note(&mut self, facts: Option<Facts>, nl: &NeighborList, l: DVec3) {
         self.material = facts.and_then(|f| f.material);
-        self.alike = facts.and_then(|f| f.alike);
+        self.alike = facts.is_some_and(|f| f.alike.is_some());
         self.fixed = facts.is_some_and(|f| f.fixed);
         self.fresh = true;
         match &nl.ghosts {
@@ -252,12 +253,16 @@ pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles, nl: &NeighborList, pe
         if q.built != Some(nl.builds) {
             q.resize(p.len(), nl);
             q.rewritten.fill(false);
-            let facts = Facts {
-                material: q.material,
-                alike: q.alike,
-                fixed: q.fixed,
-            };
+            let (facts, alike) = (
+                Facts {
+                    material: q.material,
+                    alike: None,
+                    fixed: q.fixed,
+                },
+                q.alike,
+            );
             q.note(Some(facts), nl, period);
+            q.alike = alike;
         }
         return;
     }
