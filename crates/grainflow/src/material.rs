@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::contact::normal::damping_factor;
+use crate::contact::restitution::{damping_factor, hunt_crossley_damping, Correction};
 
 /// One material as written in a scene.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,13 +131,13 @@ pub struct PairParams {
     pub tsuji_gn: f64,
     /// Hertz tangential damping constant 2β √(5/6) √(8Ḡ): g_t = tsuji_gt √(M √R) (002 eq A6).
     pub tsuji_gt: f64,
-    /// Flores's damping χ v₀ that rebounds with e (`contact::normal::hunt_crossley_damping`).
+    /// Flores's damping χ v₀ that rebounds with e ([`hunt_crossley_damping`]).
     pub hunt_crossley: f64,
     /// Tangential restitution ε_t of hard-sphere collisions (000 eq 4).
     pub tangential_restitution: f64,
-    /// The step's correction of the normal damping (`contact::discrete::Correction`): none
-    /// until [`PairTable::correct_for_step`].
-    pub step: crate::contact::discrete::Correction,
+    /// The step's correction of the normal damping ([`Correction`]): none until
+    /// [`PairTable::correct_for_step`].
+    pub step: Correction,
 }
 
 impl PairParams {
@@ -157,9 +157,9 @@ impl PairParams {
             damping,
             tsuji_gn: b * (2.0 * e_star).sqrt(),
             tsuji_gt: b * (8.0 * g_star).sqrt(),
-            hunt_crossley: crate::contact::normal::hunt_crossley_damping(restitution),
+            hunt_crossley: hunt_crossley_damping(restitution),
             tangential_restitution: 1.0,
-            step: crate::contact::discrete::Correction::NONE,
+            step: Correction::NONE,
         }
     }
 }
@@ -248,11 +248,11 @@ impl PairTable {
         &self.params[a * self.n + b]
     }
 
-    /// Corrects every pair's normal damping of `model` for the integrator's step `dt` (s)
-    /// (`contact::discrete::Correction`), once dt is fixed.
-    pub fn correct_for_step(&mut self, model: &crate::contact::Normal, dt: f64) {
+    /// Corrects every pair's normal damping for the integrator's step, once dt is fixed:
+    /// `correction` gives the table for a pair's restitution ([`Correction::of`]).
+    pub fn correct_for_step(&mut self, correction: impl Fn(f64) -> Correction) {
         for p in &mut self.params {
-            p.step = crate::contact::discrete::Correction::of(model, p.restitution, dt);
+            p.step = correction(p.restitution);
         }
     }
 

@@ -6,6 +6,7 @@
 use glam::DVec3;
 
 use crate::boundary::Periodic;
+use crate::contact::restitution::Correction;
 use crate::contact::ContactModel;
 use crate::frame::Frame;
 use crate::gravity::{Gravity, GravityWork};
@@ -117,10 +118,10 @@ impl Physics {
             }
         };
         // Velocity Verlet's map of a contact is what the damping is corrected for
-        // (`contact::discrete::Correction`); the other integrators keep the constants.
+        // ([`Correction`]); the other integrators keep the constants.
         let verlet = soft.is_some_and(|o| o.integrator == crate::scene::Integrator::VelocityVerlet);
         if verlet && scene.contact.step_correction {
-            table.correct_for_step(&scene.contact.normal, dt / n);
+            table.correct_for_step(|e| Correction::of(&scene.contact.normal, e, dt / n));
         }
         let s = &scene.simulation;
         Ok(Physics {

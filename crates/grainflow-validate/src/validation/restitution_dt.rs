@@ -6,7 +6,7 @@
 //! by the starting gap, and each run is compared, to 1e-9, with the discrete map of the step at
 //! that phase ([`grainflow::contact::discrete::delivered_at`]): the map is the step. The mean
 //! e′ over the phases is then held within 2 % of e for every model (Hooke's, Hertz's and
-//! linear's damping corrected for the step, `contact::discrete::Correction`; for linear, e is
+//! linear's damping corrected for the step, `contact::restitution::Correction`; for linear, e is
 //! the one its given dashpot implies, 003 eq 11–12), and the lowest and highest e′ of a single
 //! collision are shown beside it. Flores, whose damping vanishes with the overlap and whose
 //! constant gives e exactly (`hunt_crossley_damping`), is also held within 0.2 % at every
@@ -17,7 +17,8 @@ use std::path::Path;
 
 use super::Metric;
 use grainflow::contact::discrete::delivered_at;
-use grainflow::contact::normal::{damping_factor, hooke_stiffness, stiffness};
+use grainflow::contact::normal::{hooke_stiffness, stiffness};
+use grainflow::contact::restitution::damping_factor;
 use grainflow::scene::Scene;
 use grainflow::sim::Simulation;
 use grainflow::Result;

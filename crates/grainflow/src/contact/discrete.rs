@@ -1,7 +1,7 @@
 //! The restitution the soft-sphere step delivers at a given time step.
 //!
 //! The damping constants (Hooke's A5 and Tsuji's A6 of 002 from e through
-//! ξ = −ln e / √(ln² e + π²), Flores's from e exactly, [`super::normal::hunt_crossley_damping`])
+//! ξ = −ln e / √(ln² e + π²), Flores's from e exactly, [`super::restitution::hunt_crossley_damping`])
 //! give the restitution e of the continuous-time contact. The step (velocity Verlet, 003 §2.1,
 //! with the damping force on the half-step velocity) is a discrete map of the damped
 //! oscillator. For a head-on contact of reduced mass M meeting at speed v₀, with δ the overlap
@@ -25,7 +25,8 @@
 //! Flores's damping c_n δ^{3/2} δ̇ vanishes at both ends of the contact, so its e hardly depends
 //! on the phase (within 0.1 % of e at t_c/15 for e = 0.1 … 0.9).
 
-use super::normal::{damping_factor, force, stiffness, Form, Normal};
+use super::normal::{force, stiffness, Form, Normal};
+use super::restitution::{damping_factor, Correction, NODES};
 use super::ContactModel;
 use crate::material::{effective_mass, effective_radius, PairTable};
 use crate::particles::Particles;
@@ -138,55 +139,11 @@ pub fn for_pairs(
     out
 }
 
-/// Intervals of a [`Correction`] table.
-pub const NODES: usize = 128;
-
 /// Impact speeds, in multiples of the characteristic velocity, Hertz's tables reach: the
 /// step's ratio to a Hertz contact grows as v₀^{1/5}; faster impacts take the last node's ratio.
 pub const HERTZ_SPEEDS: f64 = 5.0;
 
-/// The step's correction of a contact's normal damping: the factor ξ′/ξ on g_n that makes the
-/// phase-mean restitution of [`delivered`] equal the e of the continuous contact.
-///
-/// Our derivation. In units of the contact (k_n = M = v₀ = 1) the head-on map of [`delivered`]
-/// has two parameters: the damping and the step s in the contact's own time,
-/// * Hooke (002 A5), linear (003 eq 11–12): s = dt √(k_n / M) = ω dt, damping ξ = g_n / (2 √(M k_n));
-/// * Hertz with Tsuji's damping (002 A6): s = dt / t*, t* = (M / k_n)^{2/5} v₀^{−1/5}, the
-///   time to cross the overlap scale δ* = (M v₀² / k_n)^{2/5} at v₀; there
-///   M δ̈ = −k_n δ^{3/2} − g_n δ^{1/4} δ̇ becomes ÿ = −y^{3/2} − √5 β y^{1/4} ẏ with
-///   g_n = 2β √(5/6) √(3/2 M k_n) (A6): β alone, whatever M, R and v₀.
-///
-/// For Hooke ξ is the pair's (from e), for Hertz β, and for the linear dashpot, whose g_n is
-/// given, ξ = β s with β = g_n / (2 k_n dt). The table holds, at s = 0, s₁, … s_max, the factor
-/// r with which the map's mean over the phases of first touch ([`delivered`]) is the e of the
-/// continuous contact, e = exp(−π ξ / √(1 − ξ²)) (the e asked for, for Hooke; the e the given
-/// dashpot implies, for linear; for Hertz the e asked for, which Tsuji's constant gives the
-/// continuous contact as closely as Hooke's constant does: the map at s = 0.002 gives
-/// 0.0999 for e = 0.1 with either), found by root finding ([`node`]):
-/// the mean falls as the damping grows. r(0) = 1: a fine step needs no correction. A contact
-/// takes r at its own s, interpolated linearly between the nodes. s_max is the step's largest
-/// ratio to a contact the scene accepts, dt = t_c/10 (002 §5.2, t_c = π / (ω √(1 − ξ²)), eq 27),
-/// for Hertz at impacts up to [`HERTZ_SPEEDS`] v_c (dt / t* = (5/4)^{2/5} dt ω_Hooke at v_c,
-/// ω_Hooke² = k_n/M of A5, whose t_c bounds the step); beyond it the last node's r is taken.
-/// Not a tuned factor: computed from the map.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Correction {
-    /// The integrator's step (s) the table is for; 0 for no correction.
-    pub dt: f64,
-    /// The spacing of the nodes in s.
-    spacing: f64,
-    /// r = ξ′/ξ (β′/β for Hertz) at s = k × spacing.
-    ratio: [f64; NODES + 1],
-}
-
 impl Correction {
-    /// No correction: r = 1 everywhere.
-    pub const NONE: Correction = Correction {
-        dt: 0.0,
-        spacing: 1.0,
-        ratio: [1.0; NODES + 1],
-    };
-
     /// The table of the normal `model` for a pair with restitution `e` at the integrator's
     /// step `dt` (s); [`Correction::NONE`] for the models it does not apply to (Flores, whose
     /// damping vanishes at both ends of the contact; PEBBLES; none).
@@ -253,35 +210,6 @@ impl Correction {
             m.push((name, c));
         }
         c
-    }
-
-    /// The factor r at the step's ratio s to the contact (see [`Correction`]).
-    #[inline]
-    pub fn at(&self, s: f64) -> f64 {
-        let u = (s / self.spacing).clamp(0.0, NODES as f64);
-        let k = (u as usize).min(NODES - 1);
-        let f = u - k as f64;
-        self.ratio[k] + f * (self.ratio[k + 1] - self.ratio[k])
-    }
-
-    /// The corrected g_n of a linear-form contact (Hooke, linear) with stiffness `kn` (N/m),
-    /// damping `gn` (N s/m) and reduced mass `m` (kg).
-    #[inline]
-    pub fn linear(&self, kn: f64, gn: f64, m: f64) -> f64 {
-        if self.dt == 0.0 {
-            return gn;
-        }
-        gn * self.at(self.dt * (kn / m).sqrt())
-    }
-
-    /// The corrected g_n of a Hertz contact with stiffness `kn` (N/m^{3/2}), damping `gn`,
-    /// reduced mass `m` (kg), meeting at `v0` (m/s).
-    #[inline]
-    pub fn hertz(&self, kn: f64, gn: f64, m: f64, v0: f64) -> f64 {
-        if self.dt == 0.0 {
-            return gn;
-        }
-        gn * self.at(self.dt * (kn / m).powf(0.4) * v0.powf(0.2))
     }
 }
 
@@ -402,7 +330,7 @@ fn node(form: Form, xi: f64, s: f64, phases: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::normal::damping_factor;
+    use crate::contact::restitution::damping_factor;
 
     /// Hooke at dt = t_c/15 (k = M = 1, t_c = π / √(1 − ξ²)): the phases of first touch
     /// reproduce the head-on pair the soft step gives (0.0836 at the start of a step, 0.0575

@@ -14,6 +14,7 @@ pub(crate) mod law;
 pub mod normal;
 pub mod pebbles;
 pub(crate) mod real;
+pub mod restitution;
 pub mod rolling;
 pub mod tangential;
 pub mod twisting;
@@ -56,7 +57,7 @@ pub struct ContactModel {
     pub characteristic_velocity: f64,
     /// Whether the normal damping of Hooke, Hertz and linear is corrected for the time step,
     /// so that a head-on collision rebounds, in the mean over where in its step it begins,
-    /// with the continuous contact's e (`discrete::Correction`); `false` keeps the constants
+    /// with the continuous contact's e (`restitution::Correction`); `false` keeps the constants
     /// of 002 A5–A6 and 003 eq 11–12 as they are (as LAMMPS and LIGGGHTS use them).
     #[serde(default = "yes")]
     pub step_correction: bool,

@@ -5,7 +5,7 @@
 //! * Hooke (002 eq 3 with p = 1, q = 0; A5): k_n from the characteristic velocity v_c;
 //! * Hertz (002 eq 3 with p = 3/2, q = 1/4; A6): k_n = 4/3 Ē √R;
 //! * Flores (002 eq 5–6; A7): hysteresis damping c_n = k_n α/v₀, α from e exactly
-//!   ([`hunt_crossley_damping`]; eq 6's 8/5 (1−e)/e approximates it);
+//!   ([`super::restitution::hunt_crossley_damping`]; eq 6's 8/5 (1−e)/e approximates it);
 //! * Linear (003 eq 11–12, 18–22): k_n and γ given, k_t = 2/7 k_n by default; tangential
 //!   damping only when given (003 has none; LAMMPS's gran/hooke/history has one);
 //! * Pebbles (001 eq 3.7): Hooke h (pebble–pebble or pebble–wall) and dashpot C⊥ given; its
@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::real::Real;
+use super::restitution::damping_factor;
 use crate::material::PairParams;
 
 /// The normal-force slot.
@@ -29,7 +30,7 @@ pub enum Normal {
     /// Hertzian visco-elastic (002 A6).
     Hertz,
     /// Hertz with Flores et al. (2011) hysteresis damping (002 eq 5–6, A7), its constant
-    /// from e exactly ([`hunt_crossley_damping`]).
+    /// from e exactly ([`super::restitution::hunt_crossley_damping`]).
     Flores,
     /// Linear spring–dashpot with constants given directly (003 §2).
     Linear {
@@ -97,17 +98,6 @@ pub struct NormalOut<R = f64> {
     pub gt: R,
 }
 
-/// Damping ratio factor −ln e / √(ln² e + π²) of a restitution e ∈ [0, 1] (Tsuji et al. 1992).
-/// e = 0 gives its limit 1 (critical damping of the linear oscillator).
-pub fn damping_factor(e: f64) -> f64 {
-    if e <= 0.0 {
-        1.0
-    } else {
-        let l = e.ln();
-        -l / (l * l + std::f64::consts::PI.powi(2)).sqrt()
-    }
-}
-
 /// Hooke normal stiffness k_n = 16/15 Ē √R (15 M v_c² / (16 Ē √R))^{1/5} (002 eq A5), N/m.
 pub fn hooke_stiffness(e_star: f64, r_eff: f64, m_eff: f64, v_c: f64) -> f64 {
     let a = e_star * r_eff.sqrt();
@@ -131,44 +121,9 @@ pub fn mindlin_stiffness(g_star: f64, r_eff: f64) -> f64 {
     8.0 * g_star * r_eff.sqrt()
 }
 
-/// The damping χ v₀ (dimensionless) that makes the Hunt–Crossley force
-/// F = k_n δ^p (1 + χ δ̇) rebound a head-on impact at v₀ with restitution e ∈ (0, 1): the root
-/// α ∈ (0, 1/e) of ln((1 + α)/(1 − e α)) = (1 + e) α.
-///
-/// Our derivation: with u = δ̇, M u du/dδ = −k_n δ^p (1 + χ u) separates into
-/// M u du / (1 + χ u) = −k_n δ^p dδ. Over the whole contact δ goes from 0 back to 0, so the
-/// right side integrates to zero and ∫ from v₀ to −e v₀ of u/(1 + χ u) du = 0, which with
-/// ∫ u/(1 + χ u) du = u/χ − ln(1 + χ u)/χ² is the equation above (for any p). For e → 1,
-/// α → 3/2 (1 − e), Hunt and Crossley's value; Flores et al.'s 8/5 (1 − e)/e (002 eq 6) is
-/// another approximation, which rebounds with 0.069 for e = 0.1 and 0.470 for e = 0.5.
-/// e ≥ 1 gives 0 and e ≤ 0 infinity (Flores needs e > 0).
-pub fn hunt_crossley_damping(e: f64) -> f64 {
-    if e >= 1.0 {
-        return 0.0;
-    }
-    if e <= 0.0 {
-        return f64::INFINITY;
-    }
-    // f(α) = ln(1 + α) − ln(1 − e α) − (1 + e) α is < 0 on (0, α*) and > 0 on (α*, 1/e)
-    // (f(0) = f'(0) = 0, f''(0) = e² − 1 < 0, f → ∞ at 1/e): bisection to the last bit.
-    let f = |a: f64| a.ln_1p() - (-e * a).ln_1p() - (1.0 + e) * a;
-    let (mut lo, mut hi) = (0.0, 1.0 / e);
-    loop {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            return hi;
-        }
-        if f(mid) > 0.0 {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-}
-
 /// Flores's hysteresis damping c_n = k_n α / v₀ (002 eq 5–6 with α = χ v₀ of
-/// [`hunt_crossley_damping`] in place of eq 6's 8/5 (1 − e)/e, so that the contact rebounds
-/// with the e asked for), N s/m^{5/2}; `alpha` = [`hunt_crossley_damping`] of the pair's e.
+/// [`super::restitution::hunt_crossley_damping`] in place of eq 6's 8/5 (1 − e)/e, so that the contact rebounds
+/// with the e asked for), N s/m^{5/2}; `alpha` = [`super::restitution::hunt_crossley_damping`] of the pair's e.
 pub fn flores_damping(kn: f64, alpha: f64, v0: f64) -> f64 {
     kn * alpha / v0
 }
@@ -192,7 +147,7 @@ pub struct Stiffness {
 /// radius R (m) and mass M (kg); `v_c` is Hooke's characteristic velocity and `v0` the relative
 /// normal speed at first touch (Flores, and Hertz's step correction), both m/s; `wall` when
 /// body j is a wall. The normal damping of Hooke, Hertz and linear is corrected for the step
-/// by the pair's table (`p.step`, [`super::discrete::Correction`]) when it has one.
+/// by the pair's table (`p.step`, [`super::restitution::Correction`]) when it has one.
 pub fn stiffness(
     model: &Normal,
     p: &PairParams,
@@ -364,6 +319,7 @@ pub fn linear_equivalent(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::restitution::hunt_crossley_damping;
 
     /// Constants and force in one go, as a contact forming at speed v0 sees them.
     #[allow(clippy::too_many_arguments)]

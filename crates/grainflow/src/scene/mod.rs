@@ -35,7 +35,7 @@ pub mod walls;
 pub use inserts::{InsertSpec, MaterialShare, Region, SizeDistribution};
 pub use method::{ApproxHardOptions, Friction, HardOptions, Integrator, Method, SoftOptions};
 pub use particle_files::{FileSource, LammpsDataSource};
-pub(crate) use particles::{make_particles, MAX_GRAINS};
+pub(crate) use particles::make_particles;
 pub use particles::{
     AnnulusSource, CylinderLayerSource, LatticeSource, ListSource, PackSource, Packing,
     ParticleSource, RandomSource, SphereSpec,
@@ -294,6 +294,10 @@ pub struct OutputSpec {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contacts: bool,
 }
+
+/// Largest number of grains one particle source may make: refused before anything is
+/// allocated (each grain costs about a kilobyte with its neighbour slots).
+pub(crate) const MAX_GRAINS: f64 = 1e8;
 
 /// Refuses `v` at `field` unless it is a finite number > 0.
 pub(crate) fn positive(problems: &mut Vec<Error>, field: impl Into<String>, v: f64) {

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::particle_files::{FileSource, LammpsDataSource, LammpsDumpSource, SsSource};
-use super::{box_corners, finite, in_range, positive, Method, Scene};
+use super::{box_corners, finite, in_range, positive, Method, Scene, MAX_GRAINS};
 use crate::fill::lattice::{lattice_spaced, LatticeKind};
 use crate::fill::{annulus::Annulus, layer::cylinder_layer, random::random_placement};
 use crate::particles::{core_shell_mass_inertia, curve_order, Mobility, ParticleSpec, Particles};
@@ -18,10 +18,6 @@ use crate::{Error, Result};
 
 /// Largest number of lattice sites a scene may ask for.
 const MAX_LATTICE_SITES: f64 = 1e8;
-
-/// Largest number of grains one particle source may make: refused before anything is
-/// allocated (each grain costs about a kilobyte with its neighbour slots).
-pub(crate) const MAX_GRAINS: f64 = 1e8;
 
 /// Refuses `n` grains (or an estimate of them) at `field` past [`MAX_GRAINS`].
 fn too_many(p: &mut Vec<Error>, field: String, n: f64) {

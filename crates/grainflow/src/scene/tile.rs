@@ -11,8 +11,7 @@ use std::path::Path;
 
 use glam::DVec3;
 
-use super::particles::MAX_GRAINS;
-use super::Scene;
+use super::{Scene, MAX_GRAINS};
 use crate::particles::ParticleSpec;
 use crate::{Error, Result};
 
