@@ -5,10 +5,11 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
+use super::pairs::FAR;
 use super::{ContactStats, SoftStepper};
 use crate::particles::{Particles, CHUNK};
 use crate::physics::Physics;
-use crate::simd::Quad;
+use crate::simd::{prefetch, Quad};
 use crate::world::World;
 
 /// Adds to each particle's force and torque, in a fixed order after its block's pair sum, the
@@ -43,6 +44,7 @@ pub(super) fn gather_forces(
     let wall_force = &s.wall_force;
     let body_acc = &s.body.acc;
     let uniform = physics.uniform_acceleration();
+    let far = force.len() >= FAR;
     force
         .par_chunks_mut(CHUNK)
         .zip(torque.par_chunks_mut(CHUNK))
@@ -55,10 +57,10 @@ pub(super) fn gather_forces(
             // so adding them changes no bit; nor do the zeros of a particle no wall acts on.
             let first = |k: usize| cross_to.partition_point(|&to| (to as usize) < k);
             let (from, to) = (first(a), first(b));
-            for (&k, &c) in cross_to[from..to].iter().zip(&cross_of[from..to]) {
-                let (cf, ct) = cross[c as usize];
-                fs[k as usize - a] += cf;
-                ts[k as usize - a] += ct;
+            let crossing = (&cross_to[from..to], &cross_of[from..to]);
+            match far {
+                true => add_crossing::<true>(fs, ts, a, crossing, cross),
+                false => add_crossing::<false>(fs, ts, a, crossing, cross),
             }
             let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
             for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
@@ -93,6 +95,34 @@ pub(super) fn gather_forces(
             }
         })
         .reduce(ContactStats::default, ContactStats::merge)
+}
+
+/// Crossing pairs ahead whose reactions [`add_crossing`] asks for.
+const CROSS_AHEAD: usize = 16;
+
+/// Adds the reactions `cross` of the crossing pairs `(to, of)` (the grain each names, from
+/// `a` on, and where its reaction lies) to the forces `fs` and torques `ts` of their grains,
+/// in order. With `AHEAD` (grains too many for the caches: [`FAR`]) it asks for the reaction
+/// [`CROSS_AHEAD`] pairs on first: the reactions lie in the order of the list's slots, not
+/// of the grains, so that memory answers while the loop works.
+#[inline(always)]
+fn add_crossing<const AHEAD: bool>(
+    fs: &mut [DVec3],
+    ts: &mut [DVec3],
+    a: usize,
+    (to, of): (&[u32], &[u32]),
+    cross: &[(DVec3, DVec3)],
+) {
+    for (x, (&k, &c)) in to.iter().zip(of).enumerate() {
+        if let Some(&later) = of.get(x + CROSS_AHEAD).filter(|_| AHEAD) {
+            let p = cross.as_ptr().wrapping_add(later as usize);
+            prefetch(p);
+            prefetch(p.cast::<u8>().wrapping_add(size_of::<(DVec3, DVec3)>() - 1));
+        }
+        let (cf, ct) = cross[c as usize];
+        fs[k as usize - a] += cf;
+        ts[k as usize - a] += ct;
+    }
 }
 
 /// F += m a(k) for the movable particles of a chunk (inverse mass > 0; 003 eq 1), with `acc`

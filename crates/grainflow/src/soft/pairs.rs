@@ -16,8 +16,9 @@ use glam::DVec3;
 use super::{body, ContactStats};
 use crate::boundary::MinimumImage;
 use crate::contact::lanes::{Contacts, Lanes, Touches, V3};
-use crate::contact::normal::shared_stiffness;
+use crate::contact::normal::{shared_stiffness, stiffness, Normal, Stiffness};
 use crate::contact::{ContactState, Extra, Formed, Slip, Touch};
+use crate::material::{effective_mass, effective_radius};
 use crate::neighbor::NOT_CROSSING;
 use crate::particles::Particles;
 use crate::physics::Physics;
@@ -55,6 +56,11 @@ pub(super) struct PairParts<'a> {
     /// The reactions of pairs crossing into a later block, for the gather.
     pub cross: &'a mut [(DVec3, DVec3)],
 }
+
+/// Grains from which the pair loop asks for the partners' state ahead of its use: about a
+/// kilobyte of state each, they then fill many times a last-level cache of tens of MiB, and a
+/// partner the list names ahead of the rows is read from memory.
+pub(super) const FAR: usize = 1 << 17;
 
 /// The owners, partners and partners' grains of a run of slots.
 type Slots<'a> = (&'a [u32], &'a [u32], &'a [u32]);
@@ -100,6 +106,9 @@ struct Rows<'a> {
     constants: PairConstants,
     /// Whether some grain is immovable: a pair of two takes the scalar law.
     fixed: bool,
+    /// Whether the grains are too many for the caches ([`FAR`]): the overlap test then asks
+    /// for the partners' state ahead of its use.
+    far: bool,
     /// k_n, k_t, g_n and g_t of every contact, when the model gives them for any pair
     /// ([`shared_stiffness`]): the lanes then read them from no history.
     stiffness: Option<[f64; 4]>,
@@ -190,7 +199,9 @@ pub(super) fn pair_forces(parts: PairParts<'_>, physics: &Physics, dt: f64) -> C
         per_pair: Lanes::covers(&physics.model, dt).is_some_and(Lanes::per_pair),
         constants,
         fixed: packed.fixed,
+        far: n >= FAR,
         stiffness: shared_stiffness(&physics.model.normal, physics.table.step_corrected())
+            .or_else(|| alike_stiffness(physics, packed, particles))
             .map(|s| [s.kn, s.kt, s.gn, s.gt]),
         dt,
     };
@@ -310,9 +321,19 @@ impl Rows<'_> {
             ))]
             {
                 let first = (run.start, shifted);
-                match self.fold {
-                    Some(_) => self.test_established::<true>(slots, history, first, found),
-                    None => self.test_established::<false>(slots, history, first, found),
+                match (self.fold.is_some(), self.far) {
+                    (true, false) => {
+                        self.test_established::<true, false>(slots, history, first, found)
+                    }
+                    (false, false) => {
+                        self.test_established::<false, false>(slots, history, first, found)
+                    }
+                    (true, true) => {
+                        self.test_established::<true, true>(slots, history, first, found)
+                    }
+                    (false, true) => {
+                        self.test_established::<false, true>(slots, history, first, found)
+                    }
                 }
             }
             #[cfg(not(all(
@@ -657,6 +678,38 @@ impl Rows<'_> {
     }
 }
 
+/// Whether the pair loop reads the alike grains' constants ([`alike_stiffness`]): when the
+/// model gives no constants shared by every pair ([`shared_stiffness`]). Only then does the
+/// drift look whether the grains are alike.
+pub(super) fn reads_alike(physics: &Physics) -> bool {
+    shared_stiffness(&physics.model.normal, physics.table.step_corrected()).is_none()
+}
+
+/// The constants every contact between two grains was formed with, when the grains are all
+/// alike (one material, radius and inverse mass, not 0: [`Packed::alike`]) and the model's
+/// constants depend on nothing else of the pair (Hooke, Hertz without the step's correction,
+/// the linear spring–dashpot; not Flores or a corrected Hertz, which read the speed of
+/// approach): the scalar law's constants at formation ([`crate::contact::ContactModel::force`],
+/// with the effective radius and mass of 002 eq A2), the same bits. The lanes then read them
+/// from no history, which saves a stream of four numbers per listed pair.
+fn alike_stiffness(physics: &Physics, packed: &Packed, grains: &Particles) -> Option<Stiffness> {
+    let m = packed.material.filter(|_| packed.alike)? as usize;
+    let (r, w) = (*grains.radius.first()?, *grains.inv_mass.first()?);
+    let model = &physics.model;
+    let p = physics.table.get(m, m);
+    let approach = match model.normal {
+        Normal::Flores => true,
+        Normal::Hertz => p.step.dt > 0.0,
+        _ => false,
+    };
+    if approach || w == 0.0 {
+        return None;
+    }
+    let (r_eff, m_eff) = (effective_radius(r, Some(r)), effective_mass(w, w));
+    let v_c = model.characteristic_velocity;
+    Some(stiffness(&model.normal, p, r_eff, m_eff, v_c, v_c, false))
+}
+
 /// The largest overlap for its radius in `stats`, of a group's pairs of radii in `c` touching
 /// at `touches`, whose owners are `owners`: lane by lane in order where some lane exceeds the
 /// largest so far.
@@ -675,5 +728,39 @@ fn note_overlaps(stats: &mut ContactStats, c: &Contacts, touches: &Touches, owne
                 stats.worst = owner as usize;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alike_grains_give_every_contact_the_constants_it_was_formed_with() {
+        // S1's bed (one material, radius 0.5 mm and mass, Hertz without the step's
+        // correction): after some steps every touching pair's constants, formed by the scalar
+        // law pair by pair, must be the alike grains' to the bit; and one grain of another
+        // radius must leave the grains unlike.
+        let toml = include_str!("../../../../scenes/bench/s1.toml");
+        let mut sim = crate::soft::tests::bench_scene(toml, "s1");
+        for _ in 0..20 {
+            sim.step().expect("stable");
+        }
+        let (w, physics, s) = crate::soft::tests::parts(&mut sim);
+        let alike = alike_stiffness(physics, &s.packed, &w.particles).expect("S1's are alike");
+        assert_eq!(w.particles.radius[0], 5e-4);
+        let nl = &w.neighbors;
+        let touching: Vec<usize> = (0..nl.len()).filter(|&k| nl.slip[k].touching()).collect();
+        assert!(touching.len() > 40_000, "{} touching", touching.len());
+        let bits = |s: Stiffness| [s.kn, s.kt, s.gn, s.gt].map(f64::to_bits);
+        for k in touching {
+            assert_eq!(bits(nl.formed[k].0), bits(alike), "slot {k}");
+        }
+        w.particles.radius[7] *= 1.01;
+        s.packed.fresh = false;
+        let period = physics.periodic.lengths();
+        pack(&mut s.packed, &w.particles, &w.neighbors, period);
+        assert!(!s.packed.alike);
+        assert_eq!(alike_stiffness(physics, &s.packed, &w.particles), None);
     }
 }

@@ -41,6 +41,7 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
     // The shifts of grains that wrapped since the build, when the list keeps ghosts and was
     // built for these grains (else the rebuild to come packs them).
     let shifts = neighbors.ghosts.is_some() && !stale;
+    let alike = pairs::reads_alike(physics);
     let (runs, shift) = (&mut packed.pos[..n], &mut packed.shift[..n]);
     let flags = packed
         .shifted
@@ -75,7 +76,11 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
                 let built = neighbors.built_at(a..b);
                 pairs::shift_chunk(qs, (flags.0, flags.1), xs, built, period, moved);
             }
-            (left, Some(Facts::of(&material[a..b], &inv_mass[a..b])))
+            let radius = alike.then(|| &radius[a..b]);
+            (
+                left,
+                Some(Facts::of(&material[a..b], &inv_mass[a..b], radius)),
+            )
         })
         .reduce(
             || (false, None),

@@ -43,6 +43,10 @@ pub struct Packed {
     built: Option<u64>,
     /// The material of every grain, when they all have the same.
     pub material: Option<u16>,
+    /// Whether every grain has the same radius and inverse mass (bit for bit), when the pair
+    /// loop asks ([`super::reads_alike`]): every contact's constants are then those of any
+    /// pair of two grains.
+    pub alike: bool,
     /// Whether some grain is immovable (inverse mass 0).
     pub fixed: bool,
     /// Whether the runs hold the grains as they are now: set by the pass that packs them
@@ -73,6 +77,7 @@ impl Packed {
     /// grains' written first).
     pub(in crate::soft) fn note(&mut self, facts: Option<Facts>, nl: &NeighborList, l: DVec3) {
         self.material = facts.and_then(|f| f.material);
+        self.alike = facts.is_some_and(|f| f.alike.is_some());
         self.fixed = facts.is_some_and(|f| f.fixed);
         self.fresh = true;
         match &nl.ghosts {
@@ -191,18 +196,33 @@ impl Shifts<'_> {
 pub(in crate::soft) struct Facts {
     /// The material of every grain of the run, when they all have the same.
     material: Option<u16>,
+    /// The radius and inverse mass of every grain of the run, when they all have the same.
+    alike: Option<[f64; 2]>,
     /// Whether some grain of the run is immovable (inverse mass 0).
     fixed: bool,
 }
 
 impl Facts {
-    /// The facts of the grains with materials `material` and inverse masses `inv_mass`, at
-    /// least one. Folded without stopping early, so that the compiler can take the grains
-    /// eight or more at a time.
-    pub(in crate::soft) fn of(material: &[u16], inv_mass: &[f64]) -> Facts {
+    /// The facts of the grains with materials `material`, inverse masses `inv_mass` and
+    /// radii `radius`, at least one; whether they are alike only when `radius` is given (the
+    /// pair loop asks: [`super::reads_alike`]). Folded without stopping early, so that the
+    /// compiler can take the grains eight or more at a time.
+    pub(in crate::soft) fn of(material: &[u16], inv_mass: &[f64], radius: Option<&[f64]>) -> Facts {
         let first = material.first().copied();
+        let same = |v: &[f64], x: f64| {
+            v.iter()
+                .fold(true, |all, y| all & (y.to_bits() == x.to_bits()))
+        };
+        let alike = match (radius, inv_mass.first()) {
+            (Some(radius), Some(&w)) => {
+                let r = radius.first().copied().unwrap_or(0.0);
+                (same(radius, r) && same(inv_mass, w)).then_some([r, w])
+            }
+            _ => None,
+        };
         Facts {
             material: first.filter(|&m| material.iter().fold(true, |all, &k| all & (k == m))),
+            alike,
             fixed: inv_mass.iter().fold(false, |any, &w| any | (w == 0.0)),
         }
     }
@@ -212,6 +232,9 @@ impl Facts {
         match (a, b) {
             (Some(a), Some(b)) => Some(Facts {
                 material: a.material.filter(|&m| b.material == Some(m)),
+                alike: a
+                    .alike
+                    .filter(|x| b.alike.map(|y| y.map(f64::to_bits)) == Some(x.map(f64::to_bits))),
                 fixed: a.fixed | b.fixed,
             }),
             (a, b) => a.or(b),
@@ -230,11 +253,16 @@ pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles, nl: &NeighborList, pe
         if q.built != Some(nl.builds) {
             q.resize(p.len(), nl);
             q.rewritten.fill(false);
-            let facts = Facts {
-                material: q.material,
-                fixed: q.fixed,
-            };
+            let (facts, alike) = (
+                Facts {
+                    material: q.material,
+                    alike: None,
+                    fixed: q.fixed,
+                },
+                q.alike,
+            );
             q.note(Some(facts), nl, period);
+            q.alike = alike;
         }
         return;
     }
@@ -254,7 +282,11 @@ pub(in crate::soft) fn pack(q: &mut Packed, p: &Particles, nl: &NeighborList, pe
                 let (x, built) = (&p.pos[a..b], nl.built_at(a..b));
                 shift_chunk(shift, flags, x, built, period, true);
             }
-            Some(Facts::of(&p.material[a..b], &p.inv_mass[a..b]))
+            Some(Facts::of(
+                &p.material[a..b],
+                &p.inv_mass[a..b],
+                Some(&p.radius[a..b]),
+            ))
         })
         .reduce(|| None, Facts::both);
     q.note(facts, nl, period);

@@ -11,13 +11,14 @@
 
 use super::{Found, History, Rows, Run, Shifts, Slots};
 use crate::contact::Slip;
-use crate::simd::{Quad, F, LANES};
+use crate::simd::{prefetch, Quad, F, LANES};
 
 impl Rows<'_> {
     /// [`Rows::test`] for a model the lanes cover, in the widest registers the build has;
-    /// `FOLD`: the separations by the minimum image ([`Rows::fold`], which must be there).
+    /// `FOLD`: the separations by the minimum image ([`Rows::fold`], which must be there);
+    /// `FAR`: asking for the partners ahead ([`Rows::ask_partners`]).
     #[inline(always)]
-    pub(super) fn test_established<const FOLD: bool>(
+    pub(super) fn test_established<const FOLD: bool, const FAR: bool>(
         &self,
         slots: Slots,
         history: History,
@@ -30,7 +31,7 @@ impl Rows<'_> {
             target_feature = "avx512vl"
         ))]
         {
-            self.test_avx512::<FOLD>(slots, history, first, found)
+            self.test_avx512::<FOLD, FAR>(slots, history, first, found)
         }
         #[cfg(all(
             target_arch = "x86_64",
@@ -38,7 +39,7 @@ impl Rows<'_> {
             not(all(target_feature = "avx512f", target_feature = "avx512vl"))
         ))]
         {
-            self.test_avx2::<FOLD>(slots, history, first, found)
+            self.test_avx2::<FOLD, FAR>(slots, history, first, found)
         }
     }
 }
@@ -104,6 +105,38 @@ impl Rows<'_> {
     }
 }
 
+/// Slots ahead of the overlap test whose partners' centres a far list asks for
+/// ([`Rows::ask_partners`]): about the slots the test goes through while memory answers.
+const FAR_AHEAD: usize = 96;
+
+impl Rows<'_> {
+    /// Asks for what the pair loop reads of partners when the grains are many more than the
+    /// caches hold ([`Rows::far`]), so that memory answers while the loop works: the centres
+    /// of the partners of the [`LANES`] slots [`FAR_AHEAD`] after slot `s` of the list, which
+    /// the overlap test reads, and the velocities and spins of the partners `j` of the
+    /// `touching` lanes (bits) of the slots from `s`, which the contact law's inputs read once
+    /// the batch is full. A grain's state is then read where it was asked for, not where the
+    /// list first names it, far ahead of the stream of rows.
+    #[inline(always)]
+    fn ask_partners(&self, s: usize, j: &[u32; LANES], mut touching: u32) {
+        if let Some(ahead) = self.partner_grain.get(s + FAR_AHEAD..s + FAR_AHEAD + LANES) {
+            for &k in ahead {
+                prefetch(self.pos.as_ptr().wrapping_add(k as usize));
+            }
+        }
+        // The list's own streams, further on, for the grains above.
+        let on = s + 2 * FAR_AHEAD;
+        prefetch(self.partner_grain.as_ptr().wrapping_add(on));
+        prefetch(self.owner.as_ptr().wrapping_add(on));
+        while touching != 0 {
+            let k = j[touching.trailing_zeros() as usize] as usize;
+            prefetch(self.vel.as_ptr().wrapping_add(k));
+            prefetch(self.omega.as_ptr().wrapping_add(k));
+            touching &= touching - 1;
+        }
+    }
+}
+
 /// Asks for the histories of the [`LANES`] slots [`AHEAD`] after slot `k`.
 #[inline(always)]
 fn ask_ahead(history: &History, k: usize) {
@@ -158,7 +191,7 @@ impl Rows<'_> {
     /// [`Rows::test`] for a model the lanes cover, eight slots at a time in one AVX-512
     /// register, each list's new entries written with one compressed store.
     #[inline(always)]
-    pub(super) fn test_avx512<const FOLD: bool>(
+    pub(super) fn test_avx512<const FOLD: bool, const FAR: bool>(
         &self,
         (owner, partner, grain): Slots,
         history: History,
@@ -224,6 +257,9 @@ impl Rows<'_> {
                 let before = touched(slip, k, count) as __mmask8;
                 let gone = valid & apart & before;
                 history.ask_forming(k, u32::from(touching & !before));
+                if FAR {
+                    self.ask_partners(shifted.at + k, oj, u32::from(touching));
+                }
                 let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
                 let put = |v: __m256i, dst: *mut u32, m: __mmask8| {
                     _mm256_storeu_si256(dst.cast(), _mm256_maskz_compress_epi32(m, v))
@@ -345,7 +381,7 @@ mod avx2 {
         /// lanes): as [`Rows::test_avx512`], with each list's new entries put in front of their
         /// register by a permutation looked up from the touching lanes (AVX2 has no compress).
         #[inline(always)]
-        pub(in crate::soft::pairs) fn test_avx2<const FOLD: bool>(
+        pub(in crate::soft::pairs) fn test_avx2<const FOLD: bool, const FAR: bool>(
             &self,
             (owner, partner, grain): Slots,
             history: History,
@@ -416,6 +452,9 @@ mod avx2 {
                     let before = touched(slip, k, count);
                     let gone = valid & apart & before;
                     history.ask_forming(k, touching & !before);
+                    if FAR {
+                        self.ask_partners(shifted.at + k, oj, touching);
+                    }
                     let slot = _mm256_add_epi32(_mm256_set1_epi32((first + k) as i32), lane);
                     let put = |v: __m256i, dst: *mut u32, m: u32| {
                         let order = _mm256_loadu_si256(FRONT[m as usize].as_ptr().cast());
@@ -544,6 +583,7 @@ mod tests {
                 per_pair: false,
                 constants: PairConstants::ByMaterial,
                 fixed,
+                far: fixed,
                 stiffness: None,
                 dt: physics.dt,
             };
@@ -611,16 +651,16 @@ mod tests {
                         #[cfg(all(target_feature = "avx512f", target_feature = "avx512vl"))]
                         {
                             let tests: [VectorTest; 2] = [
-                                |r, o, s, f, b| r.test_avx512::<false>(o, s, f, b),
-                                |r, o, s, f, b| r.test_avx512::<true>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx512::<false, false>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx512::<true, true>(o, s, f, b),
                             ];
                             check(tests[usize::from(fold)], &mut b, bits);
                         }
                         #[cfg(target_feature = "avx2")]
                         {
                             let tests: [VectorTest; 2] = [
-                                |r, o, s, f, b| r.test_avx2::<false>(o, s, f, b),
-                                |r, o, s, f, b| r.test_avx2::<true>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx2::<false, true>(o, s, f, b),
+                                |r, o, s, f, b| r.test_avx2::<true, false>(o, s, f, b),
                             ];
                             check(tests[usize::from(fold)], &mut b, bits);
                         }
