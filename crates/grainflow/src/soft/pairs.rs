@@ -245,7 +245,9 @@ impl Rows<'_> {
     fn block(&self, mut block: Block, batch: &mut Batch) -> ContactStats {
         let mut stats = ContactStats::default();
         let rows = block.force.len();
-        batch.sums[..rows].fill(Sums::default());
+        if !std::mem::replace(&mut batch.zeroed, false) {
+            batch.sums.fill(Sums::default());
+        }
         let slots = self.start[block.first + rows] - block.first_slot;
         let mut k = 0;
         while k < slots {
@@ -258,7 +260,9 @@ impl Rows<'_> {
             }
             self.sum(batch, &mut block, &mut stats);
         }
-        let sums = &batch.sums[..rows];
+        // Each sum is zeroed as it is written out, while its line is in cache: the next block
+        // finds its rows zero, with no pass of its own over them.
+        let sums = &mut batch.sums[..rows];
         for ((f, t), s) in block
             .force
             .iter_mut()
@@ -267,7 +271,9 @@ impl Rows<'_> {
         {
             *f = DVec3::new(s.force.0[0], s.force.0[1], s.force.0[2]);
             *t = DVec3::new(s.torque.0[0], s.torque.0[1], s.torque.0[2]);
+            *s = Sums::default();
         }
+        batch.zeroed = true;
         stats
     }
 
@@ -430,7 +436,9 @@ impl Rows<'_> {
     fn sum(&self, batch: &mut Batch, block: &mut Block, stats: &mut ContactStats) {
         let (a, base) = (block.first, block.first_slot);
         let keep = !block.reaction.is_empty();
-        let Batch { found, work, sums } = batch;
+        let Batch {
+            found, work, sums, ..
+        } = batch;
         stats.contacts += found.len;
         found.pad();
         let groups = found.len.div_ceil(LANES);

@@ -85,7 +85,12 @@ pub(super) const ROOM: usize = BATCH + LANES;
 pub(super) struct Batch {
     pub(super) found: Found,
     pub(super) work: Work,
+    /// Each row's sums; all zero between blocks, since each block zeroes the rows it used as
+    /// it writes them out ...
     pub(super) sums: [Sums; BLOCK],
+    /// ... unless a block was left unfinished (a panic unwound through it): then the next
+    /// block zeroes its rows first.
+    pub(super) zeroed: bool,
 }
 
 /// A grain's force and torque as runs of four numbers, in one cache line: a pair's sum into
@@ -127,6 +132,7 @@ impl Batch {
     pub(super) fn empty() -> Batch {
         Batch {
             sums: [Sums::default(); BLOCK],
+            zeroed: true,
             found: Found::empty(),
             work: Work {
                 inputs: [Contacts::default(); GROUPS],
