@@ -33,16 +33,18 @@ pub struct DataAtom {
 
 /// Reads the atoms of a LAMMPS data file; `.gz` files are decompressed.
 pub fn read_lammps_data(path: &Path) -> Result<Vec<DataAtom>> {
-    let text = super::input::read_text(path)?;
-    parse_lammps_data(&text).map_err(|reason| Error::Format {
+    let mut parser = Parser::default();
+    super::input::for_each_line(path, |number, line| parser.line(number, line))?;
+    parser.finish().map_err(|reason| Error::Format {
         path: path.to_path_buf(),
         reason,
     })
 }
 
 /// Section the parser is in.
-#[derive(PartialEq)]
+#[derive(Default, PartialEq)]
 enum Section {
+    #[default]
     Header,
     Atoms,
     Velocities,
@@ -72,15 +74,29 @@ fn numbers(line: &str, n: usize, lineno: usize, what: &str) -> Result<Vec<f64>, 
 
 /// Parses the text of a LAMMPS data file (what [`read_lammps_data`] reads).
 pub fn parse_lammps_data(text: &str) -> Result<Vec<DataAtom>, String> {
-    let mut count = None;
-    let mut section = Section::Header;
-    let mut atoms: Vec<DataAtom> = Vec::new();
-    let mut velocities: HashMap<u64, (DVec3, DVec3)> = HashMap::new();
-    for (k, raw) in text.lines().enumerate().skip(1) {
-        let lineno = k + 1;
+    let mut parser = Parser::default();
+    for (k, line) in text.lines().enumerate() {
+        parser.line(k + 1, line)?;
+    }
+    parser.finish()
+}
+
+/// The parse of a data file so far, line by line.
+#[derive(Default)]
+struct Parser {
+    /// The header's atom count, once read.
+    count: Option<usize>,
+    section: Section,
+    atoms: Vec<DataAtom>,
+    velocities: HashMap<u64, (DVec3, DVec3)>,
+}
+
+impl Parser {
+    /// Takes line `lineno` (from 1; the first, the file's title, is skipped).
+    fn line(&mut self, lineno: usize, raw: &str) -> Result<(), String> {
         let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
+        if lineno == 1 || line.is_empty() {
+            return Ok(());
         }
         let first = line.split_whitespace().next().unwrap_or("");
         if first
@@ -88,7 +104,7 @@ pub fn parse_lammps_data(text: &str) -> Result<Vec<DataAtom>, String> {
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic())
         {
-            section = match first {
+            self.section = match first {
                 "Atoms" => {
                     let style = raw.split('#').nth(1).map(str::trim).unwrap_or("sphere");
                     if style != "sphere" {
@@ -101,11 +117,11 @@ pub fn parse_lammps_data(text: &str) -> Result<Vec<DataAtom>, String> {
                 "Velocities" => Section::Velocities,
                 _ => Section::Other,
             };
-            continue;
+            return Ok(());
         }
-        match section {
+        match self.section {
             Section::Header if line.ends_with("atoms") => {
-                count = Some(numbers(line, 1, lineno, "atom count")?[0] as usize);
+                self.count = Some(numbers(line, 1, lineno, "atom count")?[0] as usize);
             }
             Section::Atoms => {
                 let v = numbers(line, 7, lineno, "Atoms (id type diameter density x y z)")?;
@@ -115,7 +131,7 @@ pub fn parse_lammps_data(text: &str) -> Result<Vec<DataAtom>, String> {
                         v[2], v[3]
                     ));
                 }
-                atoms.push(DataAtom {
+                self.atoms.push(DataAtom {
                     id: v[0] as u64,
                     kind: v[1] as u32,
                     radius: 0.5 * v[2],
@@ -128,27 +144,32 @@ pub fn parse_lammps_data(text: &str) -> Result<Vec<DataAtom>, String> {
             Section::Velocities => {
                 let v = numbers(line, 7, lineno, "Velocities (id vx vy vz wx wy wz)")?;
                 let pair = (DVec3::new(v[1], v[2], v[3]), DVec3::new(v[4], v[5], v[6]));
-                velocities.insert(v[0] as u64, pair);
+                self.velocities.insert(v[0] as u64, pair);
             }
             Section::Header | Section::Other => {}
         }
+        Ok(())
     }
-    if let Some(n) = count {
-        if n != atoms.len() {
-            return Err(format!(
-                "the header says {n} atoms, the Atoms section has {}",
-                atoms.len()
-            ));
+
+    /// The atoms, sorted by id, with their velocities; checked against the header's count.
+    fn finish(mut self) -> Result<Vec<DataAtom>, String> {
+        if let Some(n) = self.count {
+            if n != self.atoms.len() {
+                return Err(format!(
+                    "the header says {n} atoms, the Atoms section has {}",
+                    self.atoms.len()
+                ));
+            }
         }
-    }
-    atoms.sort_by_key(|a| a.id);
-    for a in atoms.iter_mut() {
-        if let Some(&(v, w)) = velocities.get(&a.id) {
-            a.vel = v;
-            a.omega = w;
+        self.atoms.sort_by_key(|a| a.id);
+        for a in self.atoms.iter_mut() {
+            if let Some(&(v, w)) = self.velocities.get(&a.id) {
+                a.vel = v;
+                a.omega = w;
+            }
         }
+        Ok(self.atoms)
     }
-    Ok(atoms)
 }
 
 #[cfg(test)]
