@@ -29,7 +29,9 @@ fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> T {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: ab BASE_SCENES NEW_SCENES SCENE [TURNS] [STEPS_PER_TURN] [PAD_SMALL] [PAD_BIG]");
+        eprintln!(
+            "usage: ab BASE_SCENES NEW_SCENES SCENE [TURNS] [STEPS_PER_TURN] [PAD_SMALL] [PAD_BIG]"
+        );
         std::process::exit(2);
     }
     let (base_dir, new_dir, name) = (Path::new(&args[1]), Path::new(&args[2]), &args[3]);
@@ -42,7 +44,10 @@ fn main() {
         std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
     };
     let (toml_base, toml_new) = (read(base_dir), read(new_dir));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("one thread");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("one thread");
     pool.install(|| {
         let scene = grainflow_base::scene::Scene::from_toml(&toml_base, name).expect("base scene");
         let mut b = grainflow_base::sim::Simulation::new(scene, base_dir).expect("base run");
