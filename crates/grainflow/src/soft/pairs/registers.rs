@@ -115,7 +115,7 @@ impl Rows<'_> {
     /// of the partners of the [`LANES`] slots [`FAR_AHEAD`] after slot `s` of the list, which
     /// the overlap test reads, and the velocities and spins of the partners `j` of the
     /// `touching` lanes (bits) of the slots from `s`, which the contact law's inputs read once
-    /// the batch is full. A grain's state is then read where it was asked for, not where the
+    /// the batch is full; and the slots' crossing indices, which the sums read. A grain's state is then read where it was asked for, not where the
     /// list first names it, far ahead of the stream of rows.
     #[inline(always)]
     fn ask_partners(&self, s: usize, j: &[u32; LANES], mut touching: u32) {
@@ -128,6 +128,7 @@ impl Rows<'_> {
         let on = s + 2 * FAR_AHEAD;
         prefetch(self.partner_grain.as_ptr().wrapping_add(on));
         prefetch(self.owner.as_ptr().wrapping_add(on));
+        prefetch(self.cross_slot.as_ptr().wrapping_add(on));
         while touching != 0 {
             let k = j[touching.trailing_zeros() as usize] as usize;
             prefetch(self.vel.as_ptr().wrapping_add(k));
