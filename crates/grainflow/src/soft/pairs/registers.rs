@@ -107,7 +107,12 @@ impl Rows<'_> {
 
 /// Slots ahead of the overlap test whose partners' centres a far list asks for
 /// ([`Rows::ask_partners`]): about the slots the test goes through while memory answers.
-const FAR_AHEAD: usize = 96;
+const FAR_AHEAD: usize = 160;
+
+/// Slots further ahead than [`AHEAD`] whose histories a far list asks for: the history is
+/// a stream of its own, and a step of the test over [`LANES`] slots is short against
+/// memory's answer when the stream is not in the caches.
+const FAR_HISTORY: usize = 84;
 
 impl Rows<'_> {
     /// Asks for what the pair loop reads of partners when the grains are many more than the
@@ -227,7 +232,7 @@ impl Rows<'_> {
             while k < n {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
-                ask_ahead(&history, k);
+                ask_ahead(&history, k + if FAR { FAR_HISTORY } else { 0 });
                 let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                 let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                 // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
@@ -416,7 +421,7 @@ mod avx2 {
                 while k < n {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
-                    ask_ahead(&history, k);
+                    ask_ahead(&history, k + if FAR { FAR_HISTORY } else { 0 });
                     let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                     let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                     // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
