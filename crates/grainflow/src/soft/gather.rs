@@ -102,10 +102,11 @@ fn gather_in<const AHEAD: bool>(
                 None => body_force(fs, vs, (mass, inv_mass), kick, |o| body_acc[a + o], ahead),
             }
             if let Some(h) = kick {
-                kick_by(ws, ts, &inv_inertia[a..b], h, |q| {
+                let mut k = b;
+                kick_by(ws, ts, &inv_inertia[a..b], h, || {
                     if AHEAD {
-                        let k = b + 4 * q;
                         (ask::<DVec3>(at_w, k), ask::<f64>(at_i, k));
+                        k += 4;
                     }
                 });
             }

@@ -80,21 +80,23 @@ fn kick_drift_pack_in<const AHEAD: bool>(
         .enumerate()
         .map(|(c, ((((xs, vs), ws), qp), (qs, flags)))| {
             let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
-            // The next chunk's grains b + 4q.., four at a time: half of its runs asked for
-            // by each kick.
-            kick(vs, &force[a..b], &inv_mass[a..b], h, |q| {
+            // The next chunk's grains from b, four at a time: half of its runs asked for by
+            // each kick.
+            let mut k = b;
+            kick(vs, &force[a..b], &inv_mass[a..b], h, || {
                 if AHEAD {
-                    let k = b + 4 * q;
                     (ask::<DVec3>(at_v, k), ask::<DVec3>(at_f, k));
                     (ask::<f64>(at_m, k), ask::<DVec3>(at_x, k));
+                    k += 4;
                 }
             });
-            kick(ws, &torque[a..b], &inv_inertia[a..b], h, |q| {
+            let mut k = b;
+            kick(ws, &torque[a..b], &inv_inertia[a..b], h, || {
                 if AHEAD {
-                    let k = b + 4 * q;
                     (ask::<DVec3>(at_w, k), ask::<DVec3>(at_t, k));
                     (ask::<f64>(at_i, k), ask::<f64>(at_r, k));
                     (ask::<Run>(at_q, k), ask::<DVec3>(at_b, k));
+                    k += 4;
                 }
             });
             drift(xs, vs, dt);
@@ -151,17 +153,17 @@ pub fn half_kick(world: &mut World, dt: f64) {
         .zip(inv_mass.par_chunks(CHUNK))
         .zip(inv_inertia.par_chunks(CHUNK))
         .for_each(|(((((vs, ws), fs), ts), ims), iis)| {
-            kick(vs, fs, ims, h, |_| {});
-            kick(ws, ts, iis, h, |_| {});
+            kick(vs, fs, ims, h, || {});
+            kick(ws, ts, iis, h, || {});
         });
 }
 
 /// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
 /// vectors taken as one run of numbers, four grains (twelve numbers, three runs of four) at a
 /// time; each number gets the same two products and sum as grain by grain, so the same bits.
-/// `ahead(q)` is called before the q-th four grains (a pass's requests for later grains).
+/// `ahead()` is called before each four grains (a pass's requests for later grains).
 #[inline(always)]
-pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64, ahead: impl Fn(usize)) {
+pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64, mut ahead: impl FnMut()) {
     let v: &mut [f64] = bytemuck::cast_slice_mut(v);
     let f: &[f64] = bytemuck::cast_slice(f);
     let (mut vs, mut fs, mut ws) = (
@@ -171,8 +173,8 @@ pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64, ahead:
     );
     let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
     let h4 = Quad::new([h; 4]);
-    for (q, ((v, f), w)) in (&mut vs).zip(&mut fs).zip(&mut ws).enumerate() {
-        ahead(q);
+    for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
+        ahead();
         let hw = (h4 * quad(w)).triple();
         for (r, hw) in hw.iter().enumerate() {
             let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
