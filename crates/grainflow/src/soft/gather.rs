@@ -92,8 +92,10 @@ fn gather_in<const AHEAD: bool>(
             let ahead = |q: usize| {
                 if AHEAD {
                     let k = b + 4 * q;
-                    (ask::<DVec3>(at_f, k), ask::<DVec3>(at_t, k));
-                    (ask::<DVec3>(at_v, k), ask::<f64>(at_m, k));
+                    ask::<DVec3>(at_f, k);
+                    ask::<DVec3>(at_t, k);
+                    ask::<DVec3>(at_v, k);
+                    ask::<f64>(at_m, k);
                     ask::<f64>(at_n, k);
                 }
             };
@@ -105,7 +107,8 @@ fn gather_in<const AHEAD: bool>(
                 let mut k = b;
                 kick_by(ws, ts, &inv_inertia[a..b], h, || {
                     if AHEAD {
-                        (ask::<DVec3>(at_w, k), ask::<f64>(at_i, k));
+                        ask::<DVec3>(at_w, k);
+                        ask::<f64>(at_i, k);
                         k += 4;
                     }
                 });

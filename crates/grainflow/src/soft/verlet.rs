@@ -85,17 +85,22 @@ fn kick_drift_pack_in<const AHEAD: bool>(
             let mut k = b;
             kick(vs, &force[a..b], &inv_mass[a..b], h, || {
                 if AHEAD {
-                    (ask::<DVec3>(at_v, k), ask::<DVec3>(at_f, k));
-                    (ask::<f64>(at_m, k), ask::<DVec3>(at_x, k));
+                    ask::<DVec3>(at_v, k);
+                    ask::<DVec3>(at_f, k);
+                    ask::<f64>(at_m, k);
+                    ask::<DVec3>(at_x, k);
                     k += 4;
                 }
             });
             let mut k = b;
             kick(ws, &torque[a..b], &inv_inertia[a..b], h, || {
                 if AHEAD {
-                    (ask::<DVec3>(at_w, k), ask::<DVec3>(at_t, k));
-                    (ask::<f64>(at_i, k), ask::<f64>(at_r, k));
-                    (ask::<Run>(at_q, k), ask::<DVec3>(at_b, k));
+                    ask::<DVec3>(at_w, k);
+                    ask::<DVec3>(at_t, k);
+                    ask::<f64>(at_i, k);
+                    ask::<f64>(at_r, k);
+                    ask::<Run>(at_q, k);
+                    ask::<DVec3>(at_b, k);
                     k += 4;
                 }
             });
@@ -206,9 +211,9 @@ fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
 /// Asks memory for the four grains `k..k + 4` of the run of `T` that starts at address `at`:
 /// every cache line they lie on. An address past the run's end is asked for harmlessly (a
 /// request is a hint, and reads nothing). A streaming pass over a chunk of grains asks so
-/// for the next chunk while it works, as the processor's own prefetchers, which follow each
-/// run only a little ahead and start again at each page, do not when the grains are too many
-/// for the caches.
+/// for the next chunk while it works, when the grains are too many for the caches, so that
+/// memory answers for one chunk while the one before is worked on (docs/performance.md,
+/// "A million grains").
 #[inline(always)]
 pub(super) fn ask<T>(at: usize, k: usize) {
     let (first, bytes) = (at.wrapping_add(k * size_of::<T>()), 4 * size_of::<T>());

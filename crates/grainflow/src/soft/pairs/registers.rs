@@ -120,8 +120,9 @@ impl Rows<'_> {
     /// of the partners of the [`LANES`] slots [`FAR_AHEAD`] after slot `s` of the list, which
     /// the overlap test reads, and the velocities and spins of the partners `j` of the
     /// `touching` lanes (bits) of the slots from `s`, which the contact law's inputs read once
-    /// the batch is full; and the slots' crossing indices, which the sums read. A grain's state is then read where it was asked for, not where the
-    /// list first names it, far ahead of the stream of rows.
+    /// the batch is full; and the slots' crossing indices, which the sums read. A grain's
+    /// state is then read where it was asked for, not where the list first names it, far
+    /// ahead of the stream of rows.
     #[inline(always)]
     fn ask_partners(&self, s: usize, j: &[u32; LANES], mut touching: u32) {
         if let Some(ahead) = self.partner_grain.get(s + FAR_AHEAD..s + FAR_AHEAD + LANES) {
