@@ -232,7 +232,9 @@ impl NeighborList {
     /// the caller's to check), so that the drift can tell while the chunk is in cache.
     /// Also says whether some grain's plain move (not folded) passed half the skin: unless
     /// one did, no grain of the chunk wrapped since the build (a wrap is a plain move of
-    /// nearly a period, and a period is longer than the skin).
+    /// nearly a period, and a period is longer than the skin). Inlined into the drift's pass,
+    /// which is compiled twice (for few grains and for many).
+    #[inline(always)]
     pub(crate) fn left_half_skin(&self, first: usize, ps: &[DVec3], period: DVec3) -> (bool, bool) {
         self.chunk_moved(first, ps, period, 0.5 * self.skin)
     }

@@ -6,6 +6,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::pairs::FAR;
+use super::verlet::{address, ask, kick as kick_by};
 use super::{ContactStats, SoftStepper};
 use crate::particles::{Particles, CHUNK};
 use crate::physics::Physics;
@@ -19,8 +20,23 @@ use crate::world::World;
 /// in cache.
 /// Each is a pass of its own over a chunk of particles, so that the dense ones (body force,
 /// check) run without the others' branches, and the sparse ones visit only what they add.
-#[inline(never)]
 pub(super) fn gather_forces(
+    world: &mut World,
+    physics: &Physics,
+    s: &SoftStepper,
+    kick: Option<f64>,
+) -> ContactStats {
+    match world.particles.len() >= FAR {
+        true => gather_in::<true>(world, physics, s, kick),
+        false => gather_in::<false>(world, physics, s, kick),
+    }
+}
+
+/// [`gather_forces`]; with `AHEAD` (grains too many for the caches: [`FAR`]) each chunk asks
+/// for the crossing reactions ahead ([`add_crossing`]) and its kicks for what the next chunk
+/// will read ([`ask`]).
+#[inline(never)]
+fn gather_in<const AHEAD: bool>(
     world: &mut World,
     physics: &Physics,
     s: &SoftStepper,
@@ -44,7 +60,14 @@ pub(super) fn gather_forces(
     let wall_force = &s.wall_force;
     let body_acc = &s.body.acc;
     let uniform = physics.uniform_acceleration();
-    let far = force.len() >= FAR;
+    // Where the runs lie, as addresses: the chunks below hold the runs themselves.
+    let (at_f, at_t, at_v, at_w) = (
+        address(force),
+        address(torque),
+        address(vel),
+        address(omega),
+    );
+    let (at_m, at_n, at_i) = (address(mass), address(inv_mass), address(inv_inertia));
     force
         .par_chunks_mut(CHUNK)
         .zip(torque.par_chunks_mut(CHUNK))
@@ -58,22 +81,37 @@ pub(super) fn gather_forces(
             let first = |k: usize| cross_to.partition_point(|&to| (to as usize) < k);
             let (from, to) = (first(a), first(b));
             let crossing = (&cross_to[from..to], &cross_of[from..to]);
-            match far {
-                true => add_crossing::<true>(fs, ts, a, crossing, cross),
-                false => add_crossing::<false>(fs, ts, a, crossing, cross),
-            }
+            add_crossing::<AHEAD>(fs, ts, a, crossing, cross);
             let first = |k: usize| wall_force.partition_point(|w| (w.0 as usize) < k);
             for &(k, fw, tw) in &wall_force[first(a)..first(b)] {
                 fs[k as usize - a] += fw;
                 ts[k as usize - a] += tw;
             }
             let (mass, inv_mass) = (&mass[a..b], &inv_mass[a..b]);
+            // The next chunk's grains b + 4q.., four at a time.
+            let ahead = |q: usize| {
+                if AHEAD {
+                    let k = b + 4 * q;
+                    ask::<DVec3>(at_f, k);
+                    ask::<DVec3>(at_t, k);
+                    ask::<DVec3>(at_v, k);
+                    ask::<f64>(at_m, k);
+                    ask::<f64>(at_n, k);
+                }
+            };
             match uniform {
-                Some(g) => body_force(fs, vs, mass, inv_mass, kick, |_| g),
-                None => body_force(fs, vs, mass, inv_mass, kick, |o| body_acc[a + o]),
+                Some(g) => body_force(fs, vs, (mass, inv_mass), kick, |_| g, ahead),
+                None => body_force(fs, vs, (mass, inv_mass), kick, |o| body_acc[a + o], ahead),
             }
             if let Some(h) = kick {
-                super::verlet::kick(ws, ts, &inv_inertia[a..b], h);
+                let mut k = b;
+                kick_by(ws, ts, &inv_inertia[a..b], h, || {
+                    if AHEAD {
+                        ask::<DVec3>(at_w, k);
+                        ask::<f64>(at_i, k);
+                        k += 4;
+                    }
+                });
             }
             // A force that is not finite is the first sign of a run going bad; positions and
             // velocities only become non-finite through it.
@@ -98,7 +136,7 @@ pub(super) fn gather_forces(
 }
 
 /// Crossing pairs ahead whose reactions [`add_crossing`] asks for.
-const CROSS_AHEAD: usize = 16;
+const CROSS_AHEAD: usize = 48;
 
 /// Adds the reactions `cross` of the crossing pairs `(to, of)` (the grain each names, from
 /// `a` on, and where its reaction lies) to the forces `fs` and torques `ts` of their grains,
@@ -131,15 +169,15 @@ fn add_crossing<const AHEAD: bool>(
 /// the particles are taken four (twelve numbers, three runs of four) at a time, the body force
 /// picked number by number where the inverse mass is positive and the kick added while the
 /// forces are in registers: each number gets the operations of one pass per particle, so the
-/// same bits.
+/// same bits. `ahead(q)` is called before the q-th four particles (requests for later ones).
 #[inline(always)]
 fn body_force(
     fs: &mut [DVec3],
     vs: &mut [DVec3],
-    mass: &[f64],
-    inv_mass: &[f64],
+    (mass, inv_mass): (&[f64], &[f64]),
     kick: Option<f64>,
     acc: impl Fn(usize) -> DVec3,
+    ahead: impl Fn(usize),
 ) {
     let runs = kick.map_or(0, |_| 4 * (fs.len() / 4));
     if let Some(h) = kick {
@@ -154,6 +192,7 @@ fn body_force(
             .zip(v.chunks_exact_mut(12))
             .zip(mass.chunks_exact(4).zip(inv_mass.chunks_exact(4)));
         for (q, ((f, v), (m, w))) in runs.enumerate() {
+            ahead(q);
             // The four particles' accelerations as three runs: x y z x | y z x y | z x y z.
             let g = [0, 1, 2, 3].map(|o| acc(4 * q + o));
             let g = [

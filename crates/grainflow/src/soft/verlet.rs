@@ -5,10 +5,10 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::pairs::{self, Facts, Packed};
+use super::pairs::{self, Facts, Packed, Run, FAR};
 use crate::particles::{Particles, CHUNK};
 use crate::physics::Physics;
-use crate::simd::Quad;
+use crate::simd::{prefetch, Quad};
 use crate::world::World;
 
 /// The first half kick, v += ½dt F/m and ω += ½dt T/I ([`half_kick`]), then the drift
@@ -16,8 +16,22 @@ use crate::world::World;
 /// chunk is in cache, and the grains' centres packed for the pair loop; returns whether the
 /// neighbour list needs a rebuild ([`crate::neighbor::NeighborList::needs_rebuild`], asked
 /// of each chunk as it drifts). Public for the benchmarks.
-#[inline(never)]
 pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics, dt: f64) -> bool {
+    match world.particles.len() >= FAR {
+        true => kick_drift_pack_in::<true>(world, packed, physics, dt),
+        false => kick_drift_pack_in::<false>(world, packed, physics, dt),
+    }
+}
+
+/// [`kick_drift_pack`]; with `AHEAD` (grains too many for the caches: [`FAR`]) each chunk's
+/// kicks ask for what the next chunk will read ([`ask`]).
+#[inline(never)]
+fn kick_drift_pack_in<const AHEAD: bool>(
+    world: &mut World,
+    packed: &mut Packed,
+    physics: &Physics,
+    dt: f64,
+) -> bool {
     let periodic = &physics.periodic;
     let [lo, hi] = periodic.bounds();
     let h = 0.5 * dt;
@@ -43,6 +57,16 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
     let shifts = neighbors.ghosts.is_some() && !stale;
     let alike = pairs::reads_alike(physics);
     let (runs, shift) = (&mut packed.pos[..n], &mut packed.shift[..n]);
+    // Where the runs lie, as addresses: the chunks below hold the runs themselves.
+    let (at_x, at_v, at_w, at_f, at_t) = (
+        address(pos),
+        address(vel),
+        address(omega),
+        address(force),
+        address(torque),
+    );
+    let (at_m, at_i, at_r) = (address(inv_mass), address(inv_inertia), address(radius));
+    let (at_q, at_b) = (address(runs), neighbors.built_at(0..0).as_ptr() as usize);
     let flags = packed
         .shifted
         .par_iter_mut()
@@ -56,8 +80,30 @@ pub fn kick_drift_pack(world: &mut World, packed: &mut Packed, physics: &Physics
         .enumerate()
         .map(|(c, ((((xs, vs), ws), qp), (qs, flags)))| {
             let (a, b) = (c * CHUNK, c * CHUNK + xs.len());
-            kick(vs, &force[a..b], &inv_mass[a..b], h);
-            kick(ws, &torque[a..b], &inv_inertia[a..b], h);
+            // The next chunk's grains from b, four at a time: half of its runs asked for by
+            // each kick.
+            let mut k = b;
+            kick(vs, &force[a..b], &inv_mass[a..b], h, || {
+                if AHEAD {
+                    ask::<DVec3>(at_v, k);
+                    ask::<DVec3>(at_f, k);
+                    ask::<f64>(at_m, k);
+                    ask::<DVec3>(at_x, k);
+                    k += 4;
+                }
+            });
+            let mut k = b;
+            kick(ws, &torque[a..b], &inv_inertia[a..b], h, || {
+                if AHEAD {
+                    ask::<DVec3>(at_w, k);
+                    ask::<DVec3>(at_t, k);
+                    ask::<f64>(at_i, k);
+                    ask::<f64>(at_r, k);
+                    ask::<Run>(at_q, k);
+                    ask::<DVec3>(at_b, k);
+                    k += 4;
+                }
+            });
             drift(xs, vs, dt);
             // Whether every grain stayed in the box, folded without a branch per grain; only
             // a chunk with a grain out is wrapped, grain by grain.
@@ -112,16 +158,17 @@ pub fn half_kick(world: &mut World, dt: f64) {
         .zip(inv_mass.par_chunks(CHUNK))
         .zip(inv_inertia.par_chunks(CHUNK))
         .for_each(|(((((vs, ws), fs), ts), ims), iis)| {
-            kick(vs, fs, ims, h);
-            kick(ws, ts, iis, h);
+            kick(vs, fs, ims, h, || {});
+            kick(ws, ts, iis, h, || {});
         });
 }
 
 /// v += f (h w) for each grain's vector v, load f and inverse mass or inertia w, with the
 /// vectors taken as one run of numbers, four grains (twelve numbers, three runs of four) at a
 /// time; each number gets the same two products and sum as grain by grain, so the same bits.
+/// `ahead()` is called before each four grains (a pass's requests for later grains).
 #[inline(always)]
-pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
+pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64, mut ahead: impl FnMut()) {
     let v: &mut [f64] = bytemuck::cast_slice_mut(v);
     let f: &[f64] = bytemuck::cast_slice(f);
     let (mut vs, mut fs, mut ws) = (
@@ -132,6 +179,7 @@ pub(super) fn kick(v: &mut [DVec3], f: &[DVec3], inverse: &[f64], h: f64) {
     let quad = |x: &[f64]| Quad::new(x.try_into().expect("four numbers"));
     let h4 = Quad::new([h; 4]);
     for ((v, f), w) in (&mut vs).zip(&mut fs).zip(&mut ws) {
+        ahead();
         let hw = (h4 * quad(w)).triple();
         for (r, hw) in hw.iter().enumerate() {
             let (v, f) = (&mut v[4 * r..4 * r + 4], &f[4 * r..4 * r + 4]);
@@ -158,4 +206,25 @@ fn drift(x: &mut [DVec3], v: &[DVec3], dt: f64) {
     for (x, v) in x.iter_mut().zip(bytemuck::cast_slice::<DVec3, f64>(v)) {
         *x += v * dt;
     }
+}
+
+/// Asks memory for the four grains `k..k + 4` of the run of `T` that starts at address `at`:
+/// every cache line they lie on. An address past the run's end is asked for harmlessly (a
+/// request is a hint, and reads nothing). A streaming pass over a chunk of grains asks so
+/// for the next chunk while it works, when the grains are too many for the caches, so that
+/// memory answers for one chunk while the one before is worked on (docs/performance.md,
+/// "A million grains").
+#[inline(always)]
+pub(super) fn ask<T>(at: usize, k: usize) {
+    let (first, bytes) = (at.wrapping_add(k * size_of::<T>()), 4 * size_of::<T>());
+    for o in (0..bytes).step_by(64) {
+        prefetch(first.wrapping_add(o) as *const u8);
+    }
+    prefetch(first.wrapping_add(bytes - 1) as *const u8);
+}
+
+/// Where the run `run` starts, as an address (for [`ask`], where the run itself is held by
+/// a pass's chunks).
+pub(super) fn address<T>(run: &[T]) -> usize {
+    run.as_ptr() as usize
 }

@@ -107,7 +107,12 @@ impl Rows<'_> {
 
 /// Slots ahead of the overlap test whose partners' centres a far list asks for
 /// ([`Rows::ask_partners`]): about the slots the test goes through while memory answers.
-const FAR_AHEAD: usize = 96;
+const FAR_AHEAD: usize = 160;
+
+/// Slots further ahead than [`AHEAD`] whose histories a far list asks for: the history is
+/// a stream of its own, and a step of the test over [`LANES`] slots is short against
+/// memory's answer when the stream is not in the caches.
+const FAR_HISTORY: usize = 84;
 
 impl Rows<'_> {
     /// Asks for what the pair loop reads of partners when the grains are many more than the
@@ -115,8 +120,9 @@ impl Rows<'_> {
     /// of the partners of the [`LANES`] slots [`FAR_AHEAD`] after slot `s` of the list, which
     /// the overlap test reads, and the velocities and spins of the partners `j` of the
     /// `touching` lanes (bits) of the slots from `s`, which the contact law's inputs read once
-    /// the batch is full. A grain's state is then read where it was asked for, not where the
-    /// list first names it, far ahead of the stream of rows.
+    /// the batch is full; and the slots' crossing indices, which the sums read. A grain's
+    /// state is then read where it was asked for, not where the list first names it, far
+    /// ahead of the stream of rows.
     #[inline(always)]
     fn ask_partners(&self, s: usize, j: &[u32; LANES], mut touching: u32) {
         if let Some(ahead) = self.partner_grain.get(s + FAR_AHEAD..s + FAR_AHEAD + LANES) {
@@ -128,6 +134,7 @@ impl Rows<'_> {
         let on = s + 2 * FAR_AHEAD;
         prefetch(self.partner_grain.as_ptr().wrapping_add(on));
         prefetch(self.owner.as_ptr().wrapping_add(on));
+        prefetch(self.cross_slot.as_ptr().wrapping_add(on));
         while touching != 0 {
             let k = j[touching.trailing_zeros() as usize] as usize;
             prefetch(self.vel.as_ptr().wrapping_add(k));
@@ -226,7 +233,7 @@ impl Rows<'_> {
             while k < n {
                 let count = (n - k).min(LANES);
                 let valid = ((1u32 << count) - 1) as __mmask8;
-                ask_ahead(&history, k);
+                ask_ahead(&history, k + if FAR { FAR_HISTORY } else { 0 });
                 let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                 let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                 // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
@@ -415,7 +422,7 @@ mod avx2 {
                 while k < n {
                     let count = (n - k).min(LANES);
                     let valid = (1u32 << count) - 1;
-                    ask_ahead(&history, k);
+                    ask_ahead(&history, k + if FAR { FAR_HISTORY } else { 0 });
                     let (oi, oj) = eights((owner, grain), k, count, &mut tails);
                     let (pi, pj) = (runs(self.pos, oi), runs(self.pos, oj));
                     // As Rows::test: (x_k − x_i) − (h_i − h_j), or x_k − x_i where no slot of
