@@ -148,7 +148,7 @@ fn alone(scene: Scene, steps: Option<u64>) -> Result<Measured> {
     let mut sim = Simulation::new(scene, &data_dir()).context("building the tiled bed")?;
     let steps = steps.unwrap_or_else(|| sim.total_steps());
     let (cpu0, _) = usage();
-    let start = Instant::now();
+    let (start, set_up) = (Instant::now(), sim.timers());
     for _ in 0..steps {
         sim.step()?;
     }
@@ -169,7 +169,7 @@ fn alone(scene: Scene, steps: Option<u64>) -> Result<Measured> {
         imbalance: 1.0,
         contacts: Some(2.0 * sim.world.neighbors.touching() as f64 / n as f64),
         kinetic: Some([e.translational, e.rotational]),
-        stages: Some(sim.timers()),
+        stages: Some(sim.timers().since(set_up)),
     })
 }
 
@@ -186,7 +186,7 @@ fn shared(scene: Scene, steps: Option<u64>, transport: Box<dyn Transport>) -> Re
     let steps = steps.unwrap_or_else(|| shared.sim.total_steps());
     let (cpu0, _) = usage();
     let waited0 = in_transport.get();
-    let start = Instant::now();
+    let (start, set_up) = (Instant::now(), shared.sim.timers());
     for _ in 0..steps {
         shared.step()?;
     }
@@ -218,7 +218,7 @@ fn shared(scene: Scene, steps: Option<u64>, transport: Box<dyn Transport>) -> Re
         imbalance: counts.imbalance,
         contacts: None,
         kinetic: None,
-        stages: Some(shared.sim.timers()),
+        stages: Some(shared.sim.timers().since(set_up)),
     })
 }
 

@@ -55,6 +55,21 @@ pub struct StageTimes {
     pub output: f64,
 }
 
+impl StageTimes {
+    /// The time spent in each stage since `earlier` was read: a benchmark's steps without the
+    /// set-up before them (the first neighbour build counts as a rebuild).
+    pub fn since(self, earlier: StageTimes) -> StageTimes {
+        StageTimes {
+            integrate: self.integrate - earlier.integrate,
+            neighbor: self.neighbor - earlier.neighbor,
+            pairs: self.pairs - earlier.pairs,
+            walls: self.walls - earlier.walls,
+            gather: self.gather - earlier.gather,
+            output: self.output - earlier.output,
+        }
+    }
+}
+
 impl std::fmt::Display for StageTimes {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
