@@ -26,15 +26,19 @@ pub fn read_bounded(reader: impl Read, path: &Path, limit: u64) -> Result<Vec<u8
     Ok(bytes)
 }
 
+/// The bytes of `path` as they are read, decompressed when it ends in `.gz`.
+fn open(path: &Path) -> Result<Box<dyn Read>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(match path.extension().is_some_and(|e| e == "gz") {
+        true => Box::new(flate2::read::GzDecoder::new(file)),
+        false => Box::new(file),
+    })
+}
+
 /// The text of `path`, decompressed when it ends in `.gz`, refused past [`MAX_INPUT_BYTES`]
 /// or when it is not UTF-8.
 pub fn read_text(path: &Path) -> Result<String> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let bytes = if path.extension().is_some_and(|e| e == "gz") {
-        read_bounded(flate2::read::GzDecoder::new(file), path, MAX_INPUT_BYTES)?
-    } else {
-        read_bounded(file, path, MAX_INPUT_BYTES)?
-    };
+    let bytes = read_bounded(open(path)?, path, MAX_INPUT_BYTES)?;
     String::from_utf8(bytes).map_err(|e| Error::Format {
         path: path.to_path_buf(),
         reason: format!(
@@ -52,11 +56,7 @@ pub fn for_each_line(
     path: &Path,
     mut line: impl FnMut(usize, &str) -> std::result::Result<(), String>,
 ) -> Result<()> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let reader: Box<dyn Read> = match path.extension().is_some_and(|e| e == "gz") {
-        true => Box::new(flate2::read::GzDecoder::new(file)),
-        false => Box::new(file),
-    };
+    let reader = open(path)?;
     let fail = |reason: String| Error::Format {
         path: path.to_path_buf(),
         reason,
