@@ -81,7 +81,7 @@ fn collide_pair(
 ) -> f64 {
     let p = &world.particles;
     let l = physics.periodic.lengths();
-    let d = separation(world, l, (i, p.pos[i]), (j, image), p.pos[j]);
+    let d = separation(world, ds, l, (i, p.pos[i]), (j, image), p.pos[j]);
     let dist = d.length();
     let n = d / dist;
     let reach = p.radius[i] + p.radius[j];

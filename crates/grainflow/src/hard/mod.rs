@@ -27,7 +27,9 @@
 //! collide as infinite masses (000 §2.2). A grain that hits an **absorbing** wall leaves the
 //! drift at once and is removed at its end.
 
+mod calendar;
 mod collide;
+mod flight;
 pub(crate) mod log;
 pub(crate) mod predict;
 pub(crate) mod quartic;
@@ -46,7 +48,9 @@ use crate::walls::interact::{prepare, remove_particles};
 use crate::walls::Pose;
 use crate::world::World;
 use crate::{Error, Result};
+use calendar::Entry;
 use collide::collide;
+use flight::Flight;
 pub use log::{CollisionRecord, Partner};
 pub use predict::{pair_collision_time, plane_collision_time};
 
@@ -143,6 +147,8 @@ pub struct DriftState {
     first: Vec<Option<(f64, Target)>>,
     /// The collisions of the last step, when the scene asks for a log.
     pub log: Vec<CollisionRecord>,
+    /// The pairs' calendar of a free flight (no body force, no wall), else `None`.
+    flight: Option<Box<Flight>>,
 }
 
 impl DriftState {
@@ -197,29 +203,79 @@ fn step(world: &mut World, physics: &Physics, s: &mut HardStepper) -> Result<Col
     prepare(world, &physics.periodic);
     plan_walls(world, &mut s.drift, dt);
     kick(world, physics, &mut s.body, 0.5 * dt);
-    let v_max = crate::particles::fastest(&world.particles.vel);
+    let flying = fly(world, physics, &mut s.drift, dt);
+    let v_max = flying.unwrap_or_else(|| crate::particles::fastest(&world.particles.vel));
     // The skin is a fixed number of the longest drifts of a step; within it the list holds every
     // pair that can meet while the grains move straight. A collision that speeds a grain past
     // that rebuilds the list in the drift ([`drift`]).
     let reach = v_max * dt;
     let skin = world.neighbors.skin;
-    if reach * SKIN_REACHES < 0.5 * skin || reach * SKIN_REACHES > 2.0 * skin {
+    let resize = reach * SKIN_REACHES < 0.5 * skin || reach * SKIN_REACHES > 2.0 * skin;
+    if resize {
         world.neighbors.skin = SKIN_REACHES * reach;
-        world.rebuild_neighbors(&physics.periodic);
-    } else if world.neighbors.needs_rebuild_for(
-        &world.particles.pos,
-        &world.particles.vel,
-        dt,
-        physics.periodic.lengths(),
-    ) {
-        world.rebuild_neighbors(&physics.periodic);
+    }
+    match s.drift.flight.as_deref_mut().filter(|_| flying.is_some()) {
+        // Free flight keeps only the list's anchors, where the list would be rebuilt.
+        Some(f) => {
+            if resize || f.leaves(&world.particles, dt, world.neighbors.skin, world.step) {
+                anchor_reference(world, f, (0.0, dt));
+            }
+        }
+        None => {
+            let p = &world.particles;
+            let (pos, vel, l) = (&p.pos, &p.vel, physics.periodic.lengths());
+            if resize || world.neighbors.needs_rebuild_for(pos, vel, dt, l) {
+                world.rebuild_neighbors(&physics.periodic);
+            }
+        }
     }
     let stats = drift(world, physics, s, dt)?;
     world.time += dt;
     world.step += 1;
     s.body.update(physics, &world.particles, world.time);
     kick(world, physics, &mut s.body, 0.5 * dt);
+    if let Some(f) = s.drift.flight.as_deref_mut() {
+        f.saw(&world.particles);
+    }
     Ok(stats)
+}
+
+/// Readies the free flight of this step, where grains move straight between collisions (no
+/// body force, no wall) in a box periodic along every axis: taken over from the world's list,
+/// or from the last step. Returns the fastest grain's speed then; elsewhere `None`, with the
+/// world's list handed back when a flight ends.
+fn fly(world: &mut World, physics: &Physics, ds: &mut DriftState, dt: f64) -> Option<f64> {
+    let free = world.walls.is_empty()
+        && physics.uniform_acceleration() == Some(DVec3::ZERO)
+        && physics.periodic.axes().iter().all(Option::is_some);
+    if free {
+        let flight = ds.flight.get_or_insert_with(|| {
+            let nl = &world.neighbors;
+            let wraps = nl.ghosts.as_ref().map_or(&[][..], |g| &g.wraps[..]);
+            Box::new(Flight::new(nl.reference(), wraps))
+        });
+        let skin = world.neighbors.skin;
+        let ready = flight.ready(&world.particles, &physics.periodic, (dt, skin), world.step);
+        if ready.is_some() {
+            return ready;
+        }
+    }
+    if let Some(f) = ds.flight.take().filter(|f| f.started()) {
+        f.hand_back(world, &physics.periodic);
+    }
+    None
+}
+
+/// What rebuilding the world's list at drift time `now` does to its anchors, in a free
+/// flight: the skin sized anew where it is automatic, the anchors where the grains are.
+fn anchor_reference(world: &mut World, f: &mut Flight, (now, dt): (f64, f64)) {
+    let p = &world.particles;
+    if world.neighbors.auto.is_some() {
+        if let Some(skin) = world.auto_skin(crate::particles::fastest(&p.vel)) {
+            world.neighbors.skin = skin;
+        }
+    }
+    f.anchor_here(p, (now, dt), world.neighbors.skin, world.step);
 }
 
 /// The neighbour skin in units of the longest drift of a step, v_max dt: the fastest in
@@ -291,25 +347,30 @@ fn advance(world: &mut World, ds: &mut DriftState, periodic: &Periodic, k: usize
     let p = &mut world.particles;
     let raw = p.pos[k] + p.vel[k] * (t - ds.t_last[k]);
     p.pos[k] = periodic.wrap(raw);
-    if let Some(ghosts) = world.neighbors.ghosts.as_mut() {
+    if let Some(f) = ds.flight.as_deref_mut() {
+        f.count_wrap(k, raw, p.pos[k]);
+    } else if let Some(ghosts) = world.neighbors.ghosts.as_mut() {
         ghosts.count_wrap(k, raw, p.pos[k], periodic.lengths());
     }
     ds.t_last[k] = t;
 }
 
 /// The separation from grain i at `xi` to grain j's image `s` when j is at `xj` (m): the
-/// plain difference, shifted by whole periods when the image is not the grain itself.
+/// plain difference, shifted by whole periods when the image is not the grain itself (images
+/// as a free flight names them, else as the world's list does).
 fn separation(
     world: &World,
+    ds: &DriftState,
     l: DVec3,
     (i, xi): (usize, DVec3),
     (j, s): (usize, Image),
     xj: DVec3,
 ) -> DVec3 {
     let d = xj - xi;
-    match world.neighbors.ghosts.as_ref() {
-        Some(g) => g.separation(i, (j, s), d, l),
-        None => d,
+    match (ds.flight.as_deref(), world.neighbors.ghosts.as_ref()) {
+        (Some(f), _) => f.separation(i, (j, s), d),
+        (None, Some(g)) => g.separation(i, (j, s), d, l),
+        (None, None) => d,
     }
 }
 
@@ -343,28 +404,34 @@ fn tie(i: usize, (j, s): (usize, Image)) -> (bool, usize, Image) {
     (j < i, j, s)
 }
 
+/// A pair met by a prediction in free flight, to be filed: the pair, and ρ, v and the contact
+/// distance then.
+type Met = (Entry, [DVec3; 2], f64);
+
 /// The earliest event of particle `i` from drift time `now` to `end`: its listed partners
-/// (forward rows, then reverse rows; the first of equal times wins) and every wall member.
+/// (forward rows, then reverse rows; the first of equal times wins) and every wall member. In
+/// free flight its partners are those it can reach before `end` and those in the cells about
+/// it; each is put in `met` when given (after i collided: its pairs are filed anew).
 fn predict(
     world: &World,
     physics: &Physics,
     ds: &DriftState,
     i: usize,
-    now: f64,
-    end: f64,
+    (now, end): (f64, f64),
+    mut met: Option<&mut Vec<Met>>,
 ) -> Option<Event> {
     let p = &world.particles;
     let period = physics.periodic.lengths();
     let xi = p.pos[i] + p.vel[i] * (now - ds.t_last[i]);
     let mut best: Option<(f64, Target)> = None;
     let mut best_tie = (false, 0, [0; 3]);
-    for (j, s) in partners(world, i) {
+    let mut consider = |j: usize, s: Image| {
         let gone = ds.gone[j] || just_met(ds, i, (j, s));
         if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || gone {
-            continue;
+            return;
         }
         let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
-        let rho = separation(world, period, (i, xi), (j, s), xj);
+        let rho = separation(world, ds, period, (i, xi), (j, s), xj);
         if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]) {
             // t ≤ 0 relative to now is an overlap to repair at once (000 §2.3).
             let at = now + t.max(0.0);
@@ -373,6 +440,25 @@ fn predict(
                 (best, best_tie) = (Some((at, Target::Particle(j, s))), key);
             }
         }
+    };
+    match ds.flight.as_deref() {
+        // Every grain that can be met before the end, from where the grains started the step.
+        Some(f) => f.near(i, xi, f.reach(p, i, p.vel[i].length(), now, end), |j, s| {
+            if let Some(met) = met
+                .as_deref_mut()
+                .filter(|_| p.inv_mass[i] + p.inv_mass[j] > 0.0)
+            {
+                let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
+                let rho = separation(world, ds, period, (i, xi), (j, s), xj);
+                met.push((
+                    f.entry(i, j, s),
+                    [rho, p.vel[j] - p.vel[i]],
+                    p.radius[i] + p.radius[j],
+                ));
+            }
+            consider(j, s);
+        }),
+        None => partners(world, i).for_each(|(j, s)| consider(j, s)),
     }
     wall_events(world, ds, i, xi, now, end, &mut best);
     best.map(|(t, target)| event(ds, i, t, target))
@@ -460,21 +546,25 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
             *best = Some((at, Target::Particle(j.0, j.1)));
         }
     };
-    let ghosts = nl.ghosts.as_ref();
-    for i in 0..p.len() {
-        for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-            let (j, s) = ghosts.map_or((j as usize, [0; 3]), |g| g.resolve(j as usize));
-            if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
-                continue;
-            }
-            let rho = separation(world, period, (i, p.pos[i]), (j, s), p.pos[j]);
-            if let Some(t) =
-                pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j])
-            {
-                let at = t.max(0.0);
-                if at <= dt {
-                    offer(&mut best[i], i, at, (j, s));
-                    offer(&mut best[j], j, at, (i, s.map(|n| -n)));
+    if let Some(f) = ds.flight.as_deref_mut() {
+        // Free flight: only the pairs due, evaluated as below.
+        f.sweep(p, dt, world.step, |k, j, at| offer(&mut best[k], k, at, j));
+    } else {
+        let ghosts = nl.ghosts.as_ref();
+        for i in 0..p.len() {
+            for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
+                let (j, s) = ghosts.map_or((j as usize, [0; 3]), |g| g.resolve(j as usize));
+                if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
+                    continue;
+                }
+                let rho = separation(world, ds, period, (i, p.pos[i]), (j, s), p.pos[j]);
+                let (v, reach) = (p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]);
+                if let Some(t) = pair_collision_time(rho, v, reach) {
+                    let at = t.max(0.0);
+                    if at <= dt {
+                        offer(&mut best[i], i, at, (j, s));
+                        offer(&mut best[j], j, at, (i, s.map(|n| -n)));
+                    }
                 }
             }
         }
@@ -504,6 +594,7 @@ fn drift(
     let periodic = physics.periodic;
     let period = periodic.lengths();
     let limit = COLLAPSE_PER_GRAIN * n as u64 + COLLAPSE_FLOOR;
+    let mut met = Vec::new();
     while let Some(e) = ds.heap.pop() {
         let j_count = match e.target {
             Target::Particle(j, _) => ds.count[j],
@@ -514,7 +605,7 @@ fn drift(
         }
         if e.count_j != j_count {
             // The partner moved on: i needs a new prediction from now.
-            if let Some(next) = predict(world, physics, &ds, e.i, e.t, dt) {
+            if let Some(next) = predict(world, physics, &ds, e.i, (e.t, dt), None) {
                 ds.heap.push(next);
             }
             continue;
@@ -548,19 +639,33 @@ fn drift(
             }
             Target::Wall(..) => None,
         };
-        let bodies = std::iter::once(i).chain(partner).filter(|&k| !ds.gone[k]);
+        let here = |k: usize| (!ds.gone[k]).then_some(k);
+        let bodies = here(i).into_iter().chain(partner.and_then(here));
         let p = &world.particles;
-        if bodies.clone().all(|k| {
-            world
-                .neighbors
-                .keeps(k, p.pos[k], p.vel[k], dt - e.t, period)
+        if let Some(f) = ds.flight.as_deref_mut() {
+            for k in bodies.clone() {
+                f.collided(k, p, (e.t, dt), world.neighbors.skin, world.step);
+            }
+        }
+        let nl = &world.neighbors;
+        if bodies.clone().all(|k| match ds.flight.as_deref() {
+            Some(f) => f.keeps(k, p.pos[k], p.vel[k], dt - e.t, nl.skin),
+            None => nl.keeps(k, p.pos[k], p.vel[k], dt - e.t, period),
         }) {
             for k in bodies {
-                if let Some(next) = predict(world, physics, &ds, k, e.t, dt) {
+                if let Some(next) = predict(world, physics, &ds, k, (e.t, dt), Some(&mut met)) {
                     ds.heap.push(next);
+                }
+                if let Some(f) = ds.flight.as_deref_mut() {
+                    for (pair, [rho, v], s) in met.drain(..) {
+                        f.file(pair, (rho, v, s), e.t, dt, world.step);
+                    }
                 }
             }
         } else {
+            if let Some(f) = ds.flight.as_deref_mut() {
+                bodies.for_each(|k| f.renew(k));
+            }
             // The collision sped a grain up past what the list covers: list anew from here.
             rebuild_in_drift(world, physics, &mut ds, e.t, dt);
         }
@@ -605,8 +710,9 @@ fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, n
     for k in 0..world.particles.len() {
         advance(world, ds, &periodic, k, now);
     }
-    // The last partners' images as the new ghosts will number them (from where grains are now).
-    if let Some(g) = &world.neighbors.ghosts {
+    // The last partners' images as the new ghosts will number them (from where grains are now);
+    // a free flight keeps its own.
+    if let (None, Some(g)) = (&ds.flight, &world.neighbors.ghosts) {
         for (i, last) in ds.last.iter_mut().enumerate() {
             if let Some(Target::Particle(j, s)) = *last {
                 *last = Some(Target::Particle(j, g.image_now(i, j, s)));
@@ -617,11 +723,14 @@ fn rebuild_in_drift(world: &mut World, physics: &Physics, ds: &mut DriftState, n
     nl.skin = nl
         .skin
         .max(SKIN_REACHES * crate::particles::fastest(&world.particles.vel) * dt);
-    world.rebuild_neighbors(&periodic);
+    match ds.flight.as_deref_mut() {
+        Some(f) => anchor_reference(world, f, (now, dt)),
+        None => world.rebuild_neighbors(&periodic),
+    }
     ds.heap.clear();
     for k in 0..world.particles.len() {
         if !ds.gone[k] {
-            if let Some(next) = predict(world, physics, ds, k, now, dt) {
+            if let Some(next) = predict(world, physics, ds, k, (now, dt), None) {
                 ds.heap.push(next);
             }
         }

@@ -204,6 +204,11 @@ impl NeighborList {
         moved + vel.length() * time < 0.5 * self.skin
     }
 
+    /// Where the grains were at the last build (m), as [`Self::keeps`] measures moves from.
+    pub(crate) fn reference(&self) -> &[DVec3] {
+        &self.ref_pos
+    }
+
     /// True when a particle moved more than half the skin since the build, or the count changed.
     /// `period` holds the periodic lengths (0 on open axes), so wrapping is not a move.
     pub fn needs_rebuild(&self, pos: &[DVec3], period: DVec3) -> bool {
