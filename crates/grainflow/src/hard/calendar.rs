@@ -85,17 +85,30 @@ impl<T> Calendar<T> {
     }
 }
 
-/// Steps after this one (at drift time `now`, s) at which a grain, `time` (s) of flight away
-/// from something, may have reached it: the step before, within the margin, and at least the
-/// next one; `None` for a time beyond 1e15 steps (a grain at rest), the next step for an
-/// undefined one.
-pub(super) fn steps_until(time: f64, now: f64, dt: f64) -> Option<u64> {
-    let steps = (now + time) / dt;
+/// Steps after this one (at drift time `now`, s) whose drift can hold the instant `time` (s)
+/// ahead: the step it falls in, or the one before within the margin, and at least the next
+/// one; `None` beyond 1e15 steps (never, as for a grain at rest), the next step for an
+/// undefined time.
+pub(super) fn steps_to_drift(time: f64, now: f64, dt: f64) -> Option<u64> {
+    ahead(((now + time) / dt * (1.0 - MARGIN) - MARGIN).floor())
+}
+
+/// Steps after this one (at drift time `now`, s) at whose start a grain `time` (s) of
+/// straight flight away from something can have reached it: the first step starting at or
+/// after that instant, or the one before within the margin, and at least the next one.
+pub(super) fn steps_to_start(time: f64, now: f64, dt: f64) -> Option<u64> {
+    ahead(((now + time) / dt * (1.0 - MARGIN) - MARGIN).ceil())
+}
+
+/// A whole number of steps ahead: at least one, `None` from 1e15 on.
+fn ahead(steps: f64) -> Option<u64> {
     if steps >= 1e15 {
-        return None;
+        None
+    } else if steps >= 1.0 {
+        Some(steps as u64)
+    } else {
+        Some(1)
     }
-    let ahead = (steps * (1.0 - MARGIN) - MARGIN).floor();
-    Some(if ahead >= 1.0 { ahead as u64 } else { 1 })
 }
 
 /// Steps after this one at which two spheres at ρ (m) with relative velocity v (m/s) and
@@ -130,7 +143,7 @@ pub(super) fn wait(rho: DVec3, v: DVec3, s: f64, now: f64, dt: f64) -> Option<u6
         (rho.length() - s) / v2.sqrt()
     };
     // In a later step k the time is t − k dt; it falls in that step's drift once ≤ dt.
-    steps_until(t, now, dt)
+    steps_to_drift(t, now, dt)
 }
 
 #[cfg(test)]

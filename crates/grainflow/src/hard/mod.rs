@@ -143,8 +143,10 @@ pub struct DriftState {
     gone: Vec<bool>,
     /// Each particle's last collision partner in this drift.
     last: Vec<Option<Target>>,
-    /// Each particle's earliest event while [`first_events`] gathers them.
+    /// Each particle's earliest event while [`first_events`] gathers them, and the particles
+    /// offered one in a free flight.
     first: Vec<Option<(f64, Target)>>,
+    offered: Vec<usize>,
     /// The collisions of the last step, when the scene asks for a log.
     pub log: Vec<CollisionRecord>,
     /// The pairs' calendar of a free flight (no body force, no wall), else `None`.
@@ -531,9 +533,12 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
     let p = &world.particles;
     let nl = &world.neighbors;
     let period = physics.periodic.lengths();
+    // None for every grain between drifts.
     let mut best = std::mem::take(&mut ds.first);
-    best.clear();
-    best.resize(p.len(), None);
+    if best.len() != p.len() {
+        best.clear();
+        best.resize(p.len(), None);
+    }
     // Ties: partner j comes before partner o in particle k's rows when (j < k, j) < (o < k, o)
     // — forward rows (partners above k) first, each row in ascending order.
     let offer = |best: &mut Option<(f64, Target)>, k: usize, at: f64, j: (usize, Image)| {
@@ -547,8 +552,24 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
         }
     };
     if let Some(f) = ds.flight.as_deref_mut() {
-        // Free flight: only the pairs due, evaluated as below.
-        f.sweep(p, dt, world.step, |k, j, at| offer(&mut best[k], k, at, j));
+        // Free flight (no walls): only the pairs due, evaluated as below; the grains offered
+        // a meeting are the only ones with an event.
+        let mut offered = std::mem::take(&mut ds.offered);
+        f.sweep(p, dt, world.step, |k, j, at| {
+            if best[k].is_none() {
+                offered.push(k);
+            }
+            offer(&mut best[k], k, at, j);
+        });
+        for &i in &offered {
+            if let Some((t, target)) = best[i].take() {
+                ds.heap.push(event(ds, i, t, target));
+            }
+        }
+        offered.clear();
+        ds.offered = offered;
+        ds.first = best;
+        return;
     } else {
         let ghosts = nl.ghosts.as_ref();
         for i in 0..p.len() {
@@ -571,7 +592,7 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
     }
     for (i, b) in best.iter_mut().enumerate() {
         wall_events(world, ds, i, p.pos[i], 0.0, dt, b);
-        if let Some((t, target)) = *b {
+        if let Some((t, target)) = b.take() {
             ds.heap.push(event(ds, i, t, target));
         }
     }

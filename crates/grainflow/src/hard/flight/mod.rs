@@ -22,13 +22,13 @@ use glam::DVec3;
 
 mod reference;
 
-use super::calendar::{steps_until, wait, Calendar, Entry};
+use super::calendar::{steps_to_start, wait, Calendar, Entry};
 use super::predict::pair_collision_time;
 use crate::boundary::Periodic;
 use crate::ghosts::{count_wrap, periods, Image};
 use crate::particles::Particles;
 
-/// No grain: the end of a cell's chain.
+/// No cell.
 const NONE: u32 = u32::MAX;
 
 /// Headroom of the cells over the fastest grain of the step they are sized at: they are made
@@ -99,10 +99,11 @@ impl Grid {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Flight {
     grid: Grid,
-    /// Linked cells: each cell's first grain, and each grain's next and previous.
-    head: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// The grains of each cell, `cap` slots for each (more made when one fills), the first
+    /// `fill` taken: a cell is read at once, not grain after grain.
+    slots: Vec<u32>,
+    fill: Vec<u32>,
+    cap: usize,
     /// Each grain's cell, from where it was at the start of the step, and its wraps then.
     cell: Vec<u32>,
     home: Vec<Image>,
@@ -156,7 +157,7 @@ impl Flight {
 
     /// True once the cells were made (the world's list then went unkept).
     pub fn started(&self) -> bool {
-        !self.head.is_empty()
+        !self.fill.is_empty()
     }
 
     /// Ready for a step of `dt` at step number `step`: the cells made again (every grain
@@ -184,7 +185,7 @@ impl Flight {
             .get_or_insert_with(|| self.speed.iter().copied().fold(0.0, f64::max));
         let reach = |speed: f64, r_max: f64| 2.0 * r_max + 2.0 * speed * dt;
         // Cells too narrow for the fastest grain, or sized for grains more than twice as fast.
-        let fits = !self.head.is_empty()
+        let fits = !self.fill.is_empty()
             && reach(v_max, self.r_max) <= self.grid.width() * (1.0 - 1e-9)
             && 2.0 * v_max >= self.sized_for;
         self.fastest = v_max;
@@ -254,7 +255,7 @@ impl Flight {
                 time = time.min((face - x[a]) / v[a]);
             }
         }
-        if let Some(ahead) = steps_until(time.max(0.0), now, dt) {
+        if let Some(ahead) = steps_to_start(time.max(0.0), now, dt) {
             self.crossings
                 .file(step + ahead, (k as u32, self.changes[k]));
         }
@@ -313,13 +314,14 @@ impl Flight {
     /// Makes the cells of `grid` for `n` grains, none in a cell yet, every grain to be renewed
     /// and the calendar empty from `step` on.
     fn settle(&mut self, grid: Grid, n: usize, step: u64) {
-        self.head.clear();
-        self.head.resize(grid.count(), NONE);
+        self.cap = 4;
+        self.fill.clear();
+        self.fill.resize(grid.count(), 0);
+        self.slots.clear();
+        self.slots.resize(grid.count() * self.cap, NONE);
         self.grid = grid;
-        for v in [&mut self.next, &mut self.prev, &mut self.cell] {
-            v.clear();
-            v.resize(n, NONE);
-        }
+        self.cell.clear();
+        self.cell.resize(n, NONE);
         if self.wraps.len() != n {
             self.wraps = vec![[0; 3]; n];
         }
@@ -332,26 +334,33 @@ impl Flight {
         self.crossings.clear(step);
     }
 
+    /// Puts grain k in cell `c`, twice the slots for every cell made where it was full.
     fn link(&mut self, k: usize, c: u32) {
-        let first = self.head[c as usize];
-        (self.next[k], self.prev[k], self.cell[k]) = (first, NONE, c);
-        if first != NONE {
-            self.prev[first as usize] = k as u32;
+        let c = c as usize;
+        if self.fill[c] as usize == self.cap {
+            let cap = 2 * self.cap;
+            let mut slots = vec![NONE; self.fill.len() * cap];
+            for (new, old) in slots.chunks_mut(cap).zip(self.slots.chunks(self.cap)) {
+                new[..self.cap].copy_from_slice(old);
+            }
+            (self.slots, self.cap) = (slots, cap);
         }
-        self.head[c as usize] = k as u32;
+        self.slots[c * self.cap + self.fill[c] as usize] = k as u32;
+        self.fill[c] += 1;
+        self.cell[k] = c as u32;
     }
 
+    /// Takes grain k out of its cell (the cell's last grain takes its slot).
     fn unlink(&mut self, k: usize) {
-        if self.cell[k] == NONE {
+        let c = self.cell[k] as usize;
+        if c == NONE as usize {
             return;
         }
-        let (next, prev) = (self.next[k], self.prev[k]);
-        match prev {
-            NONE => self.head[self.cell[k] as usize] = next,
-            p => self.next[p as usize] = next,
-        }
-        if next != NONE {
-            self.prev[next as usize] = prev;
+        let cell = &mut self.slots[c * self.cap..c * self.cap + self.fill[c] as usize];
+        if let Some(at) = cell.iter().position(|&j| j as usize == k) {
+            let last = cell.len() - 1;
+            cell.swap(at, last);
+            self.fill[c] -= 1;
         }
     }
 
@@ -497,26 +506,37 @@ impl Flight {
         mut visit: impl FnMut(usize, Image),
     ) {
         let g = &self.grid;
+        // Along each axis, each coordinate's cell in the box and image (whole periods).
+        let wrap = |q: i64, a: usize| -> (i64, i32) {
+            let n = g.n[a];
+            match q {
+                _ if (0..n).contains(&q) => (q, 0),
+                _ if (-n..0).contains(&q) => (q + n, -1),
+                _ if (n..2 * n).contains(&q) => (q - n, 1),
+                _ => (q.rem_euclid(n), q.div_euclid(n) as i32),
+            }
+        };
+        let home_i = self.home[i];
         for qz in lo[2]..=hi[2] {
+            let (cz, sz) = wrap(qz, 2);
             for qy in lo[1]..=hi[1] {
+                let (cy, sy) = wrap(qy, 1);
+                let row = (cz * g.n[1] + cy) * g.n[0];
                 for qx in lo[0]..=hi[0] {
-                    let q = [qx, qy, qz];
-                    if !cells(q) {
+                    if !cells([qx, qy, qz]) {
                         continue;
                     }
-                    let c: [i64; 3] = std::array::from_fn(|a| q[a].rem_euclid(g.n[a]));
-                    let cell = (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
-                    let shift: Image = std::array::from_fn(|a| q[a].div_euclid(g.n[a]) as i32);
-                    let mut next = self.head[cell as usize];
-                    while next != NONE {
-                        let j = next as usize;
-                        next = self.next[j];
+                    let (cx, sx) = wrap(qx, 0);
+                    let shift: Image = [sx, sy, sz];
+                    let cell = (row + cx) as usize;
+                    let first = cell * self.cap;
+                    for &j in &self.slots[first..first + self.fill[cell] as usize] {
+                        let j = j as usize;
                         if j == i && shift == [0; 3] {
                             continue;
                         }
                         // Image of j beside i at the start of the step, less the wraps since.
-                        let s =
-                            std::array::from_fn(|a| shift[a] - self.home[j][a] + self.home[i][a]);
+                        let s = std::array::from_fn(|a| shift[a] - self.home[j][a] + home_i[a]);
                         visit(j, s);
                     }
                 }

@@ -12,7 +12,7 @@
 
 use glam::DVec3;
 
-use super::super::calendar::steps_until;
+use super::super::calendar::steps_to_start;
 use super::Flight;
 use crate::ghosts::{periods, Image};
 use crate::particles::Particles;
@@ -71,7 +71,7 @@ impl Flight {
         step: u64,
     ) {
         let time = (0.5 * skin * (1.0 - MARGIN) - moved) / self.speed[k] - dt;
-        if let Some(ahead) = steps_until(time.max(0.0), now, dt) {
+        if let Some(ahead) = steps_to_start(time.max(0.0), now, dt) {
             self.watch.file(step + ahead, (k as u32, self.changes[k]));
         }
     }
