@@ -218,7 +218,7 @@ fn collide_wall(
             (p.vel[i], p.omega[i]) = (vel, wd.omega);
         }
         Surface::Absorbing => {
-            ds.gone[i] = true;
+            (ds.gone[i], ds.absorbed) = (true, true);
             world.wall_runtime.absorbed[w] += 1;
         }
     }

@@ -139,10 +139,12 @@ pub struct DriftState {
     walls: Vec<WallDrift>,
     /// Poses of the walls at the end of the step.
     end_pose: Vec<Pose>,
-    /// Grains absorbed during the drift, removed at its end.
+    /// Grains absorbed during the drift, removed at its end, and whether there was one.
     gone: Vec<bool>,
-    /// Each particle's last collision partner in this drift.
+    absorbed: bool,
+    /// Each particle's last collision partner in this drift, and the particles named so.
     last: Vec<Option<Target>>,
+    named: Vec<usize>,
     /// Each particle's earliest event while [`first_events`] gathers them, and the particles
     /// offered one in a free flight.
     first: Vec<Option<(f64, Target)>>,
@@ -155,17 +157,31 @@ pub struct DriftState {
 
 impl DriftState {
     /// Ready for a drift of `n` grains: none advanced, none collided, no event, no log.
+    /// (The last drift left its scratch so, but for the last partners it named and the grains
+    /// it absorbed; collision counts only ever grow, and are compared for equality.)
     fn start(&mut self, n: usize) {
-        self.t_last.clear();
-        self.t_last.resize(n, 0.0);
-        self.count.clear();
-        self.count.resize(n, 0);
-        self.gone.clear();
-        self.gone.resize(n, false);
-        self.last.clear();
-        self.last.resize(n, None);
+        if self.t_last.len() != n {
+            self.t_last = vec![0.0; n];
+            self.count = vec![0; n];
+            self.gone = vec![false; n];
+            self.last = vec![None; n];
+            self.named.clear();
+        }
+        for k in self.named.drain(..) {
+            self.last[k] = None;
+        }
+        if self.absorbed {
+            self.gone.fill(false);
+            self.absorbed = false;
+        }
         self.heap.clear();
         self.log.clear();
+    }
+
+    /// Names the last partner of grain k in this drift.
+    fn met(&mut self, k: usize, target: Target) {
+        self.last[k] = Some(target);
+        self.named.push(k);
     }
 }
 
@@ -406,9 +422,8 @@ fn tie(i: usize, (j, s): (usize, Image)) -> (bool, usize, Image) {
     (j < i, j, s)
 }
 
-/// A pair met by a prediction in free flight, to be filed: the pair, and ρ, v and the contact
-/// distance then.
-type Met = (Entry, [DVec3; 2], f64);
+/// A pair met by a prediction in free flight, filed for a step.
+type Met = (u64, Entry);
 
 /// The earliest event of particle `i` from drift time `now` to `end`: its listed partners
 /// (forward rows, then reverse rows; the first of equal times wins) and every wall member. In
@@ -427,14 +442,18 @@ fn predict(
     let xi = p.pos[i] + p.vel[i] * (now - ds.t_last[i]);
     let mut best: Option<(f64, Target)> = None;
     let mut best_tie = (false, 0, [0; 3]);
-    let mut consider = |j: usize, s: Image| {
-        let gone = ds.gone[j] || just_met(ds, i, (j, s));
-        if (p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0) || gone {
-            return;
-        }
+    // ρ, v and the contact distance of i and j's image s now, unless both are fixed.
+    let pair = |j: usize, s: Image| {
         let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
         let rho = separation(world, ds, period, (i, xi), (j, s), xj);
-        if let Some(t) = pair_collision_time(rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]) {
+        let fixed = p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0;
+        (!fixed).then(|| (rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]))
+    };
+    let mut consider = |j: usize, s: Image, (rho, v, reach): (DVec3, DVec3, f64)| {
+        if ds.gone[j] || just_met(ds, i, (j, s)) {
+            return;
+        }
+        if let Some(t) = pair_collision_time(rho, v, reach) {
             // t ≤ 0 relative to now is an overlap to repair at once (000 §2.3).
             let at = now + t.max(0.0);
             let key = tie(i, (j, s));
@@ -444,23 +463,25 @@ fn predict(
         }
     };
     match ds.flight.as_deref() {
-        // Every grain that can be met before the end, from where the grains started the step.
-        Some(f) => f.near(i, xi, f.reach(p, i, p.vel[i].length(), now, end), |j, s| {
-            if let Some(met) = met
-                .as_deref_mut()
-                .filter(|_| p.inv_mass[i] + p.inv_mass[j] > 0.0)
-            {
-                let xj = p.pos[j] + p.vel[j] * (now - ds.t_last[j]);
-                let rho = separation(world, ds, period, (i, xi), (j, s), xj);
-                met.push((
-                    f.entry(i, j, s),
-                    [rho, p.vel[j] - p.vel[i]],
-                    p.radius[i] + p.radius[j],
-                ));
+        // Every grain that can be met before the end, from where the grains started the step,
+        // and after a collision those in the cells about i, whose pairs are filed anew.
+        Some(f) => {
+            let reach = f.reach(p, i, p.vel[i].length(), now, end);
+            f.near(i, xi, (reach, met.is_some()), |j, s| {
+                let Some(m) = pair(j, s) else { return };
+                if let Some(met) = met.as_deref_mut() {
+                    if let Some(ahead) = calendar::wait(m.0, m.1, m.2, now, end) {
+                        met.push((world.step + ahead, f.entry(i, j, s)));
+                    }
+                }
+                consider(j, s, m);
+            })
+        }
+        None => partners(world, i).for_each(|(j, s)| {
+            if let Some(m) = pair(j, s) {
+                consider(j, s, m);
             }
-            consider(j, s);
         }),
-        None => partners(world, i).for_each(|(j, s)| consider(j, s)),
     }
     wall_events(world, ds, i, xi, now, end, &mut best);
     best.map(|(t, target)| event(ds, i, t, target))
@@ -651,11 +672,11 @@ fn drift(
                 "more than {limit} collisions in one step (inelastic collapse: grains in lasting contact); likely cause: dt too large for a dense, dissipative pack — try method = \"soft\" or a smaller dt"
             )));
         }
-        ds.last[i] = Some(e.target);
+        ds.met(i, e.target);
         let partner = match e.target {
             Target::Particle(j, s) => {
                 ds.count[j] += 1;
-                ds.last[j] = Some(Target::Particle(i, s.map(|n| -n)));
+                ds.met(j, Target::Particle(i, s.map(|n| -n)));
                 Some(j)
             }
             Target::Wall(..) => None,
@@ -678,9 +699,7 @@ fn drift(
                     ds.heap.push(next);
                 }
                 if let Some(f) = ds.flight.as_deref_mut() {
-                    for (pair, [rho, v], s) in met.drain(..) {
-                        f.file(pair, (rho, v, s), e.t, dt, world.step);
-                    }
+                    met.drain(..).for_each(|(due, pair)| f.file(due, pair));
                 }
             }
         } else {
@@ -699,8 +718,18 @@ fn drift(
 /// The end of a drift: every grain advanced to `dt`, held grains exactly where their walls put
 /// them at the end of the step, absorbed grains removed.
 fn finish(world: &mut World, ds: &mut DriftState, periodic: &Periodic, dt: f64) {
+    let [lo, hi] = periodic.bounds();
     for k in 0..world.particles.len() {
-        advance(world, ds, periodic, k, dt);
+        let p = &mut world.particles;
+        let raw = p.pos[k] + p.vel[k] * (dt - ds.t_last[k]);
+        if raw.cmpge(lo).all() && raw.cmplt(hi).all() {
+            // Inside the box: what `advance` gives, with nothing to wrap.
+            p.pos[k] = raw;
+        } else {
+            advance(world, ds, periodic, k, dt);
+        }
+        // The next drift starts here.
+        ds.t_last[k] = 0.0;
     }
     let rt = &world.wall_runtime;
     for (k, a) in rt.attached.iter().enumerate() {
@@ -708,7 +737,7 @@ fn finish(world: &mut World, ds: &mut DriftState, periodic: &Periodic, dt: f64) 
             world.particles.pos[k] = ds.end_pose[a.wall as usize].to_world(a.local);
         }
     }
-    if ds.gone.contains(&true) {
+    if ds.absorbed {
         let keep: Vec<bool> = ds.gone.iter().map(|g| !g).collect();
         remove_particles(world, &keep, periodic);
     }

@@ -480,18 +480,30 @@ impl Flight {
     }
 
     /// Every grain (with its image) whose place at the start of the step lies within `reach`
-    /// (m) of grain i's place `xi` (in its own frame, at some time of the drift), or in the 27
-    /// cells about i's, i itself excepted; `visit` gets each.
-    pub fn near(&self, i: usize, xi: DVec3, reach: f64, visit: impl FnMut(usize, Image)) {
+    /// (m) of grain i's place `xi` (in its own frame, at some time of the drift), and those in
+    /// the 27 cells about i's when `about`, i itself excepted; `visit` gets each.
+    pub fn near(
+        &self,
+        i: usize,
+        xi: DVec3,
+        (reach, about): (f64, bool),
+        visit: impl FnMut(usize, Image),
+    ) {
         let g = &self.grid;
         // Into the frame of the start of the step, where the cells were found.
         let back: Image = std::array::from_fn(|a| self.wraps[i][a] - self.home[i][a]);
         let x = xi + periods(back, g.l);
-        let c = g.coords(self.cell[i]);
-        let span = [
-            std::array::from_fn(|a| g.coord(x[a] - reach, a).min(c[a] - 1)),
-            std::array::from_fn(|a| g.coord(x[a] + reach, a).max(c[a] + 1)),
+        let mut span: [[i64; 3]; 2] = [
+            std::array::from_fn(|a| g.coord(x[a] - reach, a)),
+            std::array::from_fn(|a| g.coord(x[a] + reach, a)),
         ];
+        if about {
+            let c = g.coords(self.cell[i]);
+            for a in 0..3 {
+                span[0][a] = span[0][a].min(c[a] - 1);
+                span[1][a] = span[1][a].max(c[a] + 1);
+            }
+        }
         self.visit(i, span, |_| true, visit);
     }
 
@@ -551,19 +563,9 @@ impl Flight {
         (p.radius[i] + self.r_max + speed * (dt - now) + self.fastest * dt) * (1.0 + 1e-9)
     }
 
-    /// Files pair `e`, met at drift time `now` of step `step` at ρ with relative velocity v
-    /// and contact distance s, for the step it is next due at.
-    pub fn file(
-        &mut self,
-        e: Entry,
-        (rho, v, s): (DVec3, DVec3, f64),
-        now: f64,
-        dt: f64,
-        step: u64,
-    ) {
-        if let Some(ahead) = wait(rho, v, s, now, dt) {
-            self.calendar.file(step + ahead, e);
-        }
+    /// Files pair `e` for step `due`.
+    pub fn file(&mut self, due: u64, e: Entry) {
+        self.calendar.file(due, e);
     }
 
     /// Remembers the grains' places and velocities at the end of a step.
