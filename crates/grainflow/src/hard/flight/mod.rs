@@ -296,15 +296,32 @@ impl Flight {
         let shift: [i64; 3] = std::array::from_fn(|a| {
             now[a] + i64::from(self.home[k][a] - home[a]) * g.n[a] - then[a]
         });
-        let span = [now.map(|x| x - 1), now.map(|x| x + 1)];
         let mut fresh = std::mem::take(&mut self.due);
         fresh.clear();
-        let new = |q: [i64; 3]| (0..3).any(|a| (q[a] - now[a] + shift[a]).abs() > 1);
-        self.visit(k, span, new, |j, s| {
+        let mut take = |j: usize, s: Image| {
             if !self.renewing[j] {
                 fresh.push(self.entry(k, j, s));
             }
-        });
+        };
+        let about = [now.map(|x| x - 1), now.map(|x| x + 1)];
+        if shift.iter().any(|d| d.abs() > 1) {
+            self.visit(k, about, &mut take); // moved past the cells about it: all are new
+        } else {
+            // A move by one cell along axis a brings in the layer beyond, d_a = sign(D_a);
+            // the layers of the axes taken before are left out.
+            for a in (0..3).filter(|&a| shift[a] != 0) {
+                let [mut lo, mut hi] = about;
+                (lo[a], hi[a]) = (now[a] + shift[a], now[a] + shift[a]);
+                for b in (0..a).filter(|&b| shift[b] != 0) {
+                    if shift[b] > 0 {
+                        hi[b] = now[b];
+                    } else {
+                        lo[b] = now[b];
+                    }
+                }
+                self.visit(k, [lo, hi], &mut take);
+            }
+        }
         for e in fresh.drain(..) {
             self.calendar.file(step, e);
         }
@@ -418,17 +435,12 @@ impl Flight {
             let c = self.grid.coords(self.cell[k]);
             let span = [c.map(|x| x - 1), c.map(|x| x + 1)];
             let mut pairs = std::mem::take(&mut self.due);
-            self.visit(
-                k,
-                span,
-                |_| true,
-                |j, s| {
-                    // A pair of two renewed grains once, from the lower.
-                    if !(self.renewing[j] && j < k) {
-                        pairs.push(self.entry(k, j, s));
-                    }
-                },
-            );
+            self.visit(k, span, |j, s| {
+                // A pair of two renewed grains once, from the lower.
+                if !(self.renewing[j] && j < k) {
+                    pairs.push(self.entry(k, j, s));
+                }
+            });
             for e in pairs.drain(..) {
                 self.evaluate(p, e, dt, step, &mut offer);
             }
@@ -504,19 +516,13 @@ impl Flight {
                 span[1][a] = span[1][a].max(c[a] + 1);
             }
         }
-        self.visit(i, span, |_| true, visit);
+        self.visit(i, span, visit);
     }
 
     /// Every grain in the cells of coordinates `lo..=hi` (unwrapped: a coordinate beyond the
-    /// box is a cell's image) that `cells` admits, with its image beside grain i as the
-    /// separation reads it, i itself excepted.
-    fn visit(
-        &self,
-        i: usize,
-        [lo, hi]: [[i64; 3]; 2],
-        cells: impl Fn([i64; 3]) -> bool,
-        mut visit: impl FnMut(usize, Image),
-    ) {
+    /// box is a cell's image), with its image beside grain i as the separation reads it, i
+    /// itself excepted.
+    fn visit(&self, i: usize, [lo, hi]: [[i64; 3]; 2], mut visit: impl FnMut(usize, Image)) {
         let g = &self.grid;
         // Along each axis, each coordinate's cell in the box and image (whole periods).
         let wrap = |q: i64, a: usize| -> (i64, i32) {
@@ -535,9 +541,6 @@ impl Flight {
                 let (cy, sy) = wrap(qy, 1);
                 let row = (cz * g.n[1] + cy) * g.n[0];
                 for qx in lo[0]..=hi[0] {
-                    if !cells([qx, qy, qz]) {
-                        continue;
-                    }
                     let (cx, sx) = wrap(qx, 0);
                     let shift: Image = [sx, sy, sz];
                     let cell = (row + cx) as usize;
