@@ -111,8 +111,10 @@ fn ahead(steps: f64) -> Option<u64> {
     }
 }
 
-/// Steps after this one at which two spheres at ρ (m) with relative velocity v (m/s) and
-/// contact distance s (m) at drift time `now` (s) are to be evaluated again, `None` when they
+/// Eq 3 of 000 for two spheres at ρ (m) with relative velocity v (m/s) and contact distance
+/// s (m) at drift time `now` (s), with what the calendar makes of it: the time to their
+/// meeting as [`pair_collision_time`](super::pair_collision_time) gives it (the same bits),
+/// and the steps after this one at which they are to be evaluated again, `None` when they
 /// cannot meet while they move straight; `dt` is the step (s).
 ///
 /// With b = ρ·v, c = ρ² − s² and D = b² − c v² (000 eq 1–3): a pair touching or within a
@@ -122,28 +124,27 @@ fn ahead(steps: f64) -> Option<u64> {
 /// which straight motion keeps) never meets. A clear hit is due the step before its time
 /// t = c/(−b + √D) could fall in; a grazing one (|D| within the margin) at the step before
 /// the gap could close at the full relative speed, (|ρ| − s)/|v|, a bound on any meeting.
-pub(super) fn wait(rho: DVec3, v: DVec3, s: f64, now: f64, dt: f64) -> Option<u64> {
+pub(super) fn meet(rho: DVec3, v: DVec3, s: f64, now: f64, dt: f64) -> (Option<f64>, Option<u64>) {
     let b = rho.dot(v);
     let v2 = v.length_squared();
     let c = rho.length_squared() - s * s;
-    if c <= MARGIN * s * s {
-        return Some(1);
-    }
-    if b >= 0.0 {
-        return None;
-    }
     let disc = b * b - c * v2;
+    // As `pair_collision_time` reads them (NaN included).
+    let hit = (!(b >= 0.0) && !(disc < 0.0)).then(|| c / (-b + disc.sqrt()));
     let scale = b * b + c * v2;
-    if disc < -MARGIN * scale {
-        return None;
-    }
-    let t = if disc > MARGIN * scale {
-        c / (-b + disc.sqrt())
+    let due = if c <= MARGIN * s * s {
+        Some(1)
+    } else if b >= 0.0 || disc < -MARGIN * scale {
+        None
     } else {
-        (rho.length() - s) / v2.sqrt()
+        let t = match hit {
+            Some(t) if disc > MARGIN * scale => t,
+            _ => (rho.length() - s) / v2.sqrt(),
+        };
+        // In a later step k the time is t − k dt; it falls in that step's drift once ≤ dt.
+        steps_to_drift(t, now, dt)
     };
-    // In a later step k the time is t − k dt; it falls in that step's drift once ≤ dt.
-    steps_to_drift(t, now, dt)
+    (hit, due)
 }
 
 #[cfg(test)]
@@ -162,7 +163,7 @@ mod tests {
             let rho = DVec3::new(S + gap, 0.0, 0.0);
             let v = DVec3::new(-speed, 0.0, 0.0);
             let t = pair_collision_time(rho, v, S).expect("meets");
-            let k = wait(rho, v, S, 0.0, DT).expect("due") as f64;
+            let k = meet(rho, v, S, 0.0, DT).1.expect("due") as f64;
             // At step k the time left is t − k dt: past zero, and within a step of the
             // drift's end but for the margin.
             let left = t - k * DT;
@@ -181,19 +182,41 @@ mod tests {
         }
     }
 
+    /// The time is eq 3's as `pair_collision_time` gives it, bit for bit, hits, misses,
+    /// overlaps and receding pairs alike.
+    #[test]
+    fn the_time_is_that_of_eq_3() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut hits = 0;
+        for _ in 0..10_000 {
+            let r = |rng: &mut rand_chacha::ChaCha8Rng| {
+                DVec3::new(rng.random(), rng.random(), rng.random()) - 0.5
+            };
+            let (rho, v) = (r(&mut rng) * 0.1, r(&mut rng));
+            let t = meet(rho, v, S, 0.0, DT).0;
+            assert_eq!(
+                t.map(f64::to_bits),
+                pair_collision_time(rho, v, S).map(f64::to_bits)
+            );
+            hits += usize::from(t.is_some());
+        }
+        assert!(hits > 500, "{hits} hits: a real test");
+    }
+
     /// Receding and missing pairs never meet; touching ones are looked at every step; a pair
     /// missing or hitting by a hair is bounded by the gap at full speed.
     #[test]
     fn receding_missing_touching_and_grazing_pairs() {
         let x = DVec3::X;
-        assert_eq!(wait(x * 0.05, x, S, 0.0, DT), None, "receding");
+        assert_eq!(meet(x * 0.05, x, S, 0.0, DT).1, None, "receding");
         let miss = DVec3::new(0.05, 0.021, 0.0);
-        assert_eq!(wait(miss, -x, S, 0.0, DT), None, "passes 1 mm wide");
-        assert_eq!(wait(x * S, x, S, 0.0, DT), Some(1), "touching, receding");
+        assert_eq!(meet(miss, -x, S, 0.0, DT).1, None, "passes 1 mm wide");
+        assert_eq!(meet(x * S, x, S, 0.0, DT).1, Some(1), "touching, receding");
         // Closest approach s (1 ± 1e-9): grazing; the gap 0.03 at speed 1 takes 30 steps.
         for off in [1.0 - 1e-9, 1.0 + 1e-9] {
             let graze = DVec3::new(0.05, S * off, 0.0);
-            let k = wait(graze, -x, S, 0.0, DT).expect("grazing is looked at");
+            let k = meet(graze, -x, S, 0.0, DT).1.expect("grazing is looked at");
             let bound = (graze.length() - S) / DT;
             assert!(
                 (k as f64) <= bound && (k as f64) > bound - 2.0,

@@ -449,11 +449,11 @@ fn predict(
         let fixed = p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0;
         (!fixed).then(|| (rho, p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]))
     };
-    let mut consider = |j: usize, s: Image, (rho, v, reach): (DVec3, DVec3, f64)| {
+    let mut consider = |j: usize, s: Image, hit: Option<f64>| {
         if ds.gone[j] || just_met(ds, i, (j, s)) {
             return;
         }
-        if let Some(t) = pair_collision_time(rho, v, reach) {
+        if let Some(t) = hit {
             // t ≤ 0 relative to now is an overlap to repair at once (000 §2.3).
             let at = now + t.max(0.0);
             let key = tie(i, (j, s));
@@ -468,18 +468,19 @@ fn predict(
         Some(f) => {
             let reach = f.reach(p, i, p.vel[i].length(), now, end);
             f.near(i, xi, (reach, met.is_some()), |j, s| {
-                let Some(m) = pair(j, s) else { return };
-                if let Some(met) = met.as_deref_mut() {
-                    if let Some(ahead) = calendar::wait(m.0, m.1, m.2, now, end) {
-                        met.push((world.step + ahead, f.entry(i, j, s)));
-                    }
+                let Some((rho, v, reach)) = pair(j, s) else {
+                    return;
+                };
+                let (hit, due) = calendar::meet(rho, v, reach, now, end);
+                if let (Some(met), Some(ahead)) = (met.as_deref_mut(), due) {
+                    met.push((world.step + ahead, f.entry(i, j, s)));
                 }
-                consider(j, s, m);
+                consider(j, s, hit);
             })
         }
         None => partners(world, i).for_each(|(j, s)| {
-            if let Some(m) = pair(j, s) {
-                consider(j, s, m);
+            if let Some((rho, v, reach)) = pair(j, s) {
+                consider(j, s, pair_collision_time(rho, v, reach));
             }
         }),
     }

@@ -22,8 +22,7 @@ use glam::DVec3;
 
 mod reference;
 
-use super::calendar::{steps_to_start, wait, Calendar, Entry};
-use super::predict::pair_collision_time;
+use super::calendar::{meet, steps_to_start, Calendar, Entry};
 use crate::boundary::Periodic;
 use crate::ghosts::{count_wrap, periods, Image};
 use crate::particles::Particles;
@@ -479,14 +478,15 @@ impl Flight {
         }
         let rho = self.separation(i, (j, e.s), p.pos[j] - p.pos[i]);
         let (v, reach) = (p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]);
-        if let Some(t) = pair_collision_time(rho, v, reach) {
+        let (hit, due) = meet(rho, v, reach, 0.0, dt);
+        if let Some(t) = hit {
             let at = t.max(0.0);
             if at <= dt {
                 offer(i, (j, e.s), at);
                 offer(j, (i, e.s.map(|n| -n)), at);
             }
         }
-        if let Some(ahead) = wait(rho, v, reach, 0.0, dt) {
+        if let Some(ahead) = due {
             self.calendar.file(step + ahead, e);
         }
     }
