@@ -272,8 +272,7 @@ fn fly(world: &mut World, physics: &Physics, ds: &mut DriftState, dt: f64) -> Op
             let wraps = nl.ghosts.as_ref().map_or(&[][..], |g| &g.wraps[..]);
             Box::new(Flight::new(nl.reference(), wraps))
         });
-        let skin = world.neighbors.skin;
-        let ready = flight.ready(&world.particles, &physics.periodic, (dt, skin), world.step);
+        let ready = flight.ready(&world.particles, &physics.periodic, dt, world.step);
         if ready.is_some() {
             return ready;
         }
