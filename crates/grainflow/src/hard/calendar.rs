@@ -130,7 +130,11 @@ pub(super) fn meet(rho: DVec3, v: DVec3, s: f64, now: f64, dt: f64) -> (Option<f
     let c = rho.length_squared() - s * s;
     let disc = b * b - c * v2;
     // As `pair_collision_time` reads them (NaN included).
-    let hit = (!(b >= 0.0) && !(disc < 0.0)).then(|| c / (-b + disc.sqrt()));
+    let hit = if b >= 0.0 || disc < 0.0 {
+        None
+    } else {
+        Some(c / (-b + disc.sqrt()))
+    };
     let scale = b * b + c * v2;
     let due = if c <= MARGIN * s * s {
         Some(1)
