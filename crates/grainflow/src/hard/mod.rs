@@ -151,8 +151,10 @@ pub struct DriftState {
     offered: Vec<usize>,
     /// The collisions of the last step, when the scene asks for a log.
     pub log: Vec<CollisionRecord>,
-    /// The pairs' calendar of a free flight (no body force, no wall), else `None`.
+    /// The pairs' calendar of a free flight (no body force, no wall), else `None`, and the
+    /// pairs a prediction met after a collision, to be filed in it.
     flight: Option<Box<Flight>>,
+    met: Vec<Met>,
 }
 
 impl DriftState {
@@ -591,22 +593,21 @@ fn first_events(world: &World, physics: &Physics, ds: &mut DriftState, dt: f64) 
         ds.offered = offered;
         ds.first = best;
         return;
-    } else {
-        let ghosts = nl.ghosts.as_ref();
-        for i in 0..p.len() {
-            for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
-                let (j, s) = ghosts.map_or((j as usize, [0; 3]), |g| g.resolve(j as usize));
-                if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
-                    continue;
-                }
-                let rho = separation(world, ds, period, (i, p.pos[i]), (j, s), p.pos[j]);
-                let (v, reach) = (p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]);
-                if let Some(t) = pair_collision_time(rho, v, reach) {
-                    let at = t.max(0.0);
-                    if at <= dt {
-                        offer(&mut best[i], i, at, (j, s));
-                        offer(&mut best[j], j, at, (i, s.map(|n| -n)));
-                    }
+    }
+    let ghosts = nl.ghosts.as_ref();
+    for i in 0..p.len() {
+        for &j in &nl.partner[nl.start[i]..nl.start[i + 1]] {
+            let (j, s) = ghosts.map_or((j as usize, [0; 3]), |g| g.resolve(j as usize));
+            if p.inv_mass[i] == 0.0 && p.inv_mass[j] == 0.0 {
+                continue;
+            }
+            let rho = separation(world, ds, period, (i, p.pos[i]), (j, s), p.pos[j]);
+            let (v, reach) = (p.vel[j] - p.vel[i], p.radius[i] + p.radius[j]);
+            if let Some(t) = pair_collision_time(rho, v, reach) {
+                let at = t.max(0.0);
+                if at <= dt {
+                    offer(&mut best[i], i, at, (j, s));
+                    offer(&mut best[j], j, at, (i, s.map(|n| -n)));
                 }
             }
         }
@@ -636,7 +637,7 @@ fn drift(
     let periodic = physics.periodic;
     let period = periodic.lengths();
     let limit = COLLAPSE_PER_GRAIN * n as u64 + COLLAPSE_FLOOR;
-    let mut met = Vec::new();
+    let mut met = std::mem::take(&mut ds.met);
     while let Some(e) = ds.heap.pop() {
         let j_count = match e.target {
             Target::Particle(j, _) => ds.count[j],
@@ -711,6 +712,7 @@ fn drift(
         }
     }
     finish(world, &mut ds, &periodic, dt);
+    ds.met = met;
     s.drift = ds;
     Ok(stats)
 }
