@@ -339,7 +339,12 @@ fn plan_walls(world: &mut World, ds: &mut DriftState, dt: f64) {
 
 /// v += h g for every mobile particle (the only forces between collisions are body forces:
 /// gravity fields, self-gravity included, and frame forces, evaluated after each drift).
+/// Where no body force acts there is nothing to add (but a −0 component's sign: +0 after the
+/// sum, kept −0 without it; a position moved by −0 is the same number).
 fn kick(world: &mut World, physics: &Physics, body: &mut BodyForce, h: f64) {
+    if physics.uniform_acceleration() == Some(DVec3::ZERO) {
+        return;
+    }
     if body.acc.len() != world.particles.len() {
         body.update(physics, &world.particles, world.time);
     }
@@ -733,10 +738,12 @@ fn finish(world: &mut World, ds: &mut DriftState, periodic: &Periodic, dt: f64) 
         // The next drift starts here.
         ds.t_last[k] = 0.0;
     }
-    let rt = &world.wall_runtime;
-    for (k, a) in rt.attached.iter().enumerate() {
-        if let Some(a) = a {
-            world.particles.pos[k] = ds.end_pose[a.wall as usize].to_world(a.local);
+    // Only walls hold grains: without one, no pass over every grain.
+    if !world.walls.is_empty() {
+        for (k, a) in world.wall_runtime.attached.iter().enumerate() {
+            if let Some(a) = a {
+                world.particles.pos[k] = ds.end_pose[a.wall as usize].to_world(a.local);
+            }
         }
     }
     if ds.absorbed {
