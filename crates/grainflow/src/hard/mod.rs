@@ -50,7 +50,7 @@ use crate::world::World;
 use crate::{Error, Result};
 use calendar::Entry;
 use collide::collide;
-use flight::Flight;
+use flight::{anchor_reference, fly, Flight};
 pub use log::{CollisionRecord, Partner};
 pub use predict::{pair_collision_time, plane_collision_time};
 
@@ -258,43 +258,6 @@ fn step(world: &mut World, physics: &Physics, s: &mut HardStepper) -> Result<Col
         f.saw(&world.particles);
     }
     Ok(stats)
-}
-
-/// Readies the free flight of this step, where grains move straight between collisions (no
-/// body force, no wall) in a box periodic along every axis: taken over from the world's list,
-/// or from the last step. Returns the fastest grain's speed then; elsewhere `None`, with the
-/// world's list handed back when a flight ends.
-fn fly(world: &mut World, physics: &Physics, ds: &mut DriftState, dt: f64) -> Option<f64> {
-    let free = world.walls.is_empty()
-        && physics.uniform_acceleration() == Some(DVec3::ZERO)
-        && physics.periodic.axes().iter().all(Option::is_some);
-    if free {
-        let flight = ds.flight.get_or_insert_with(|| {
-            let nl = &world.neighbors;
-            let wraps = nl.ghosts.as_ref().map_or(&[][..], |g| &g.wraps[..]);
-            Box::new(Flight::new(nl.reference(), wraps))
-        });
-        let ready = flight.ready(&world.particles, &physics.periodic, dt, world.step);
-        if ready.is_some() {
-            return ready;
-        }
-    }
-    if let Some(f) = ds.flight.take().filter(|f| f.started()) {
-        f.hand_back(world, &physics.periodic);
-    }
-    None
-}
-
-/// What rebuilding the world's list at drift time `now` does to its anchors, in a free
-/// flight: the skin sized anew where it is automatic, the anchors where the grains are.
-fn anchor_reference(world: &mut World, f: &mut Flight, (now, dt): (f64, f64)) {
-    let p = &world.particles;
-    if world.neighbors.auto.is_some() {
-        if let Some(skin) = world.auto_skin(crate::particles::fastest(&p.vel)) {
-            world.neighbors.skin = skin;
-        }
-    }
-    f.anchor_here(p, (now, dt), world.neighbors.skin, world.step);
 }
 
 /// The neighbour skin in units of the longest drift of a step, v_max dt: the fastest in

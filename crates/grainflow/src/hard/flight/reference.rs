@@ -16,6 +16,7 @@ use super::super::calendar::steps_to_start;
 use super::Flight;
 use crate::ghosts::{periods, Image};
 use crate::particles::Particles;
+use crate::world::World;
 
 /// Relative margin under the half skin at which a grain is looked at (1e-6): far above the
 /// round-off of positions advanced step by step.
@@ -111,4 +112,16 @@ impl Flight {
         }
         world.relist_walls(periodic);
     }
+}
+
+/// What rebuilding the world's list at drift time `now` does to its anchors, in a free
+/// flight: the skin sized anew where it is automatic, the anchors where the grains are.
+pub(in crate::hard) fn anchor_reference(world: &mut World, f: &mut Flight, (now, dt): (f64, f64)) {
+    let p = &world.particles;
+    if world.neighbors.auto.is_some() {
+        if let Some(skin) = world.auto_skin(crate::particles::fastest(&p.vel)) {
+            world.neighbors.skin = skin;
+        }
+    }
+    f.anchor_here(p, (now, dt), world.neighbors.skin, world.step);
 }
