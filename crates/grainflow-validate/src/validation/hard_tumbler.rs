@@ -65,6 +65,8 @@ pub struct HardDrum {
     pub measure: f64,
     /// Approach speed below which collisions are elastic (m/s), pkdgrav's slide limit.
     pub slide_limit: f64,
+    /// Slow touching contacts resolved once per step as resting contacts (`resting`).
+    pub resting: bool,
 }
 
 impl HardDrum {
@@ -123,6 +125,7 @@ impl HardDrum {
             simulation: SimulationSpec {
                 method: Method::Hard(HardOptions {
                     slide_limit: self.slide_limit,
+                    resting: self.resting,
                     ..Default::default()
                 }),
                 ..SimulationSpec::new(self.settle + self.turn, TimeStep::Fixed(self.dt))
@@ -236,6 +239,7 @@ pub fn quick_hard_drum(fr: f64) -> HardDrum {
         turn: 0.6,
         measure: 0.4,
         slide_limit: 3.0 * G0 * 1e-4,
+        resting: true,
     }
 }
 
@@ -251,6 +255,7 @@ pub fn full_hard_drum(fr: f64) -> HardDrum {
         turn: 2.5,
         measure: 1.0,
         slide_limit: 3.0 * G0 * 5e-6,
+        resting: true,
     }
 }
 

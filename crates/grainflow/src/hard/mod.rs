@@ -34,6 +34,7 @@ pub(crate) mod log;
 pub(crate) mod predict;
 pub(crate) mod quartic;
 pub(crate) mod resolve;
+mod rest;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -196,6 +197,8 @@ pub struct HardStepper {
     pub drift: DriftState,
     /// Body-force accelerations after the last drift.
     pub body: BodyForce,
+    /// The resting contacts of the last step (option `resting`).
+    pub(crate) rest: rest::RestState,
 }
 
 impl HardStepper {
@@ -223,8 +226,10 @@ fn step(world: &mut World, physics: &Physics, s: &mut HardStepper) -> Result<Col
     prepare(world, &physics.periodic);
     plan_walls(world, &mut s.drift, dt);
     kick(world, physics, &mut s.body, 0.5 * dt);
+    rest::settle(world, physics, s, dt);
     let flying = fly(world, physics, &mut s.drift, dt);
-    let v_max = flying.unwrap_or_else(|| crate::particles::fastest(&world.particles.vel));
+    let fastest = flying.unwrap_or_else(|| crate::particles::fastest(&world.particles.vel));
+    let v_max = fastest.max(rest::reach(&s.options));
     // The skin is a fixed number of the longest drifts of a step; within it the list holds every
     // pair that can meet while the grains move straight. A collision that speeds a grain past
     // that rebuilds the list in the drift ([`drift`]).

@@ -120,6 +120,12 @@ pub(super) fn problems(scene: &Scene, p: &mut Vec<Error>) {
                     format!("must be a finite speed ≥ 0 (m/s), got {slide}"),
                 ));
             }
+            if o.resting && slide <= 0.0 {
+                p.push(Error::scene(
+                    "simulation.method.hard.resting",
+                    "needs a slide_limit > 0 (m/s): resting contacts are those slower than it",
+                ));
+            }
             hard_problems(scene, p);
         }
         Method::ApproxHard(o) => o.problems(p),
@@ -244,6 +250,10 @@ pub struct HardOptions {
         deserialize_with = "crate::units::velocity"
     )]
     pub slide_limit: f64,
+    /// Grains touching and approaching slower than the slide limit are resting contacts,
+    /// resolved once per step before the drift (`hard/rest.rs`); needs a slide limit > 0.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub resting: bool,
     /// Every collision (time, bodies, relative speed) into `collisions.csv`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub collision_log: bool,
