@@ -90,9 +90,9 @@ fn every_flipped_bit_and_every_cut_is_refused() {
 #[test]
 fn an_older_format_with_a_bad_value_is_refused_naming_it() {
     let (good, _) = written();
-    // Format 6: the same body without the free bodies' count (format 8, none here) and the
-    // checksum.
-    let mut old = good[..good.len() - 12].to_vec();
+    // Format 6: the same body without the free bodies' count (format 8, none here), the
+    // resting contacts' count (format 9, none here) and the checksum.
+    let mut old = good[..good.len() - 20].to_vec();
     old[14..18].copy_from_slice(&6u32.to_le_bytes());
     assert!(read_bytes(&old, "v6.gfck").is_ok());
     let scene_len = u64::from_le_bytes(old[18..26].try_into().expect("8 bytes")) as usize;

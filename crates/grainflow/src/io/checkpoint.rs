@@ -17,7 +17,10 @@
 //! of the last (f64). From format 8, the free walls' bodies (`rigid`): the count (u64) and per
 //! body its wall (u64), centre of mass, velocity (3 f64 each), orientation quaternion (x, y, z,
 //! w), angular momentum, force and torque of the last evaluation, and the grains' force and
-//! torque on it (3 f64 each). From format 7 the file ends with the CRC-32 (u32) of every byte
+//! torque on it (3 f64 each). From format 9, the impulses the hard method's resting contacts
+//! carried at the last step (`resting`): the count (u64) and per contact the two ids (u64 each;
+//! for a wall, the grain's id and `u64::MAX` less the wall member) and the impulse (f64, N s),
+//! in ascending order of ids. From format 7 the file ends with the CRC-32 (u32) of every byte
 //! before it.
 //! Format 3 files are read with empty tallies, formats 3 and 4 with no collisions so far,
 //! formats 3 to 5 with each pair's history at the one image its grains had then and nothing
@@ -41,7 +44,7 @@ use crate::walls::interact::Attachment;
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 14] = b"GRAINFLOW-CKPT";
-const VERSION: u32 = 8;
+const VERSION: u32 = 9;
 
 /// A free wall's body as a checkpoint holds it: (wall index, state, the grains' force and
 /// torque on it).
@@ -80,6 +83,10 @@ pub struct Checkpoint {
     /// The free walls' bodies: (wall index, state, the grains' force and torque on it)
     /// (format 8; none when read from older formats).
     pub bodies: Vec<SavedBody>,
+    /// The impulses the hard method's resting contacts carried at the last step: (id, id or
+    /// `u64::MAX` less a wall member, impulse in N s), in ascending order (format 9; none when
+    /// read from older formats).
+    pub resting: Vec<(u64, u64, f64)>,
 }
 
 impl Simulation {
@@ -119,6 +126,10 @@ impl Simulation {
                 .iter()
                 .map(|b| (b.wall as u32, b.body.state, b.contact))
                 .collect(),
+            resting: match &self.stepper {
+                Stepper::Hard(h) => h.rest.saved(),
+                _ => Vec::new(),
+            },
         }
     }
 
@@ -184,6 +195,9 @@ impl Simulation {
         restore_bodies(&mut w.wall_runtime.bodies, &ckpt.bodies)?;
         w.rebuild_neighbors(&sim.physics.periodic);
         w.set_pair_history_by_id(&ckpt.pairs);
+        if let Stepper::Hard(h) = &mut sim.stepper {
+            h.rest.restore(&ckpt.resting);
+        }
         if let Stepper::Soft(s) = &mut sim.stepper {
             s.follow_list(&sim.world);
             if s.options.integrator.needs_rate_form() {
@@ -404,6 +418,12 @@ impl Checkpoint {
                     o.vec3(v)?;
                 }
             }
+            o.u64(self.resting.len() as u64)?;
+            for &(a, b, impulse) in &self.resting {
+                o.u64(a)?;
+                o.u64(b)?;
+                o.f64(impulse)?;
+            }
             let crc = o.1.clone().finalize();
             o.0.write_all(&crc.to_le_bytes())
         })
@@ -528,6 +548,12 @@ impl Checkpoint {
         } else {
             Vec::new()
         };
+        let mut resting = Vec::new();
+        if version >= 9 {
+            for _ in 0..i.u64()?.min(i.0.len() as u64) {
+                resting.push((i.u64()?, i.u64()?, i.f64()?));
+            }
+        }
         i.0.is_empty().then_some(Checkpoint {
             scene,
             time,
@@ -543,6 +569,7 @@ impl Checkpoint {
             collisions,
             inserts,
             bodies,
+            resting,
         })
     }
 

@@ -140,6 +140,13 @@ impl Checkpoint {
                 "held grain {k}: wall {w} is past the scene's {walls} walls"
             ));
         }
+        if let Some((k, _)) = (self.resting.iter().enumerate())
+            .find(|(_, (_, _, impulse))| !(impulse.is_finite() && *impulse > 0.0))
+        {
+            return Err(format!(
+                "resting contact {k}: its impulse is not a finite positive number"
+            ));
+        }
         for (w, s, (f, t)) in &self.bodies {
             let finite = [s.pos, s.vel, s.momentum, s.force, s.torque, *f, *t]
                 .iter()
@@ -219,6 +226,7 @@ mod tests {
             collisions: 0,
             inserts: Default::default(),
             bodies: Vec::new(),
+            resting: Vec::new(),
         }
     }
 
