@@ -6,15 +6,16 @@
 //! With pkdgrav's rule (000 §2.1, the slide limit making slow collisions elastic) the weight of
 //! a column of n grains is carried by bounces that run up and down it, of order n² collisions
 //! per column and step, and the pack never comes to rest. Here a **resting contact** is a pair
-//! (or a grain and a wall) whose gap the grains could close within the step at the slide limit,
-//! gap ≤ v_slide dt, and whose normal relative speed is below v_slide. At the start of the drift
-//! (after the first half kick) every resting contact receives a normal impulse λ ≥ 0, the
-//! smallest set for which none approaches faster than it may close half its gap in a step,
-//! max(gap, 0)/(2 dt): the normal restitution of a resting contact is 0, as in the collisions
+//! (or a grain and a wall) whose gap the impulses can close within the step, gap ≤
+//! [`REACH`] v_slide dt, and whose normal relative speed is below v_slide. At the start of the
+//! drift (after the first half kick) every resting contact receives a normal impulse λ ≥ 0, the
+//! smallest set for which none approaches faster than it may close its gap down to the rest gap
+//! δ = [`REST_GAP`] v_slide dt within the step, (max(gap, 0) − δ)/dt (negative, an opening,
+//! when closer than δ): the normal restitution of a resting contact is 0, as in the collisions
 //! that 004 §I resolves at the start of its step ("pending overlaps that would occur between t
 //! and t + dt … as collisions taking place at time t"). The impulses are found by projected
 //! Gauss–Seidel sweeps (sequential impulses), each started from the impulse the contact carried
-//! at the last step, so a pack at rest needs one sweep. A contact that carried a normal impulse
+//! at the last step, so a pack at rest needs few. A contact that carried a normal impulse
 //! then receives 000 eq 4's tangential impulse with its ε_t once, as one collision would give
 //! it. Whatever the sweeps leave (a contact not settled within [`MAX_SWEEPS`]) is met in the
 //! drift as before.
@@ -63,7 +64,7 @@ struct Contact {
     surface: DVec3,
     /// 1/m_a + 1/m_b (1/kg).
     inv_m: f64,
-    /// Approach speed the contact may keep (m/s): half its gap per step.
+    /// Approach speed the contact may keep (m/s), [`allowed`].
     allowed: f64,
     /// Normal impulse of this step so far (N s).
     lambda: f64,
@@ -174,7 +175,7 @@ fn gather_pairs(
                 n,
                 surface: DVec3::ZERO,
                 inv_m,
-                allowed: (gap.max(0.0) - REST_GAP * limit * dt) / dt,
+                allowed: allowed(gap, limit, dt),
                 lambda: 0.0,
                 eps_t: physics
                     .table
@@ -223,7 +224,7 @@ fn gather_walls(
                     n,
                     surface,
                     inv_m: p.inv_mass[i],
-                    allowed: (gap.max(0.0) - REST_GAP * limit * dt) / dt,
+                    allowed: allowed(gap, limit, dt),
                     lambda: 0.0,
                     eps_t: physics
                         .table
@@ -235,6 +236,12 @@ fn gather_walls(
             number += 1;
         }
     }
+}
+
+/// The approach speed (m/s) a contact `gap` (m) apart may keep through a step of `dt` with
+/// slide limit `limit` (m/s): what closes its gap down to the rest gap, an opening when closer.
+fn allowed(gap: f64, limit: f64, dt: f64) -> f64 {
+    (gap.max(0.0) - REST_GAP * limit * dt) / dt
 }
 
 /// Approach speed of contact `c` along its normal (m/s, positive when closing).
