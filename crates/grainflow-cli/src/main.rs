@@ -511,6 +511,10 @@ fn run(
     if let Some(ranks) = shared::ranks() {
         return shared::run((scene, &base, name), out, resume, overwrite, ranks);
     }
+    // The run would refuse them too; here the message names the scene's file.
+    if let Some(first) = scene.problems().into_iter().next() {
+        bail!("{name}: {first}");
+    }
     let duration = scene.simulation.start_time + scene.simulation.duration;
     let (mut sim, start) = match resume {
         Some(path) => {

@@ -69,15 +69,19 @@ pub fn run(
     let end = scene.simulation.start_time + scene.simulation.duration;
     // Every rank meets the same refusals from the same inputs: each stops, rank 0 says why.
     let built = match (refusal(&scene), resume) {
-        (Some(e), _) => Err(e),
+        (Some(e), _) => Err(e.into()),
         (None, Some(path)) => Checkpoint::read(path)
             .and_then(|c| Simulation::resume(scene, base, c))
-            .map(|sim| (sim, Start::Resume)),
-        (None, None) => Simulation::new(scene, base).map(|sim| (sim, Start::Fresh { overwrite })),
+            .map(|sim| (sim, Start::Resume))
+            .map_err(anyhow::Error::from),
+        // The message names the scene's file, as one process's does.
+        (None, None) => Simulation::new(scene, base)
+            .map(|sim| (sim, Start::Fresh { overwrite }))
+            .map_err(|e| anyhow::anyhow!("{name}: {e}")),
     };
     let (sim, start) = match built {
         Ok(b) => b,
-        Err(e) => return Ok(fail_together(e.into(), rank, || any(&mut *transport, true))),
+        Err(e) => return Ok(fail_together(e, rank, || any(&mut *transport, true))),
     };
     let view = (rank == 0).then(|| sim.clone());
     // Refusals were met above, so every rank takes its share.
@@ -100,13 +104,10 @@ pub fn run(
         return Ok(code);
     }
     if let Some(v) = &view {
-        let bricks = shared.domain.bricks.counts;
         eprintln!(
-            "grainflow: {name}: {} particles on {size} ranks (bricks {}×{}×{}), {} walls, dt = {:.3e} s, {} threads per rank, output in {}",
+            "grainflow: {name}: {} particles on {size} ranks ({}), {} walls, dt = {:.3e} s, {} threads per rank, output in {}",
             v.world.particles.len(),
-            bricks[0],
-            bricks[1],
-            bricks[2],
+            shared.domain.bricks.layout,
             v.world.walls.len(),
             v.physics.dt,
             rayon::current_num_threads(),

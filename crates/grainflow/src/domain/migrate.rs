@@ -97,6 +97,7 @@ pub(super) fn migrate(d: &mut Domain, world: &mut World, physics: &Physics) {
     let fastest = own.map(|k| p.vel[k].length()).fold(0.0, f64::max);
     let fastest = max(&mut *d.transport, fastest);
     let skin = world.auto_skin(fastest).unwrap_or(world.neighbors.skin);
+    d.balance(world, physics);
     let reach = d.bricks.reach(d.reach(skin));
     let dest: Vec<u32> = (p.pos.iter())
         .map(|&x| d.bricks.rank_of(x) as u32)

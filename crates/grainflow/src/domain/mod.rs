@@ -28,6 +28,7 @@
 
 use glam::DVec3;
 
+use crate::neighbor::NeighborList;
 use crate::particles::Particles;
 use crate::physics::{BodyForce, Physics};
 use crate::scene::{Integrator, Method, Scene};
@@ -47,7 +48,7 @@ mod records;
 pub mod transport;
 mod view;
 
-pub use bricks::Bricks;
+pub use bricks::{Bricks, Layout};
 use records::{put_grain, put_load, put_state, take_grain, take_load, take_state, LOAD};
 use transport::{all_gather, any, max, Reader, Writer};
 pub use transport::{threads, Threads, Transport};
@@ -92,6 +93,8 @@ pub struct Domain {
     pub bytes_sent: u64,
     /// Grains this rank took in from other ranks at rebuilds so far.
     pub migrated: u64,
+    /// Rebuilds between balancings of the bricks (`simulation.balance_every`).
+    balance_every: Option<u64>,
 }
 
 impl Shared {
@@ -122,7 +125,23 @@ impl Shared {
         }
         let w = &sim.world;
         let periodic = &sim.physics.periodic;
-        let bricks = Bricks::new(transport.size(), periodic, &w.particles.pos);
+        let balance_every = sim.scene.simulation.balance_every;
+        let bricks = match balance_every {
+            None => Bricks::new(transport.size(), periodic, &w.particles.pos),
+            // Every rank holds every grain: the histograms need no adding up.
+            Some(_) => {
+                let p = &w.particles;
+                let grains = (0..p.len()).map(|k| (p.pos[k], work(&w.neighbors, k)));
+                let extent = bricks::extent(&p.pos);
+                Bricks::balanced(
+                    transport.size(),
+                    periodic,
+                    extent,
+                    grains.collect(),
+                    &mut |h| h,
+                )
+            }
+        };
         // Every rank holds the whole run: each keeps its own grains and the copies it needs.
         let (me, n) = (transport.rank(), w.particles.len());
         let mut domain = Domain {
@@ -139,6 +158,7 @@ impl Shared {
             bytes_sent: 0,
             migrated: 0,
             transport,
+            balance_every,
         };
         let p = &w.particles;
         let dest = (p.pos.iter()).map(|&x| domain.bricks.rank_of(x) as u32);
@@ -266,6 +286,57 @@ impl Domain {
     fn reach(&self, skin: f64) -> f64 {
         2.0 * self.r_max + skin
     }
+
+    /// Cuts the bricks again by the work of every rank's own grains, when the rebuild
+    /// `world` is at is one of those `simulation.balance_every` asks for; every rank calls it
+    /// together.
+    fn balance(&mut self, world: &World, physics: &Physics) {
+        let builds = world.neighbors.builds;
+        if !self.balance_every.is_some_and(|k| builds.is_multiple_of(k)) {
+            return;
+        }
+        let (p, nl) = (&world.particles, &world.neighbors);
+        let mine: Vec<(DVec3, u64)> = (0..p.len())
+            .filter(|&k| self.own[k])
+            .map(|k| (p.pos[k], work(nl, k)))
+            .collect();
+        let t = &mut *self.transport;
+        let mut w = Writer::default();
+        let (lo, hi) = (mine.iter()).fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), g| {
+            (lo.min(g.0), hi.max(g.0))
+        });
+        w.vec3(lo);
+        w.vec3(hi);
+        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        for m in all_gather(t, w.0) {
+            let mut r = Reader(&m);
+            (lo, hi) = (lo.min(r.vec3()), hi.max(r.vec3()));
+        }
+        let extent = if lo.x <= hi.x {
+            [lo, hi]
+        } else {
+            [DVec3::ZERO; 2]
+        };
+        let mut sum = |histogram: Vec<u64>| {
+            let mut w = Writer::default();
+            histogram.iter().for_each(|&h| w.u64(h));
+            let mut total = vec![0u64; histogram.len()];
+            for m in all_gather(t, w.0) {
+                let mut r = Reader(&m);
+                total.iter_mut().for_each(|h| *h += r.u64());
+            }
+            total
+        };
+        let ranks = self.bricks.len();
+        self.bricks = Bricks::balanced(ranks, &physics.periodic, extent, mine, &mut sum);
+    }
+}
+
+/// The work of grain `k` for the balancing of the bricks: one for the grain and one for each
+/// pair listed in its row of `nl` (none before the list is built).
+fn work(nl: &NeighborList, k: usize) -> u64 {
+    let row = nl.start.get(k + 1).zip(nl.start.get(k));
+    1 + row.map_or(0, |(end, start)| (end - start) as u64)
 }
 
 /// Every grain of the run as one process holds it, for the self-gravity of a rank's grains:

@@ -110,6 +110,17 @@ pub(super) fn problems(scene: &Scene, p: &mut Vec<Error>) {
         )),
         _ => {}
     }
+    match s.balance_every {
+        Some(0) => p.push(Error::scene(
+            "simulation.balance_every",
+            "must be at least 1 (rebuilds between balancings); leave it out for fixed equal bricks",
+        )),
+        Some(_) if !matches!(s.method, Method::Soft(_)) => p.push(Error::scene(
+            "simulation.balance_every",
+            "applies to method = \"soft\" only (the one shared among MPI ranks)",
+        )),
+        _ => {}
+    }
     match &s.method {
         Method::Soft(o) => soft_problems(scene, o, p),
         Method::Hard(o) => {

@@ -226,6 +226,12 @@ pub struct SimulationSpec {
     /// counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_every: Option<u64>,
+    /// A run shared among MPI ranks: at the start and every this many neighbour-list
+    /// rebuilds, the bricks are cut again by recursive bisection of the grains' work (each
+    /// grain and the pairs listed in its row); equal slabs, never moved, when absent. One
+    /// process has nothing to balance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_every: Option<u64>,
 }
 
 impl SimulationSpec {
@@ -244,6 +250,7 @@ impl SimulationSpec {
             start_time: 0.0,
             dimensions: three(),
             sort_every: None,
+            balance_every: None,
         }
     }
 }
