@@ -300,13 +300,14 @@ impl Domain {
             .filter(|&k| self.own[k])
             .map(|k| (p.pos[k], work(nl, k)))
             .collect();
-        let t = &mut *self.transport;
+        let (t, sent) = (&mut *self.transport, &mut self.bytes_sent);
         let mut w = Writer::default();
         let (lo, hi) = (mine.iter()).fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), g| {
             (lo.min(g.0), hi.max(g.0))
         });
         w.vec3(lo);
         w.vec3(hi);
+        *sent += (w.0.len() * (t.size() - 1)) as u64;
         let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
         for m in all_gather(t, w.0) {
             let mut r = Reader(&m);
@@ -320,6 +321,7 @@ impl Domain {
         let mut sum = |histogram: Vec<u64>| {
             let mut w = Writer::default();
             histogram.iter().for_each(|&h| w.u64(h));
+            *sent += (w.0.len() * (t.size() - 1)) as u64;
             let mut total = vec![0u64; histogram.len()];
             for m in all_gather(t, w.0) {
                 let mut r = Reader(&m);
