@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use grainflow::domain::{Shared, Transport};
-use grainflow::scene::{ParticleSource, Scene};
+use grainflow::scene::{BalanceBy, ParticleSource, Scene};
 use grainflow::sim::Simulation;
 use grainflow::stats::StageTimes;
 use serde_json::json;
@@ -92,8 +92,24 @@ impl Transport for Metered {
         self.inner.size()
     }
     fn exchange(&mut self, out: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        self.metered(|t| t.exchange(out))
+    }
+    fn swap(&mut self, out: Vec<Vec<u8>>, expect: &[usize]) -> Vec<Vec<u8>> {
+        self.metered(|t| t.swap(out, expect))
+    }
+    fn any(&mut self, flag: bool) -> bool {
+        self.metered(|t| t.any(flag))
+    }
+    fn max(&mut self, x: &[f64]) -> Vec<f64> {
+        self.metered(|t| t.max(x))
+    }
+}
+
+impl Metered {
+    /// `call` on the transport within, its CPU time counted.
+    fn metered<R>(&mut self, call: impl FnOnce(&mut dyn Transport) -> R) -> R {
         let start = thread_cpu_s();
-        let got = self.inner.exchange(out);
+        let got = call(&mut *self.inner);
         self.cpu_s.set(self.cpu_s.get() + (thread_cpu_s() - start));
         got
     }
@@ -122,10 +138,20 @@ struct Measured {
 }
 
 /// Runs benchmark `name` tiled `tile` for `steps` steps (the scene's own count when `None`),
-/// in one process, or shared among the ranks when started by mpirun with several; rank 0
+/// its bricks balanced as `balance` asks (every so many rebuilds, by what), in one process, or shared among the ranks when started by mpirun with several; rank 0
 /// prints the report.
-pub fn run(name: &str, tile: [u32; 2], steps: Option<u64>, json: bool) -> Result<ExitCode> {
-    let scene = tiled_scene(name, tile)?;
+pub fn run(
+    name: &str,
+    tile: [u32; 2],
+    balance: Option<(u64, BalanceBy)>,
+    steps: Option<u64>,
+    json: bool,
+) -> Result<ExitCode> {
+    let mut scene = tiled_scene(name, tile)?;
+    if let Some((every, by)) = balance {
+        scene.simulation.balance_every = Some(every);
+        scene.simulation.balance_by = by;
+    }
     let m = match crate::shared::ranks() {
         None => alone(scene, steps)?,
         Some(transport) => {

@@ -48,7 +48,7 @@ use clap::{Parser, Subcommand};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::{Outputs, Start};
 use grainflow::scene::built_in as scenes;
-use grainflow::scene::{Method, Scene};
+use grainflow::scene::{BalanceBy, Method, Scene};
 use grainflow::sim::Simulation;
 use grainflow::stats::StageTimes;
 use grainflow_validate::validation::{self, Comparison, Metric};
@@ -128,6 +128,14 @@ enum Command {
         /// mpirun (the `mpi` feature) the run is shared among the ranks.
         #[arg(long, value_name = "NX,NY", value_parser = bench_tile::parse_tile, conflicts_with = "scaling")]
         tile: Option<[u32; 2]>,
+        /// With --tile under mpirun: cut the bricks again every this many neighbour-list
+        /// rebuilds (the scene's `simulation.balance_every`).
+        #[arg(long, value_name = "REBUILDS", requires = "tile", value_parser = clap::value_parser!(u64).range(1..))]
+        balance_every: Option<u64>,
+        /// What --balance-every balances: the grains' work, or that work weighed by each
+        /// rank's measured time (the scene's `simulation.balance_by`).
+        #[arg(long, value_parser = ["work", "time"], default_value = "work", requires = "balance_every")]
+        balance_by: String,
     },
     /// Run validation cases and compare with analytic or published numbers.
     Validate {
@@ -370,10 +378,17 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             steps,
             json,
             tile,
+            balance_every,
+            balance_by,
             ..
         } => {
             if let (Some(name), Some(tile)) = (&name, tile) {
-                return bench_tile::run(name, tile, steps, json);
+                let by = match balance_by.as_str() {
+                    "time" => BalanceBy::Time,
+                    _ => BalanceBy::Work,
+                };
+                let balance = balance_every.map(|k| (k, by));
+                return bench_tile::run(name, tile, balance, steps, json);
             }
             if let Some(code) = name.as_deref().and_then(shared::refuse_untiled) {
                 return Ok(code);

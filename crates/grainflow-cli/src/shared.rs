@@ -8,11 +8,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
-use grainflow::domain::transport::any;
 use grainflow::domain::{refusal, Shared, Transport};
 use grainflow::io::checkpoint::Checkpoint;
 use grainflow::io::{Outputs, Start};
-use grainflow::scene::Scene;
+use grainflow::scene::{BalanceBy, Scene};
 use grainflow::sim::Simulation;
 
 use crate::stop::Stop;
@@ -52,7 +51,7 @@ pub fn refuse_untiled(name: &str) -> Option<ExitCode> {
         transport.size()
     );
     let rank = transport.rank();
-    Some(fail_together(e, rank, || any(&mut *transport, true)))
+    Some(fail_together(e, rank, || transport.any(true)))
 }
 
 /// Runs `scene` (named `name`, files from `base`) shared among the ranks of `transport`,
@@ -81,7 +80,7 @@ pub fn run(
     };
     let (sim, start) = match built {
         Ok(b) => b,
-        Err(e) => return Ok(fail_together(e, rank, || any(&mut *transport, true))),
+        Err(e) => return Ok(fail_together(e, rank, || transport.any(true))),
     };
     let view = (rank == 0).then(|| sim.clone());
     // Refusals were met above, so every rank takes its share.
@@ -104,10 +103,12 @@ pub fn run(
         return Ok(code);
     }
     if let Some(v) = &view {
+        let by_time = v.scene.simulation.balance_by == BalanceBy::Time;
         eprintln!(
-            "grainflow: {name}: {} particles on {size} ranks ({}), {} walls, dt = {:.3e} s, {} threads per rank, output in {}",
+            "grainflow: {name}: {} particles on {size} ranks ({}{}), {} walls, dt = {:.3e} s, {} threads per rank, output in {}",
             v.world.particles.len(),
             shared.domain.bricks.layout,
+            if by_time { " weighed by time" } else { "" },
             v.world.walls.len(),
             v.physics.dt,
             rayon::current_num_threads(),

@@ -212,6 +212,15 @@ fn sorting_every_zero_steps_or_for_hard_spheres_is_refused_by_name() {
 }
 
 #[test]
+fn balancing_by_time_without_balance_every_is_refused_by_name() {
+    let e = refusal("dt = \"auto\"", "dt = \"auto\"\nbalance_by = \"time\"");
+    assert!(
+        e.contains("simulation.balance_by: needs simulation.balance_every"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_skin_for_hard_spheres_is_refused() {
     // The hard-sphere method sizes the skin from the speeds; a set one would be ignored.
     let e = refusal("dt = \"auto\"", "dt = 1e-4\nmethod = \"hard\"\nskin = 1e-4");

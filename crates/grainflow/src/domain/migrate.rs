@@ -21,7 +21,7 @@ use glam::DVec3;
 
 use super::bricks::Reach;
 use super::records::{put_end, put_grain, take_grain};
-use super::transport::{max, Reader, Writer};
+use super::transport::{Reader, Transport, Writer};
 use super::{put_pair, take_pair, Domain};
 use crate::contact::ContactState;
 use crate::neighbor::{Kept, NeighborList, Share, BLOCK};
@@ -95,7 +95,7 @@ pub(super) fn migrate(d: &mut Domain, world: &mut World, physics: &Physics) {
     let p = &world.particles;
     let own = (0..p.len()).filter(|&k| d.own[k]);
     let fastest = own.map(|k| p.vel[k].length()).fold(0.0, f64::max);
-    let fastest = max(&mut *d.transport, fastest);
+    let fastest = d.transport.max(&[fastest])[0];
     let skin = world.auto_skin(fastest).unwrap_or(world.neighbors.skin);
     d.balance(world, physics);
     let reach = d.bricks.reach(d.reach(skin));

@@ -31,7 +31,7 @@ use glam::DVec3;
 use crate::neighbor::NeighborList;
 use crate::particles::Particles;
 use crate::physics::{BodyForce, Physics};
-use crate::scene::{Integrator, Method, Scene};
+use crate::scene::{BalanceBy, Integrator, Method, Scene};
 use crate::sim::Simulation;
 use crate::soft::Exchange;
 use crate::stepper::Stepper;
@@ -50,7 +50,7 @@ mod view;
 
 pub use bricks::{Bricks, Layout};
 use records::{put_grain, put_load, put_state, take_grain, take_load, take_state, LOAD};
-use transport::{all_gather, any, max, Reader, Writer};
+use transport::{all_gather, Clocked, Reader, Writer};
 pub use transport::{threads, Threads, Transport};
 
 /// A wall contact of a grain keyed by its id: (id, wall member, state).
@@ -67,7 +67,7 @@ pub struct Shared {
 
 /// What a rank knows of the decomposition, and its link to the others.
 pub struct Domain {
-    transport: Box<dyn Transport>,
+    transport: Clocked,
     /// The bricks, one per rank.
     pub bricks: Bricks,
     /// Each grain's index in one process, ascending.
@@ -95,6 +95,12 @@ pub struct Domain {
     pub migrated: u64,
     /// Rebuilds between balancings of the bricks (`simulation.balance_every`).
     balance_every: Option<u64>,
+    /// What they are balanced by (`simulation.balance_by`).
+    balance_by: BalanceBy,
+    /// The wall time and the transport's waits at the last balancing (or the start).
+    balanced_at: (std::time::Instant, f64),
+    /// The weight on this rank's work when balancing by time, in 1/1024ths.
+    weight: u64,
 }
 
 impl Shared {
@@ -157,8 +163,11 @@ impl Shared {
             half: Vec::new(),
             bytes_sent: 0,
             migrated: 0,
-            transport,
+            transport: Clocked::new(transport),
             balance_every,
+            balance_by: sim.scene.simulation.balance_by,
+            balanced_at: (std::time::Instant::now(), 0.0),
+            weight: 1024,
         };
         let p = &w.particles;
         let dest = (p.pos.iter()).map(|&x| domain.bricks.rank_of(x) as u32);
@@ -221,12 +230,12 @@ impl Shared {
 
     /// The largest of every rank's `x`; every rank calls it together.
     pub fn max(&mut self, x: f64) -> f64 {
-        max(&mut *self.domain.transport, x)
+        self.domain.transport.max(&[x])[0]
     }
 
     /// What every rank sent, by rank; every rank calls it together.
     pub fn all_gather(&mut self, message: Vec<u8>) -> Vec<Vec<u8>> {
-        all_gather(&mut *self.domain.transport, message)
+        all_gather(&mut self.domain.transport, message)
     }
 }
 
@@ -296,11 +305,15 @@ impl Domain {
             return;
         }
         let (p, nl) = (&world.particles, &world.neighbors);
-        let mine: Vec<(DVec3, u64)> = (0..p.len())
+        let mut mine: Vec<(DVec3, u64)> = (0..p.len())
             .filter(|&k| self.own[k])
             .map(|k| (p.pos[k], work(nl, k)))
             .collect();
-        let (t, sent) = (&mut *self.transport, &mut self.bytes_sent);
+        if self.balance_by == BalanceBy::Time {
+            let weight = self.weight_by_time(mine.iter().map(|g| g.1).sum());
+            mine.iter_mut().for_each(|g| g.1 *= weight);
+        }
+        let (t, sent) = (&mut self.transport, &mut self.bytes_sent);
         let mut w = Writer::default();
         let (lo, hi) = (mine.iter()).fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), g| {
             (lo.min(g.0), hi.max(g.0))
@@ -331,6 +344,39 @@ impl Domain {
         };
         let ranks = self.bricks.len();
         self.bricks = Bricks::balanced(ranks, &physics.periodic, extent, mine, &mut sum);
+    }
+}
+
+impl Domain {
+    /// This rank's weight on its grains' work (`work`, in all) when the bricks are balanced
+    /// by time, in 1/1024ths: the geometric mean of the last weight and this rank's wall time
+    /// per unit of work since the last balancing (its waits for the others left out) over that
+    /// of all ranks together, so that a lasting difference between cores is followed within a
+    /// few balancings and one interval's noise moves the cuts by half as much. Integers from 1
+    /// to 2¹⁶, so that the histograms add up exactly. Every rank calls it together.
+    fn weight_by_time(&mut self, work: u64) -> u64 {
+        let (since, waited) = self.balanced_at;
+        let busy = since.elapsed().as_secs_f64() - (self.transport.waited - waited);
+        let mut w = Writer::default();
+        w.f64(busy.max(0.0));
+        w.u64(work);
+        self.bytes_sent += (w.0.len() * (self.transport.size() - 1)) as u64;
+        let (mut all_busy, mut all_work) = (0.0, 0u64);
+        for m in all_gather(&mut self.transport, w.0) {
+            let mut r = Reader(&m);
+            all_busy += r.f64();
+            all_work += r.u64();
+        }
+        self.balanced_at = (std::time::Instant::now(), self.transport.waited);
+        if all_busy > 0.0 && work > 0 {
+            let ratio = (busy / work as f64) / (all_busy / all_work as f64);
+            let target = 1024.0 * ratio;
+            self.weight = (self.weight as f64 * target)
+                .sqrt()
+                .round()
+                .clamp(1.0, 65536.0) as u64;
+        }
+        self.weight
     }
 }
 
@@ -390,7 +436,7 @@ impl Exchange for Domain {
     fn after_drift(&mut self, world: &World, left: bool) -> bool {
         self.keep_half(&world.particles);
         self.bytes_sent += self.transport.size() as u64 - 1;
-        any(&mut *self.transport, left)
+        self.transport.any(left)
     }
 
     fn rebuild(&mut self, world: &mut World, physics: &Physics) {
@@ -414,7 +460,7 @@ impl Exchange for Domain {
         for k in mine() {
             e.wanted[self.global[k] as usize] = true;
         }
-        for m in all_gather(&mut *self.transport, w.0) {
+        for m in all_gather(&mut self.transport, w.0) {
             let mut r = Reader(&m);
             while !r.is_empty() {
                 let g = r.u64() as usize;
@@ -430,36 +476,36 @@ impl Exchange for Domain {
         body.update_among(physics, p, world.time, &everyone);
     }
 
-    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<bool> {
-        let me = self.transport.rank();
-        let failure = check.err().map(|e| e.to_string());
+    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<()> {
+        let t = &mut self.transport;
+        self.bytes_sent += t.size() as u64 - 1;
+        if t.any(check.is_err()) {
+            // Each rank's error, if it has one: the lowest rank's stops them all.
+            let mut w = Writer::default();
+            if let Err(e) = check {
+                w.str(&e.to_string());
+            }
+            let said = all_gather(t, w.0);
+            let rank = said.iter().position(|m| !m.is_empty()).unwrap_or_default();
+            let message = Reader(&said[rank]).str();
+            return Err(Error::Rank { rank, message });
+        }
+        // Loads go only to the ranks holding copies of this rank's grains.
         let p = &mut world.particles;
         let out = (self.send.iter())
             .map(|ks| {
-                let mut w = Writer(Vec::with_capacity(8 + LOAD * ks.len()));
-                w.str(failure.as_deref().unwrap_or_default());
-                for &k in ks {
-                    put_load(&mut w, p, k as usize);
-                }
+                let mut w = Writer(Vec::with_capacity(LOAD * ks.len()));
+                ks.iter().for_each(|&k| put_load(&mut w, p, k as usize));
                 w.0
             })
             .collect::<Vec<_>>();
         self.bytes_sent += out.iter().map(|m| m.len() as u64).sum::<u64>();
-        let got = self.transport.exchange(out);
-        let mut said: Vec<String> = got.iter().map(|m| Reader(m).str()).collect();
-        if let Some(rank) = said.iter().position(|m| !m.is_empty()) {
-            let message = match rank == me {
-                true => failure.unwrap_or_default(),
-                false => std::mem::take(&mut said[rank]),
-            };
-            return Err(Error::Rank { rank, message });
-        }
+        let expect: Vec<usize> = self.recv.iter().map(|ks| LOAD * ks.len()).collect();
+        let got = t.swap(out, &expect);
         // Each copy's force and torque, and the kick they give (as the gather gives every
         // grain's: v + F (h/m), from its velocity before the kick).
         let mut half = self.half.iter();
-        for (ks, m) in self.recv.iter().zip(&got) {
-            let loads = &m[8..];
-            debug_assert_eq!(loads.len(), LOAD * ks.len());
+        for (ks, loads) in self.recv.iter().zip(&got) {
             for (&k, b) in ks.iter().zip(loads.chunks_exact(LOAD)) {
                 let k = k as usize;
                 let ((f, t), (v, w)) = (take_load(b), half.next().expect("one a copy"));
@@ -468,7 +514,7 @@ impl Exchange for Domain {
                 p.omega[k] = *w + t * (kick * p.inv_inertia[k]);
             }
         }
-        Ok(false)
+        Ok(())
     }
 }
 

@@ -1,6 +1,9 @@
-//! The ranks' collective over MPI (the `mpi` feature, with rsmpi): one all-to-all of byte
-//! messages, their lengths exchanged first.
+//! The ranks' collectives over MPI (the `mpi` feature, with rsmpi): an all-to-all of byte
+//! messages, their lengths exchanged first; a swap of messages of known lengths between the
+//! ranks that share grains, by non-blocking sends and receives; a flag's logical or and the
+//! largest of numbers, each by one all-reduce.
 
+use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -69,5 +72,51 @@ impl Transport for Mpi {
             .zip(&recv_counts)
             .map(|(&a, &c)| got[a as usize..(a + c) as usize].to_vec())
             .collect()
+    }
+
+    fn swap(&mut self, out: Vec<Vec<u8>>, expect: &[usize]) -> Vec<Vec<u8>> {
+        let me = self.rank();
+        let mut got: Vec<Vec<u8>> = expect.iter().map(|&n| vec![0u8; n]).collect();
+        got[me].clone_from(&out[me]);
+        let world = &self.world;
+        mpi::request::scope(|scope| {
+            let received: Vec<_> = (got.iter_mut().enumerate())
+                .filter(|(r, m)| *r != me && !m.is_empty())
+                .map(|(r, m)| {
+                    let from = world.process_at_rank(r as mpi::Rank);
+                    from.immediate_receive_into(scope, &mut m[..])
+                })
+                .collect();
+            let sent: Vec<_> = (out.iter().enumerate())
+                .filter(|(r, m)| *r != me && !m.is_empty())
+                .map(|(r, m)| {
+                    let to = world.process_at_rank(r as mpi::Rank);
+                    to.immediate_send(scope, &m[..])
+                })
+                .collect();
+            received.into_iter().for_each(|q| {
+                q.wait();
+            });
+            sent.into_iter().for_each(|q| {
+                q.wait();
+            });
+        });
+        got
+    }
+
+    fn max(&mut self, x: &[f64]) -> Vec<f64> {
+        // MPI's maximum need not pass NaN by, as the trait's does: it never meets one.
+        let x: Vec<f64> = (x.iter())
+            .map(|&v| if v.is_nan() { f64::NEG_INFINITY } else { v })
+            .collect();
+        let mut most = vec![0.0; x.len()];
+        (self.world).all_reduce_into(&x[..], &mut most[..], SystemOperation::max());
+        most
+    }
+
+    fn any(&mut self, flag: bool) -> bool {
+        let mut some = 0u8;
+        (self.world).all_reduce_into(&u8::from(flag), &mut some, SystemOperation::max());
+        some == 1
     }
 }

@@ -404,6 +404,16 @@ fn a_bed_balanced_at_every_rebuild_keeps_the_bits_of_one_process() {
 }
 
 #[test]
+fn a_bed_balanced_by_time_keeps_the_bits_of_one_process() {
+    // Cut by the work weighed by each rank's measured time: the cuts follow this machine's
+    // moment, the bits do not.
+    let balance = "max_overlap = 1.0\nbalance_every = 1\nbalance_by = \"time\"";
+    let toml = BED.replace("max_overlap = 1.0", balance);
+    let steps = 300;
+    same_bits(&toml, &alone(&toml, steps), steps, (20, 200));
+}
+
+#[test]
 fn balanced_bricks_share_a_lopsided_bed_evenly() {
     // 600 of the bed's grains below 4 mm and 100 from 6 to 20 mm: two ranks cut the open z
     // axis (the least face), equal slabs at the middle of the grains' extent, 10 mm, which

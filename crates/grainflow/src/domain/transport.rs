@@ -1,41 +1,96 @@
-//! How the ranks of a run shared among processes talk: one collective, every rank sending a
-//! message to every rank, from which the others are made; over MPI (`mpi.rs`, the `mpi`
-//! feature) or, for tests, between threads of one process ([`threads`]). Numbers travel as
-//! their bits, so a copy is its original to the bit.
+//! How the ranks of a run shared among processes talk: an all-to-all exchange of byte
+//! messages, a swap between the ranks that share grains, and whether a flag holds on some
+//! rank; over MPI (`mpi.rs`, the `mpi` feature) or, for tests, between threads of one process
+//! ([`threads`]). Numbers travel as their bits, so a copy is its original to the bit.
 
 use std::sync::{Arc, Barrier, Mutex};
 
 use glam::DVec3;
 
-/// The ranks' one collective.
+/// The ranks' collectives. Every rank calls each of them together, in the same order.
 pub trait Transport {
     /// This rank, from 0.
     fn rank(&self) -> usize;
     /// Number of ranks.
     fn size(&self) -> usize;
     /// Sends `out[r]` to every rank r (this rank's own entry comes back to it) and returns
-    /// what every rank sent here, by rank. Every rank calls it together.
+    /// what every rank sent here, by rank.
     fn exchange(&mut self, out: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
+    /// [`Transport::exchange`] between the ranks that have something to say to each other,
+    /// their messages' lengths known to both sides: `out[r]` goes to rank r when it is not
+    /// empty, and `expect[r]` bytes come from rank r (none when 0); a rank waits on no one it
+    /// has nothing to trade with, so that each step's exchange follows the neighbours only.
+    fn swap(&mut self, out: Vec<Vec<u8>>, expect: &[usize]) -> Vec<Vec<u8>> {
+        let got = self.exchange(out);
+        debug_assert!(got.iter().zip(expect).all(|(m, &n)| m.len() == n));
+        got
+    }
+    /// Whether `flag` holds on some rank.
+    fn any(&mut self, flag: bool) -> bool {
+        all_gather(self, vec![u8::from(flag)])
+            .iter()
+            .any(|m| m.first() == Some(&1))
+    }
+    /// The largest of every rank's `x[i]`, for each i (every rank gives as many), NaN
+    /// ignored: a maximum of floats is exact, so in any order the same.
+    fn max(&mut self, x: &[f64]) -> Vec<f64> {
+        let mut w = Writer::default();
+        x.iter().for_each(|&v| w.f64(v));
+        let mut most = vec![f64::NEG_INFINITY; x.len()];
+        for m in all_gather(self, w.0) {
+            let mut r = Reader(&m);
+            most.iter_mut().for_each(|v| *v = v.max(r.f64()));
+        }
+        most
+    }
 }
 
 /// The same message to every rank; what every rank sent, by rank.
-pub fn all_gather(t: &mut dyn Transport, message: Vec<u8>) -> Vec<Vec<u8>> {
+pub fn all_gather<T: Transport + ?Sized>(t: &mut T, message: Vec<u8>) -> Vec<Vec<u8>> {
     t.exchange(vec![message; t.size()])
 }
 
-/// Whether `flag` holds on some rank.
-pub fn any(t: &mut dyn Transport, flag: bool) -> bool {
-    all_gather(t, vec![u8::from(flag)])
-        .iter()
-        .any(|m| m.first() == Some(&1))
+/// A rank's transport that keeps the wall time its calls took: the time this rank waited for
+/// the others (and copied their messages), which balancing by time leaves out of its work.
+pub(crate) struct Clocked {
+    inner: Box<dyn Transport>,
+    /// Seconds in the calls so far.
+    pub waited: f64,
 }
 
-/// The largest of every rank's `x` (a maximum of floats is exact, so in any order the same).
-pub fn max(t: &mut dyn Transport, x: f64) -> f64 {
-    all_gather(t, x.to_le_bytes().to_vec())
-        .iter()
-        .map(|m| Reader(m).f64())
-        .fold(f64::NEG_INFINITY, f64::max)
+impl Clocked {
+    pub fn new(inner: Box<dyn Transport>) -> Clocked {
+        Clocked { inner, waited: 0.0 }
+    }
+
+    /// `call` on the transport within, its wall time counted.
+    fn clocked<R>(&mut self, call: impl FnOnce(&mut dyn Transport) -> R) -> R {
+        let start = std::time::Instant::now();
+        let got = call(&mut *self.inner);
+        self.waited += start.elapsed().as_secs_f64();
+        got
+    }
+}
+
+impl Transport for Clocked {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        self.clocked(|t| t.exchange(out))
+    }
+    fn swap(&mut self, out: Vec<Vec<u8>>, expect: &[usize]) -> Vec<Vec<u8>> {
+        self.clocked(|t| t.swap(out, expect))
+    }
+    fn any(&mut self, flag: bool) -> bool {
+        self.clocked(|t| t.any(flag))
+    }
+    fn max(&mut self, x: &[f64]) -> Vec<f64> {
+        self.clocked(|t| t.max(x))
+    }
 }
 
 /// Ranks as threads of one process, for tests: `threads(n)` gives the n ends.
@@ -182,9 +237,19 @@ mod tests {
                     s.spawn(move || {
                         let r = t.rank() as u8;
                         let first = t.exchange((0..3).map(|to| vec![r, to]).collect());
-                        let big = max(&mut t, f64::from(r));
-                        assert_eq!(big, 2.0);
-                        assert!(any(&mut t, r == 1) && !any(&mut t, r == 7));
+                        let big = t.max(&[f64::from(r), -f64::from(r), f64::NAN]);
+                        assert_eq!(big[..2], [2.0, 0.0]);
+                        assert_eq!(big[2], f64::NEG_INFINITY);
+                        assert!(t.any(r == 1) && !t.any(r == 7));
+                        // Each rank trades with the next only, r + 1 bytes.
+                        let next = (r as usize + 1) % 3;
+                        let prev = (r as usize + 2) % 3;
+                        let mut out = vec![Vec::new(); 3];
+                        out[next] = vec![r; r as usize + 1];
+                        let mut expect = [0; 3];
+                        expect[prev] = prev + 1;
+                        let got = t.swap(out, &expect);
+                        assert_eq!(got[prev], vec![prev as u8; prev + 1]);
                         first
                     })
                 })

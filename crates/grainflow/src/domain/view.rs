@@ -3,7 +3,7 @@
 //! the wall contacts and pair histories.
 
 use super::records::{put_end, put_grain, take_grain};
-use super::transport::{all_gather, Reader, Writer};
+use super::transport::{Reader, Transport, Writer};
 use super::{put_pair, take_pair, Shared, WallContact};
 use crate::particles::Particles;
 use crate::sim::Simulation;
@@ -16,14 +16,13 @@ impl Shared {
 
     /// Rank 0's `flags` and the largest of every rank's `x`, on every rank.
     pub fn agree_max(&mut self, flags: u8, x: f64) -> (u8, f64) {
-        let mut m = vec![flags];
-        m.extend_from_slice(&x.to_le_bytes());
-        let got = all_gather(&mut *self.domain.transport, m);
-        let x = got
-            .iter()
-            .map(|m| Reader(&m[1..]).f64())
-            .fold(f64::NEG_INFINITY, f64::max);
-        (got[0][0], x)
+        // Only rank 0's flags count: the others give less than any.
+        let mine = match self.domain.transport.rank() {
+            0 => f64::from(flags),
+            _ => -1.0,
+        };
+        let most = self.domain.transport.max(&[mine, x]);
+        (most[0] as u8, most[1])
     }
 
     /// This rank's own grains, in the order of one process (its piece of a snapshot).

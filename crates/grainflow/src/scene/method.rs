@@ -23,7 +23,7 @@ use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Scene, Skin, TimeStep};
+use super::{BalanceBy, Scene, Skin, TimeStep};
 use crate::Error;
 
 /// How grains move, with the options of that method.
@@ -120,6 +120,12 @@ pub(super) fn problems(scene: &Scene, p: &mut Vec<Error>) {
             "applies to method = \"soft\" only (the one shared among MPI ranks)",
         )),
         _ => {}
+    }
+    if s.balance_by == BalanceBy::Time && s.balance_every.is_none() {
+        p.push(Error::scene(
+            "simulation.balance_by",
+            "needs simulation.balance_every (rebuilds between balancings)",
+        ));
     }
     match &s.method {
         Method::Soft(o) => soft_problems(scene, o, p),

@@ -232,6 +232,29 @@ pub struct SimulationSpec {
     /// process has nothing to balance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub balance_every: Option<u64>,
+    /// What `balance_every` balances: the grains' work (the same bricks on every run), or
+    /// that work weighed by the time each rank took for it.
+    #[serde(default, skip_serializing_if = "BalanceBy::is_work")]
+    pub balance_by: BalanceBy,
+}
+
+/// What the bricks of a run shared among MPI ranks are balanced by (`simulation.balance_by`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BalanceBy {
+    /// Each grain and the pairs listed in its row: the same bricks on every run of a scene.
+    #[default]
+    Work,
+    /// That work weighed by each rank's wall time per unit of it since the last balancing,
+    /// so that a slow or shared core gets less: the bricks differ from run to run, the
+    /// results never (they keep the bits of one process for any bricks).
+    Time,
+}
+
+impl BalanceBy {
+    fn is_work(&self) -> bool {
+        *self == BalanceBy::Work
+    }
 }
 
 impl SimulationSpec {
@@ -251,6 +274,7 @@ impl SimulationSpec {
             dimensions: three(),
             sort_every: None,
             balance_every: None,
+            balance_by: BalanceBy::Work,
         }
     }
 }

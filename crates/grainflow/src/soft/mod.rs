@@ -142,15 +142,7 @@ impl SoftStepper {
             let share = (&mut *ex, left);
             stats = evaluate(world, physics, self, h, Some(0.5 * h), Some(share));
             let check = check_stability(world, physics, &stats);
-            let bad = ex.after_forces(world, 0.5 * h, check)?;
-            if bad {
-                return Err(Error::Unstable {
-                    time: world.time,
-                    step: world.step,
-                    id: u64::MAX,
-                    reason: "stopped with the rank whose grain went bad".into(),
-                });
-            }
+            ex.after_forces(world, 0.5 * h, check)?;
         }
         world.step += 1;
         Ok(stats)
@@ -215,9 +207,9 @@ pub(crate) trait Exchange {
     /// holds it.
     fn rebuild(&mut self, world: &mut World, physics: &Physics);
     /// After the forces and the second half kick `kick` (s): gives each copy its owner's
-    /// force, torque and kick; whether `check` failed here or on any other rank, this rank's
-    /// failure returned.
-    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<bool>;
+    /// force, torque and kick, unless `check` failed here or on another rank: then the
+    /// failure of the lowest such rank, on every rank.
+    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<()>;
     /// The body-force accelerations of the grains here into `body`, with the other ranks
     /// when the grains' self-gravity needs them.
     fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce);
