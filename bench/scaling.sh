@@ -7,10 +7,12 @@
 # series the wall time per step of one rank on one S1 over that of N ranks on N beds, for the
 # million grains the wall time of one process on one thread over N times that of N.
 # Usage: bench/scaling.sh GRAINFLOW [MAX (a power of two, default 16)] [STEPS (default 1000)]
-# GRAINFLOW is a binary built with --features mpi; $MPIRUN (default mpirun) starts the ranks.
+# GRAINFLOW is a binary built with --features mpi; $MPIRUN (default mpirun) starts the ranks;
+# $BENCH_ARGS go to every bench on several ranks (e.g. "--balance-every 1 --balance-by time").
 set -euo pipefail
 bin=$1 max=${2:-16} steps=${3:-1000}
 mpirun=${MPIRUN:-mpirun}
+read -ra extra <<<"${BENCH_ARGS:-}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # One run: a label, then the command; its JSON report on one line of the log.
@@ -35,13 +37,13 @@ for n in "${counts[@]}"; do
   if [ "$n" = 1 ]; then
     run "weak 1" "$bin" --threads 1 bench s1 --tile 1,1 --steps "$steps"
   else
-    run "weak $n" "$mpirun" -np "$n" --bind-to core "$bin" --threads 1 bench s1 --tile "$(tile "$n")" --steps "$steps"
+    run "weak $n" "$mpirun" -np "$n" --bind-to core "$bin" --threads 1 bench s1 --tile "$(tile "$n")" --steps "$steps" "${extra[@]}"
   fi
 done
 mega=$((steps / 5))
 for n in "${counts[@]}"; do
   run "threads $n" "$bin" --threads "$n" bench s1 --tile 10,5 --steps "$mega"
-  [ "$n" = 1 ] || run "ranks $n" "$mpirun" -np "$n" --bind-to core "$bin" --threads 1 bench s1 --tile 10,5 --steps "$mega"
+  [ "$n" = 1 ] || run "ranks $n" "$mpirun" -np "$n" --bind-to core "$bin" --threads 1 bench s1 --tile 10,5 --steps "$mega" "${extra[@]}"
 done
 python3 - "$log" <<'EOF'
 import json, sys
