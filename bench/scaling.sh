@@ -3,9 +3,10 @@
 # cores"): S1 tiled one bed per rank on 1, 2, 4, ... MAX ranks, then the million-grain bed
 # (S1 10 × 5) on those rank counts (one thread each) and in one process on as many threads.
 # Prints a Markdown table: wall ms per step, CPU ns per particle-step (all, and outside the
-# transport's calls), copies, bytes sent per particle-step, and the efficiency: for the weak
-# series the wall time per step of one rank on one S1 over that of N ranks on N beds, for the
-# million grains the wall time of one process on one thread over N times that of N.
+# transport's calls), the busiest rank's CPU time outside them over the mean, copies, bytes
+# sent per particle-step, and the efficiency: for the weak series the wall time per step of
+# one rank on one S1 over that of N ranks on N beds, for the million grains the wall time of
+# one process on one thread over N times that of N.
 # Usage: bench/scaling.sh GRAINFLOW [MAX (a power of two, default 16)] [STEPS (default 1000)]
 # GRAINFLOW is a binary built with --features mpi; $MPIRUN (default mpirun) starts the ranks;
 # $BENCH_ARGS go to every bench on several ranks (e.g. "--balance-every 1 --balance-by time").
@@ -49,8 +50,8 @@ python3 - "$log" <<'EOF'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 runs = {lines[i][4:]: json.loads(lines[i + 1]) for i in range(0, len(lines), 2)}
-print("| run | ranks × threads | grains | wall ms/step | CPU ns/particle-step | outside transport | copies | bytes/particle-step | efficiency |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| run | ranks × threads | grains | wall ms/step | CPU ns/particle-step | outside transport | busiest rank | copies | bytes/particle-step | efficiency |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 step = lambda r: 1e3 * r["wall_s"] / r["steps"]
 for label, r in runs.items():
     kind, n = label.split()
@@ -58,5 +59,6 @@ for label, r in runs.items():
     eff = step(base) / step(r) / (1 if kind == "weak" else int(n))
     print(f"| {kind} | {r['ranks']} × {r['threads']} | {r['particles']} | {step(r):.2f} "
           f"| {r['cpu_ns_per_particle_step']:.1f} | {r['cpu_ns_per_particle_step_outside_transport']:.1f} "
+          f"| {r['busy_imbalance']:.3f} "
           f"| {100 * r['copies_fraction']:.2f} % | {r['bytes_per_particle_step']:.2f} | {100 * eff:.0f} % |")
 EOF

@@ -130,6 +130,9 @@ struct Measured {
     copies: f64,
     bytes: f64,
     imbalance: f64,
+    /// The most CPU time a rank spent outside the transport's calls over the mean: the
+    /// imbalance the ranks wait for.
+    busy_imbalance: f64,
     /// Contacts per particle and the kinetic energy (J), in one process only.
     contacts: Option<f64>,
     kinetic: Option<[f64; 2]>,
@@ -193,6 +196,7 @@ fn alone(scene: Scene, steps: Option<u64>) -> Result<Measured> {
         copies: 0.0,
         bytes: 0.0,
         imbalance: 1.0,
+        busy_imbalance: 1.0,
         contacts: Some(2.0 * sim.world.neighbors.touching() as f64 / n as f64),
         kinetic: Some([e.translational, e.rotational]),
         stages: Some(sim.timers().since(set_up)),
@@ -226,11 +230,11 @@ fn shared(scene: Scene, steps: Option<u64>, transport: Box<dyn Transport>) -> Re
         m.extend_from_slice(&v.to_le_bytes());
     }
     let got = shared.all_gather(m);
-    let sum = |k: usize| -> f64 {
-        got.iter()
-            .map(|m| f64::from_le_bytes(m[8 * k..8 * k + 8].try_into().expect("eight bytes")))
-            .sum()
+    let at = |m: &[u8], k: usize| {
+        f64::from_le_bytes(m[8 * k..8 * k + 8].try_into().expect("eight bytes"))
     };
+    let sum = |k: usize| -> f64 { got.iter().map(|m| at(m, k)).sum() };
+    let busiest = (got.iter()).fold(0.0, |most: f64, m| most.max(at(m, 0) - at(m, 3)));
     Ok(Measured {
         ranks,
         particles: sum(2) as usize,
@@ -242,6 +246,7 @@ fn shared(scene: Scene, steps: Option<u64>, transport: Box<dyn Transport>) -> Re
         copies: counts.copies,
         bytes: counts.bytes,
         imbalance: counts.imbalance,
+        busy_imbalance: busiest / ((sum(0) - sum(3)) / ranks as f64),
         contacts: None,
         kinetic: None,
         stages: Some(shared.sim.timers().since(set_up)),
@@ -267,6 +272,7 @@ fn report(name: &str, tile: [u32; 2], m: &Measured, json: bool) -> Result<()> {
         "copies_fraction": m.copies,
         "bytes_per_particle_step": m.bytes / particle_steps,
         "load_imbalance": m.imbalance,
+        "busy_imbalance": m.busy_imbalance,
         "peak_rss_mib": m.peak_kib / 1024.0,
         "peak_rss_kb_per_grain": m.peak_kib * 1.024 / m.particles as f64,
         "contacts_per_particle": m.contacts,
@@ -291,9 +297,10 @@ fn report(name: &str, tile: [u32; 2], m: &Measured, json: bool) -> Result<()> {
     );
     if m.ranks > 1 {
         outln!(
-            "  of the CPU time {:.2} s in the transport's calls (copying, waiting): {:.1} ns per particle-step outside them",
+            "  of the CPU time {:.2} s in the transport's calls (copying, waiting): {:.1} ns per particle-step outside them, the busiest rank's {:.3}× the mean",
             m.transport_cpu_s,
-            (m.cpu_s - m.transport_cpu_s) / particle_steps * 1e9
+            (m.cpu_s - m.transport_cpu_s) / particle_steps * 1e9,
+            m.busy_imbalance
         );
     }
     outln!(
