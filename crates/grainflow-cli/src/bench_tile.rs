@@ -141,8 +141,8 @@ struct Measured {
 }
 
 /// Runs benchmark `name` tiled `tile` for `steps` steps (the scene's own count when `None`),
-/// its bricks balanced as `balance` asks (every so many rebuilds, by what), in one process, or shared among the ranks when started by mpirun with several; rank 0
-/// prints the report.
+/// its bricks balanced as `balance` asks (every so many rebuilds, by what), in one process,
+/// or shared among the ranks when started by mpirun with several; rank 0 prints the report.
 pub fn run(
     name: &str,
     tile: [u32; 2],

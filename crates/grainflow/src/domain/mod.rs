@@ -345,15 +345,15 @@ impl Domain {
         let ranks = self.bricks.len();
         self.bricks = Bricks::balanced(ranks, &physics.periodic, extent, mine, &mut sum);
     }
-}
 
-impl Domain {
     /// This rank's weight on its grains' work (`work`, in all) when the bricks are balanced
     /// by time, in 1/1024ths: the geometric mean of the last weight and this rank's wall time
     /// per unit of work since the last balancing (its waits for the others left out) over that
     /// of all ranks together, so that a lasting difference between cores is followed within a
     /// few balancings and one interval's noise moves the cuts by half as much. Integers from 1
-    /// to 2¹⁶, so that the histograms add up exactly. Every rank calls it together.
+    /// to 2¹⁶, so that the histograms add up exactly. It takes a rank's time to follow its
+    /// work, which holds while a rank's grains outweigh its fixed costs per step. Every rank
+    /// calls it together.
     fn weight_by_time(&mut self, work: u64) -> u64 {
         let (since, waited) = self.balanced_at;
         let busy = since.elapsed().as_secs_f64() - (self.transport.waited - waited);
