@@ -1,6 +1,6 @@
 //! How the ranks of a run shared among processes talk: an all-to-all exchange of byte
-//! messages, a swap between the ranks that share grains, and whether a flag holds on some
-//! rank; over MPI (`mpi.rs`, the `mpi` feature) or, for tests, between threads of one process
+//! messages, a swap between the ranks that share grains, whether a flag holds on some rank
+//! and the largest of numbers; over MPI (`mpi.rs`, the `mpi` feature) or, for tests, between threads of one process
 //! ([`threads`]). Numbers travel as their bits, so a copy is its original to the bit.
 
 use std::sync::{Arc, Barrier, Mutex};
