@@ -1,7 +1,8 @@
 //! `mpirun -np N grainflow run SCENE`: a soft-sphere run shared among N processes (the `mpi`
-//! feature). Every rank builds the run (or resumes it from a checkpoint) and keeps its share;
-//! rank 0 writes the outputs from the run gathered when they are due, prints the progress and
-//! the one error that stops every rank (its rank, particle, time and cause).
+//! feature). Every rank makes the scene's grains (or reads the checkpoint it resumes) and
+//! keeps its share of them; rank 0 writes the outputs from the run
+//! gathered when they are due, prints the progress and the one error that stops every rank
+//! (its rank, particle, time and cause).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -70,21 +71,30 @@ pub fn run(
     let built = match (refusal(&scene), resume) {
         (Some(e), _) => Err(e.into()),
         (None, Some(path)) => Checkpoint::read(path)
-            .and_then(|c| Simulation::resume(scene, base, c))
-            .map(|sim| (sim, Start::Resume))
+            .and_then(|c| Shared::resumed(scene, base, c, (rank, size)))
+            .map(|part| (part, Start::Resume))
             .map_err(anyhow::Error::from),
         // The message names the scene's file, as one process's does.
-        (None, None) => Simulation::new(scene, base)
-            .map(|sim| (sim, Start::Fresh { overwrite }))
+        (None, None) => Shared::unstarted(scene, base, (rank, size))
+            .map(|part| (part, Start::Fresh { overwrite }))
             .map_err(|e| anyhow::anyhow!("{name}: {e}")),
     };
-    let (sim, start) = match built {
+    let (part, start) = match built {
         Ok(b) => b,
         Err(e) => return Ok(fail_together(e, rank, || transport.any(true))),
     };
-    let view = (rank == 0).then(|| sim.clone());
     // Refusals were met above, so every rank takes its share.
-    let mut shared = Shared::from(sim, transport)?;
+    let mut shared = Shared::share(part, transport);
+    // A fresh run's first forces (a resumed run's are the checkpoint's), and what one process
+    // refuses at its start, met on any rank.
+    if matches!(start, Start::Fresh { .. }) {
+        if let Err(e) = shared.start() {
+            let e = anyhow::anyhow!("{name}: {e}");
+            return Ok(fail_together(e, rank, || shared.agree(FAILED)));
+        }
+    }
+    let mut view = (rank == 0).then(|| shared.sim.clone());
+    shared.gather_into(view.as_mut(), true);
     let first =
         matches!(start, Start::Fresh { .. }) && shared.sim.scene.output.snapshot_interval.is_some();
     let opened = (view.as_ref()).map(|v| Outputs::open_in_pieces(out, v, start, Some(size)));

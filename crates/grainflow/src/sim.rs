@@ -37,6 +37,21 @@ pub struct Simulation {
 impl Simulation {
     /// Builds a simulation from a scene; `base` is the folder relative paths are read from.
     pub fn new(scene: Scene, base: &Path) -> Result<Simulation> {
+        let mut sim = Simulation::unstarted(scene, base, |_, _| {})?;
+        sim.stats = sim.stepper.start(&mut sim.world, &sim.physics);
+        sim.refusals()?;
+        Ok(sim)
+    }
+
+    /// [`Simulation::new`] up to its first force evaluation, `keep` taking from the whole
+    /// run's world (its grains made, wrapped into the periodic box, no list built yet) what
+    /// this process keeps of it: the share of one rank of a run shared among processes
+    /// ([`crate::domain`]). The physics, dt and the drives come from the whole run.
+    pub(crate) fn unstarted(
+        scene: Scene,
+        base: &Path,
+        keep: impl FnOnce(&mut World, &Physics),
+    ) -> Result<Simulation> {
         if let Some(first) = scene.problems().into_iter().next() {
             return Err(first);
         }
@@ -46,31 +61,36 @@ impl Simulation {
         let probe = crate::drive::insert::with_probes(&particles, &scene);
         let physics = Physics::new(&scene, &probe, &walls)?;
         let neighbors = crate::neighbor::start::neighbor_list(&scene, &probe, physics.dt)?;
+        drop(probe);
         let start = scene.simulation.start_time;
         let space = (&physics.periodic, physics.planar);
         let mut world = World::new(particles, walls, neighbors, start, space)?;
         world.wall_runtime.bodies = crate::rigid::free_walls(&scene.walls, &world.walls)?;
         crate::drive::start(&mut world, &physics);
-        let mut stepper = Stepper::new(
+        keep(&mut world, &physics);
+        let stepper = Stepper::new(
             scene.simulation.method,
             scene.output.stress.is_some() || scene.output.contacts,
         );
-        let stats = stepper.start(&mut world, &physics);
-        // What the first step would refuse (an overlap past the limit, a grain outside the
-        // domain, a non-finite force) is refused here, so `check` refuses it as `run` does.
-        if matches!(stepper, Stepper::Soft(_)) {
-            crate::soft::check_stability(&world, &physics, &stats)?;
-        }
-        coincident_centres(&world)?;
-        step_count(&scene, physics.dt)?;
-        speeds(&world.particles)?;
         Ok(Simulation {
             world,
             physics,
             stepper,
             scene,
-            stats,
+            stats: ContactStats::default(),
         })
+    }
+
+    /// What the first step would refuse (an overlap past the limit, a grain outside the
+    /// domain, a non-finite force), after the first evaluation, so that `check` refuses it as
+    /// `run` does; and grains at one centre, too many steps, speeds past light's.
+    pub(crate) fn refusals(&self) -> Result<()> {
+        if matches!(self.stepper, Stepper::Soft(_)) {
+            crate::soft::check_stability(&self.world, &self.physics, &self.stats)?;
+        }
+        coincident_centres(&self.world)?;
+        step_count(&self.scene, self.physics.dt)?;
+        speeds(&self.world.particles)
     }
 
     /// Evaluates the soft-sphere forces at the current state without advancing any contact

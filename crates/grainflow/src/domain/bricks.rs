@@ -72,7 +72,7 @@ fn outer(periodic: &Periodic, [mut lo, mut hi]: [DVec3; 2]) -> ([DVec3; 2], DVec
 }
 
 /// The least and greatest coordinates of `pos` (zeros when empty).
-pub fn extent<'a>(pos: impl IntoIterator<Item = &'a DVec3>) -> [DVec3; 2] {
+fn extent<'a>(pos: impl IntoIterator<Item = &'a DVec3>) -> [DVec3; 2] {
     let mut e = [DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)];
     for x in pos {
         e = [e[0].min(*x), e[1].max(*x)];

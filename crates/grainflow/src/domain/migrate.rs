@@ -50,6 +50,14 @@ pub(super) struct Incoming {
 }
 
 impl Incoming {
+    /// Nothing taken in but the pair histories `pairs` (a resumed run's).
+    pub(super) fn with_pairs(pairs: Vec<PairHistory>) -> Incoming {
+        Incoming {
+            pairs,
+            ..Incoming::default()
+        }
+    }
+
     /// What the ranks sent here, by rank (this rank's own message is empty).
     fn read(got: &[Vec<u8>]) -> Incoming {
         let mut inc = Incoming::default();
@@ -88,9 +96,8 @@ pub(super) fn touching(nl: &NeighborList, pos: &[DVec3], period: DVec3) -> Kept 
     kept
 }
 
-/// The rebuild of all ranks together: the skin from the fastest grain of all, each own grain
-/// whose brick changed sent to its new rank, the copies each rank lacks sent to it, the
-/// grains here renewed ([`Domain::renew`]).
+/// The rebuild of all ranks together: the skin from the fastest grain of all, the bricks
+/// balanced when due, then [`shift`].
 pub(super) fn migrate(d: &mut Domain, world: &mut World, physics: &Physics) {
     let p = &world.particles;
     let own = (0..p.len()).filter(|&k| d.own[k]);
@@ -98,6 +105,14 @@ pub(super) fn migrate(d: &mut Domain, world: &mut World, physics: &Physics) {
     let fastest = d.transport.max(&[fastest])[0];
     let skin = world.auto_skin(fastest).unwrap_or(world.neighbors.skin);
     d.balance(world, physics);
+    shift(d, world, physics, skin);
+}
+
+/// Each own grain whose brick changed sent to its new rank, the copies each rank lacks for
+/// the skin `skin` sent to it, the grains here renewed ([`Domain::renew`]); every rank calls
+/// it together.
+pub(super) fn shift(d: &mut Domain, world: &mut World, physics: &Physics, skin: f64) {
+    let p = &world.particles;
     let reach = d.bricks.reach(d.reach(skin));
     let dest: Vec<u32> = (p.pos.iter())
         .map(|&x| d.bricks.rank_of(x) as u32)

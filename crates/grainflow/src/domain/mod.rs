@@ -15,6 +15,11 @@
 //! owner's force and torque, and the second half kick they give, so that it kicks and drifts
 //! as its owner does, to the bit.
 //!
+//! At the start every rank makes the scene's grains as one process does and keeps those of
+//! its brick and the copies before any list is built ([`Shared::unstarted`]); its list and
+//! first forces are its share's ([`Shared::start`]); a resumed run's rank reads the whole
+//! checkpoint and keeps its share of it alike ([`Shared::resumed`]).
+//!
 //! The list is rebuilt by all ranks together when a grain of any rank left half the skin (the
 //! skin sized from the fastest grain of all); then each grain whose brick changed moves to its
 //! new rank with its wall contacts and the histories of its touching pairs, and each rank is
@@ -38,7 +43,7 @@ use crate::stepper::Stepper;
 use crate::walls::history::WallMember;
 use crate::world::{PairHistory, World};
 use crate::{Error, Result};
-use migrate::{migrate, touching, Incoming};
+use migrate::{migrate, Incoming};
 
 pub mod bricks;
 mod migrate;
@@ -103,10 +108,29 @@ pub struct Domain {
     weight: u64,
 }
 
+/// What a rank holds of a run at its start, before its first evaluation
+/// ([`Shared::unstarted`]): its grains and copies, and what it keeps of the whole run.
+pub struct Part {
+    /// The simulation, its world holding this rank's grains and copies.
+    sim: Simulation,
+    /// The equal bricks of the start.
+    bricks: Bricks,
+    /// Each grain's index in one process, ascending.
+    global: Vec<u64>,
+    /// The skin of the first list, from the fastest grain of all (m).
+    skin: f64,
+    /// The largest radius of all grains (m).
+    r_max: f64,
+    /// Every grain as one process holds it, for self-gravity (empty without).
+    everyone: Everyone,
+    /// The touching pairs' histories of a resumed run, keyed by indices in one process.
+    pairs: Vec<PairHistory>,
+}
+
 impl Shared {
-    /// This rank's share of the run of `scene` (relative paths from `base`) over `transport`:
-    /// every rank builds the whole run and keeps its grains and the copies it needs. Refused
-    /// on more than one rank for what the method does not share ([`refusal`]).
+    /// This rank's share of the run of `scene` (relative paths from `base`) over `transport`,
+    /// started: [`Shared::unstarted`], [`Shared::share`], [`Shared::start`]. Refused on more
+    /// than one rank for what the method does not share ([`refusal`]).
     pub fn new(
         scene: Scene,
         base: &std::path::Path,
@@ -117,65 +141,118 @@ impl Shared {
                 return Err(e);
             }
         }
-        Shared::from(Simulation::new(scene, base)?, transport)
+        let part = Shared::unstarted(scene, base, (transport.rank(), transport.size()))?;
+        let mut shared = Shared::share(part, transport);
+        shared.start()?;
+        Ok(shared)
     }
 
-    /// This rank's share of the whole run `sim` (built, or resumed from a checkpoint, alike on
-    /// every rank) over `transport`. Refused on more than one rank for what the method does
-    /// not share ([`refusal`]).
-    pub fn from(mut sim: Simulation, transport: Box<dyn Transport>) -> Result<Shared> {
-        if transport.size() > 1 {
-            if let Some(e) = refusal(&sim.scene) {
-                return Err(e);
-            }
-        }
-        let w = &sim.world;
-        let periodic = &sim.physics.periodic;
-        let balance_every = sim.scene.simulation.balance_every;
-        let bricks = match balance_every {
-            None => Bricks::new(transport.size(), periodic, &w.particles.pos),
-            // Every rank holds every grain: the histograms need no adding up.
-            Some(_) => {
-                let p = &w.particles;
-                let grains = (0..p.len()).map(|k| (p.pos[k], work(&w.neighbors, k)));
-                let extent = bricks::extent(&p.pos);
-                Bricks::balanced(
-                    transport.size(),
-                    periodic,
-                    extent,
-                    grains.collect(),
-                    &mut |h| h,
-                )
-            }
+    /// What rank `rank` of `ranks` holds of the run of `scene` (relative paths from `base`) at
+    /// its start: every rank makes the whole run's grains, as one process does, and keeps
+    /// those of its brick (equal bricks) and the copies within reach of it before any list is
+    /// built, so that past the grains themselves a rank's memory follows its share. Refused
+    /// alike on every rank for what the scene gets wrong.
+    pub fn unstarted(scene: Scene, base: &std::path::Path, ranks: (usize, usize)) -> Result<Part> {
+        let mut kept = None;
+        let sim = Simulation::unstarted(scene, base, |world, physics| {
+            kept = Some(keep_share(world, physics, ranks));
+        })?;
+        let (bricks, global, skin, r_max, everyone) = kept.expect("kept at the build");
+        Ok(Part {
+            sim,
+            bricks,
+            global,
+            skin,
+            r_max,
+            everyone,
+            pairs: Vec::new(),
+        })
+    }
+
+    /// What rank `rank` of `ranks` holds of the run of `scene` (relative paths from `base`)
+    /// resumed from `ckpt`, as [`Simulation::resume`] resumes it in one process: every rank
+    /// reads the whole checkpoint and keeps its share of its grains, wall contacts and pair
+    /// histories before any list is built. The forces are the checkpoint's, so
+    /// [`Shared::share`] is all it needs before stepping.
+    pub fn resumed(
+        scene: Scene,
+        base: &std::path::Path,
+        ckpt: crate::io::checkpoint::Checkpoint,
+        ranks: (usize, usize),
+    ) -> Result<Part> {
+        // The scene's own grains give the physics, then make way for the checkpoint's.
+        let build = |scene, base: &std::path::Path| {
+            Simulation::unstarted(scene, base, |w, _| w.particles = Particles::default())
         };
-        // Every rank holds the whole run: each keeps its own grains and the copies it needs.
-        let (me, n) = (transport.rank(), w.particles.len());
+        let (mut sim, pairs) = Simulation::resumed(scene, base, ckpt, build)?;
+        let index = sim.world.particles.index_map();
+        let global = |id: u64| index.get(&id).map(|&k| k as u64);
+        let pairs = (pairs.into_iter())
+            .filter_map(|(a, b, image, s)| Some((global(a)?, global(b)?, image, s)))
+            .collect();
+        let (bricks, global, skin, r_max, everyone) =
+            keep_share(&mut sim.world, &sim.physics, ranks);
+        Ok(Part {
+            sim,
+            bricks,
+            global,
+            skin,
+            r_max,
+            everyone,
+            pairs,
+        })
+    }
+
+    /// This rank's share of the run `part` over `transport`, before its first evaluation: the
+    /// list of its grains and copies built, and, with `simulation.balance_every`, the bricks
+    /// balanced by the work of its rows. Every rank calls it together.
+    pub fn share(part: Part, transport: Box<dyn Transport>) -> Shared {
+        let Part {
+            mut sim,
+            bricks,
+            global,
+            skin,
+            r_max,
+            everyone,
+            pairs,
+        } = part;
+        let me = transport.rank() as u32;
+        let p = &sim.world.particles;
+        let owner: Vec<u32> = (p.pos.iter()).map(|&x| bricks.rank_of(x) as u32).collect();
         let mut domain = Domain {
             bricks,
-            global: (0..n as u64).collect(),
-            own: vec![true; n],
-            owner: vec![me as u32; n],
-            send: Vec::new(),
-            recv: Vec::new(),
-            r_max: w.particles.max_radius(),
-            everyone: Everyone::new(&sim.physics, &w.particles),
-            spare: Particles::default(),
-            half: Vec::new(),
-            bytes_sent: 0,
-            migrated: 0,
-            transport: Clocked::new(transport),
-            balance_every,
-            balance_by: sim.scene.simulation.balance_by,
-            balanced_at: (std::time::Instant::now(), 0.0),
-            weight: 1024,
+            own: owner.iter().map(|&r| r == me).collect(),
+            owner: owner.clone(),
+            global,
+            r_max,
+            everyone,
+            ..Domain::new(transport, &sim.scene)
         };
-        let p = &w.particles;
-        let dest = (p.pos.iter()).map(|&x| domain.bricks.rank_of(x) as u32);
-        let kept = touching(&w.neighbors, &p.pos, periodic.lengths());
-        let skin = w.neighbors.skin;
-        let whole = (dest.collect(), kept, Incoming::default());
-        domain.renew(&mut sim.world, &sim.physics, whole, skin);
-        Ok(Shared { sim, domain })
+        let w = &mut sim.world;
+        let pairs = Incoming::with_pairs(pairs);
+        domain.renew(w, &sim.physics, (owner, Vec::new(), pairs), skin);
+        if domain.balance_every.is_some() {
+            domain.cut(w, &sim.physics, false);
+            migrate::shift(&mut domain, w, &sim.physics, skin);
+        }
+        Shared { sim, domain }
+    }
+
+    /// The first force evaluation of this rank's share, as one process makes it at its start
+    /// (no history advanced), each copy given its owner's force; then what one process
+    /// refuses at its start ([`Simulation::new`]), from whichever rank meets it (the lowest).
+    /// Every rank calls it together.
+    pub fn start(&mut self) -> Result<()> {
+        let sim = &mut self.sim;
+        let Stepper::Soft(s) = &mut sim.stepper else {
+            return Err(Error::scene(
+                "simulation.method",
+                "only soft spheres are shared among ranks",
+            ));
+        };
+        sim.stats = s.start_shared(&mut sim.world, &sim.physics, &mut self.domain);
+        let check = sim.refusals();
+        self.domain.after_forces(&mut sim.world, None, check)
     }
 
     /// Advances this rank's share by one step, with the other ranks.
@@ -290,6 +367,32 @@ pub fn refusal(scene: &Scene) -> Option<Error> {
 }
 
 impl Domain {
+    /// A domain over `transport` for `scene`, holding no grain yet, cut into one brick.
+    fn new(transport: Box<dyn Transport>, scene: &Scene) -> Domain {
+        let s = &scene.simulation;
+        Domain {
+            transport: Clocked::new(transport),
+            bricks: Bricks::new(1, &crate::boundary::Periodic::default(), &[]),
+            global: Vec::new(),
+            own: Vec::new(),
+            owner: Vec::new(),
+            send: Vec::new(),
+            recv: Vec::new(),
+            r_max: 0.0,
+            everyone: Everyone::default(),
+            spare: Particles::default(),
+            half: Vec::new(),
+            bytes_sent: 0,
+            migrated: 0,
+            balance_every: s.balance_every,
+            balance_by: s.balance_by,
+            balanced_at: (std::time::Instant::now(), 0.0),
+            weight: 1024,
+        }
+    }
+}
+
+impl Domain {
     /// The reach of the copies for skin `skin` (m): every pair that can touch before the next
     /// rebuild, 2 r_max + skin.
     fn reach(&self, skin: f64) -> f64 {
@@ -301,15 +404,20 @@ impl Domain {
     /// together.
     fn balance(&mut self, world: &World, physics: &Physics) {
         let builds = world.neighbors.builds;
-        if !self.balance_every.is_some_and(|k| builds.is_multiple_of(k)) {
-            return;
+        if self.balance_every.is_some_and(|k| builds.is_multiple_of(k)) {
+            self.cut(world, physics, self.balance_by == BalanceBy::Time);
         }
+    }
+
+    /// Cuts the bricks again by the work of every rank's own grains, weighed by each rank's
+    /// measured time when `by_time`; every rank calls it together.
+    fn cut(&mut self, world: &World, physics: &Physics, by_time: bool) {
         let (p, nl) = (&world.particles, &world.neighbors);
         let mut mine: Vec<(DVec3, u64)> = (0..p.len())
             .filter(|&k| self.own[k])
             .map(|k| (p.pos[k], work(nl, k)))
             .collect();
-        if self.balance_by == BalanceBy::Time {
+        if by_time {
             let weight = self.weight_by_time(mine.iter().map(|g| g.1).sum());
             mine.iter_mut().for_each(|g| g.1 *= weight);
         }
@@ -378,6 +486,43 @@ impl Domain {
         }
         self.weight
     }
+}
+
+/// What rank `me` of `ranks` keeps of the whole run's `world` at its start ([`Shared::unstarted`]):
+/// the grains of its equal brick and the copies within reach of it for the first list's
+/// skin, in their order, with their touching wall contacts; returns the bricks, the kept grains' indices in one process, the
+/// skin, the largest radius and, for self-gravity, every grain.
+fn keep_share(
+    world: &mut World,
+    physics: &Physics,
+    (me, ranks): (usize, usize),
+) -> (Bricks, Vec<u64>, f64, f64, Everyone) {
+    let p = &world.particles;
+    let fastest = crate::particles::fastest(&p.vel);
+    // The skin one process's first build takes ([`World::rebuild_neighbors`]).
+    let skin = world.auto_skin(fastest).unwrap_or(world.neighbors.skin);
+    let bricks = Bricks::new(ranks, &physics.periodic, &p.pos);
+    let r_max = p.max_radius();
+    let reach = bricks.reach(2.0 * r_max + skin);
+    let global: Vec<u64> = (0..p.len())
+        .filter(|&k| bricks.rank_of(p.pos[k]) == me || reach.near(me, p.pos[k]))
+        .map(|k| k as u64)
+        .collect();
+    let everyone = Everyone::new(physics, p);
+    let mut mine = Particles::default();
+    global
+        .iter()
+        .for_each(|&k| copy_grain(&mut mine, p, k as usize));
+    let h = &world.wall_history;
+    let mut walls = Vec::new();
+    for (at, &k) in global.iter().enumerate() {
+        let contacts = h.contacts(k as usize).filter(|c| c.1.touching);
+        walls.extend(contacts.map(|(m, s)| (at, m, s.clone())));
+    }
+    let n = mine.len();
+    world.particles = mine;
+    world.wall_history.restore(n, walls, &world.walls);
+    (bricks, global, skin, r_max, everyone)
 }
 
 /// The work of grain `k` for the balancing of the bricks: one for the grain and one for each
@@ -476,7 +621,12 @@ impl Exchange for Domain {
         body.update_among(physics, p, world.time, &everyone);
     }
 
-    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<()> {
+    fn after_forces(
+        &mut self,
+        world: &mut World,
+        kick: Option<f64>,
+        check: Result<()>,
+    ) -> Result<()> {
         let t = &mut self.transport;
         self.bytes_sent += t.size() as u64 - 1;
         if t.any(check.is_err()) {
@@ -510,8 +660,10 @@ impl Exchange for Domain {
                 let k = k as usize;
                 let ((f, t), (v, w)) = (take_load(b), half.next().expect("one a copy"));
                 (p.force[k], p.torque[k]) = (f, t);
-                p.vel[k] = *v + f * (kick * p.inv_mass[k]);
-                p.omega[k] = *w + t * (kick * p.inv_inertia[k]);
+                if let Some(kick) = kick {
+                    p.vel[k] = *v + f * (kick * p.inv_mass[k]);
+                    p.omega[k] = *w + t * (kick * p.inv_inertia[k]);
+                }
             }
         }
         Ok(())

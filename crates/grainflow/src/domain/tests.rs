@@ -317,17 +317,26 @@ spheres = [
     }
 }
 
-/// `steps` steps of `toml` on `ranks` ranks (threads), each rank starting from `start` (the
-/// whole run, built or resumed): rank 0's view of the run with its histories (as for a
-/// checkpoint).
-fn shared_view(start: &Simulation, ranks: usize, steps: usize) -> Simulation {
+/// `steps` steps on `ranks` ranks (threads), each rank starting from its part `part(rank,
+/// ranks)` (fresh, then started, or resumed): rank 0's view of the run with its histories
+/// (as for a checkpoint).
+fn shared_view(
+    part: impl Fn((usize, usize)) -> (Part, bool) + Sync,
+    ranks: usize,
+    steps: usize,
+) -> Simulation {
+    let part = &part;
     let views: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = threads(ranks)
             .into_iter()
             .map(|t| {
                 s.spawn(move || {
-                    let mut view = (t.rank() == 0).then(|| start.clone());
-                    let mut run = Shared::from(start.clone(), Box::new(t)).expect("shares");
+                    let (me, fresh) = part((t.rank(), t.size()));
+                    let mut run = Shared::share(me, Box::new(t));
+                    if fresh {
+                        run.start().expect("starts");
+                    }
+                    let mut view = (run.counts().0 == 0).then(|| run.sim.clone());
                     for _ in 0..steps {
                         run.step().expect("stable");
                     }
@@ -350,9 +359,14 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     // for 150 more on three: every grain as in 300 steps of one process, and the gathered
     // contact counts are one process's.
     let base = std::path::Path::new(".");
-    let start = Simulation::new(scene(BED), base).expect("builds");
+    let fresh = |ranks| {
+        (
+            Shared::unstarted(scene(BED), base, ranks).expect("builds"),
+            true,
+        )
+    };
     let one = alone(BED, 150);
-    let half = shared_view(&start, 2, 150);
+    let half = shared_view(fresh, 2, 150);
     assert_eq!(bits(&half.world.particles), bits(&one.world.particles));
     assert_eq!(
         (half.stats.contacts, half.stats.wall_contacts),
@@ -360,8 +374,11 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     );
     let ckpt = half.checkpoint();
     assert_eq!(ckpt.pairs.len(), one.checkpoint().pairs.len());
-    let resumed = Simulation::resume(scene(BED), base, ckpt).expect("resumes");
-    let end = shared_view(&resumed, 3, 150);
+    let resumed = |ranks| {
+        let part = Shared::resumed(scene(BED), base, ckpt.clone(), ranks);
+        (part.expect("resumes"), false)
+    };
+    let end = shared_view(resumed, 3, 150);
     let one = alone(BED, 300);
     assert_eq!(bits(&end.world.particles), bits(&one.world.particles));
 }

@@ -118,7 +118,9 @@ fn fill(view: &mut Simulation, sim: &Simulation, got: &[Vec<u8>], histories: boo
         let walls = walls.into_iter().map(|(id, m, s)| (index[&id], m, s));
         w.wall_history.restore(n, walls, &w.walls);
         w.wall_runtime.attached = vec![None; n];
+        // One process's list: rank 0's view starts as its share, whose list is shared.
         w.neighbors = w.neighbors.emptied();
+        w.neighbors.share = None;
         w.rebuild_neighbors(&view.physics.periodic);
         w.set_pair_history_by_id(&pairs);
     }

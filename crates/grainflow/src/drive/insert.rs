@@ -18,6 +18,8 @@
 //! A grain enters with the force of uniform gravity alone until the next evaluation, as a
 //! recirculated pebble does ([`crate::drive::recirculation`]).
 
+use std::borrow::Cow;
+
 use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -195,8 +197,12 @@ impl Inserts {
 
 /// `particles` with, for each insert, one grain of each of its materials at its smallest
 /// radius, far apart: what the contact time, the time step and the neighbour skin are taken
-/// from, so that they hold for the grains inserted later (a silo may start empty).
-pub fn with_probes(particles: &Particles, scene: &Scene) -> Particles {
+/// from, so that they hold for the grains inserted later (a silo may start empty). Borrowed,
+/// not copied, when the scene inserts nothing.
+pub fn with_probes<'a>(particles: &'a Particles, scene: &Scene) -> Cow<'a, Particles> {
+    if scene.inserts.is_empty() {
+        return Cow::Borrowed(particles);
+    }
     let mut probe = particles.clone();
     for ins in &scene.inserts {
         let [r_min, r_max] = ins.size.range();
@@ -220,7 +226,7 @@ pub fn with_probes(particles: &Particles, scene: &Scene) -> Particles {
             }
         }
     }
-    probe
+    Cow::Owned(probe)
 }
 
 /// The ChaCha8 stream of grain `n` of insert `k`, at word `word`.

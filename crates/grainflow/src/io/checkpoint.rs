@@ -136,6 +136,30 @@ impl Simulation {
     /// Resumes a run from a checkpoint: the physics comes from `scene` (which must be the
     /// checkpoint's scene, apart from duration and outputs), the state from the checkpoint.
     pub fn resume(scene: Scene, base: &Path, ckpt: Checkpoint) -> Result<Simulation> {
+        let (mut sim, pairs) = Simulation::resumed(scene, base, ckpt, Simulation::new)?;
+        let w = &mut sim.world;
+        w.rebuild_neighbors(&sim.physics.periodic);
+        w.set_pair_history_by_id(&pairs);
+        if let Stepper::Soft(s) = &mut sim.stepper {
+            s.follow_list(&sim.world);
+            if s.options.integrator.needs_rate_form() {
+                // Slip rates are not stored: the evaluation at the saved state gives them
+                // again, bit for bit (the slips are unchanged by an evaluation with dt = 0).
+                sim.evaluate_forces();
+            }
+        }
+        Ok(sim)
+    }
+
+    /// The run of `scene` made by `build` with the state of `ckpt` in place of the scene's,
+    /// all but the neighbour list: the touching pairs' histories are returned, keyed by ids,
+    /// for the list to take once built.
+    pub(crate) fn resumed(
+        scene: Scene,
+        base: &Path,
+        ckpt: Checkpoint,
+        build: impl FnOnce(Scene, &Path) -> Result<Simulation>,
+    ) -> Result<(Simulation, Vec<crate::world::PairHistory>)> {
         let saved = Scene::from_checkpoint_toml(&ckpt.scene)?;
         let (was, is) = (resumable_part(&saved), resumable_part(&scene));
         if was != is {
@@ -146,7 +170,7 @@ impl Simulation {
             ));
         }
         let end = scene.simulation.start_time + scene.simulation.duration;
-        let mut sim = Simulation::new(scene, base)?;
+        let mut sim = build(scene, base)?;
         ckpt.check()
             .and_then(|()| ckpt.check_against(sim.scene.materials.len(), sim.world.walls.len()))
             .map_err(|reason| Error::scene("checkpoint", reason))?;
@@ -193,20 +217,10 @@ impl Simulation {
             w.inserts = ckpt.inserts;
         }
         restore_bodies(&mut w.wall_runtime.bodies, &ckpt.bodies)?;
-        w.rebuild_neighbors(&sim.physics.periodic);
-        w.set_pair_history_by_id(&ckpt.pairs);
         if let Stepper::Hard(h) = &mut sim.stepper {
             h.rest.restore(&ckpt.resting);
         }
-        if let Stepper::Soft(s) = &mut sim.stepper {
-            s.follow_list(&sim.world);
-            if s.options.integrator.needs_rate_form() {
-                // Slip rates are not stored: the evaluation at the saved state gives them
-                // again, bit for bit (the slips are unchanged by an evaluation with dt = 0).
-                sim.evaluate_forces();
-            }
-        }
-        Ok(sim)
+        Ok((sim, ckpt.pairs))
     }
 }
 

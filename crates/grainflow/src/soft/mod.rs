@@ -142,10 +142,21 @@ impl SoftStepper {
             let share = (&mut *ex, left);
             stats = evaluate(world, physics, self, h, Some(0.5 * h), Some(share));
             let check = check_stability(world, physics, &stats);
-            ex.after_forces(world, 0.5 * h, check)?;
+            ex.after_forces(world, Some(0.5 * h), check)?;
         }
         world.step += 1;
         Ok(stats)
+    }
+
+    /// [`SoftStepper::compute_forces`] at the start of one rank's share of a run shared among
+    /// processes: the list its ranks built together (`ex`), the body forces from them.
+    pub(crate) fn start_shared(
+        &mut self,
+        world: &mut World,
+        physics: &Physics,
+        ex: &mut dyn Exchange,
+    ) -> ContactStats {
+        evaluate(world, physics, self, 0.0, None, Some((ex, false)))
     }
 
     /// Keeps, from the next force evaluation on, the per-pair forces that stress analysis
@@ -206,10 +217,15 @@ pub(crate) trait Exchange {
     /// Rebuilds the neighbour list with all ranks, each grain moving to the rank whose brick
     /// holds it.
     fn rebuild(&mut self, world: &mut World, physics: &Physics);
-    /// After the forces and the second half kick `kick` (s): gives each copy its owner's
-    /// force, torque and kick, unless `check` failed here or on another rank: then the
-    /// failure of the lowest such rank, on every rank.
-    fn after_forces(&mut self, world: &mut World, kick: f64, check: Result<()>) -> Result<()>;
+    /// After the forces and the second half kick `kick` (s; None at the start, which kicks
+    /// nothing): gives each copy its owner's force, torque and kick, unless `check` failed
+    /// here or on another rank: then the failure of the lowest such rank, on every rank.
+    fn after_forces(
+        &mut self,
+        world: &mut World,
+        kick: Option<f64>,
+        check: Result<()>,
+    ) -> Result<()>;
     /// The body-force accelerations of the grains here into `body`, with the other ranks
     /// when the grains' self-gravity needs them.
     fn body_force(&mut self, world: &World, physics: &Physics, body: &mut BodyForce);
