@@ -203,8 +203,8 @@ fn alone(scene: Scene, steps: Option<u64>) -> Result<Measured> {
     })
 }
 
-/// The tiled run shared among the ranks of `transport`: every rank builds it and keeps its
-/// share, as `mpirun grainflow run` does; the counts of all ranks on every rank.
+/// The tiled run shared among the ranks of `transport`: rank 0 makes it and sends each rank
+/// its share, as `mpirun grainflow run` does; the counts of all ranks on every rank.
 fn shared(scene: Scene, steps: Option<u64>, transport: Box<dyn Transport>) -> Result<Measured> {
     let ranks = transport.size();
     let in_transport = Rc::new(Cell::new(0.0));

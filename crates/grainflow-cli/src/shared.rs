@@ -1,6 +1,6 @@
 //! `mpirun -np N grainflow run SCENE`: a soft-sphere run shared among N processes (the `mpi`
-//! feature). Every rank makes the scene's grains (or reads the checkpoint it resumes) and
-//! keeps its share of them; rank 0 writes the outputs from the run
+//! feature). Rank 0 makes the scene's grains and sends each rank its share (a resumed run's
+//! ranks each read the checkpoint and keep theirs); rank 0 writes the outputs from the run
 //! gathered when they are due, prints the progress and the one error that stops every rank
 //! (its rank, particle, time and cause).
 
@@ -75,7 +75,7 @@ pub fn run(
             .map(|part| (part, Start::Resume))
             .map_err(anyhow::Error::from),
         // The message names the scene's file, as one process's does.
-        (None, None) => Shared::unstarted(scene, base, (rank, size))
+        (None, None) => Shared::unstarted(scene, base, transport.as_mut())
             .map(|part| (part, Start::Fresh { overwrite }))
             .map_err(|e| anyhow::anyhow!("{name}: {e}")),
     };

@@ -57,25 +57,26 @@ impl Physics {
     /// the pair table, the shortest contact time and the time step, with everything else the
     /// step reads taken from the scene.
     pub fn new(scene: &Scene, particles: &Particles, walls: &[Wall]) -> Result<Physics> {
-        let overrides: Vec<(usize, usize, PairOverride)> = scene
-            .pairs
-            .iter()
-            .filter_map(|o| {
-                let a = scene.material_index(&o.materials[0])?;
-                let b = scene.material_index(&o.materials[1])?;
-                Some((a, b, o.clone()))
-            })
-            .collect();
-        let mut table = PairTable::new(&scene.materials, &overrides);
         if particles.is_empty() {
             return Err(Error::scene(
                 "particles",
                 "the scene makes no particles; at least one is needed",
             ));
         }
+        let table = pair_table(scene);
         let contact_time = shortest_contact_time(scene, &table, particles, walls);
         let contacts = scene.contact.normal != crate::contact::Normal::None;
         let orbital_step = crate::timestep::orbital_step(&scene.gravity, particles, contacts);
+        Physics::timed(scene, (contact_time, orbital_step))
+    }
+
+    /// [`Physics::new`] for the shortest contact time and orbital step (s) of the whole run's
+    /// grains, which a process holding only some of them is given.
+    pub(crate) fn timed(
+        scene: &Scene,
+        (contact_time, orbital_step): (f64, f64),
+    ) -> Result<Physics> {
+        let mut table = pair_table(scene);
         // The integrator's step is dt / substeps: the limits and "auto" apply to it.
         let soft = match scene.simulation.method {
             Method::Soft(o) => Some(o),
@@ -155,6 +156,20 @@ impl Physics {
         (g.central.is_none() && g.self_gravity.is_none() && self.frame.is_none())
             .then(|| DVec3::ZERO + g.uniform.unwrap_or(DVec3::ZERO))
     }
+}
+
+/// The pair table of `scene`'s materials and pair overrides.
+fn pair_table(scene: &Scene) -> PairTable {
+    let overrides: Vec<(usize, usize, PairOverride)> = scene
+        .pairs
+        .iter()
+        .filter_map(|o| {
+            let a = scene.material_index(&o.materials[0])?;
+            let b = scene.material_index(&o.materials[1])?;
+            Some((a, b, o.clone()))
+        })
+        .collect();
+    PairTable::new(&scene.materials, &overrides)
 }
 
 /// Body-force accelerations of every particle at the last evaluation (m/s²): gravity fields

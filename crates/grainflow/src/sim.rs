@@ -60,8 +60,43 @@ impl Simulation {
         // Contact time, dt and skin cover the grains inserts will add.
         let probe = crate::drive::insert::with_probes(&particles, &scene);
         let physics = Physics::new(&scene, &probe, &walls)?;
-        let neighbors = crate::neighbor::start::neighbor_list(&scene, &probe, physics.dt)?;
+        let radii = [probe.min_radius(), probe.max_radius()];
         drop(probe);
+        Simulation::assemble(scene, (particles, walls), physics, radii, keep)
+    }
+
+    /// [`Simulation::unstarted`] for a process given what the whole run's grains decide
+    /// (`whole`, from the process that made them) instead of making them; `keep` puts in the
+    /// grains it is given.
+    pub(crate) fn given(
+        scene: Scene,
+        base: &Path,
+        whole: &Whole,
+        keep: impl FnOnce(&mut World, &Physics),
+    ) -> Result<Simulation> {
+        if let Some(first) = scene.problems().into_iter().next() {
+            return Err(first);
+        }
+        let walls = make_walls(&scene, base)?;
+        let physics = Physics::timed(&scene, whole.times)?;
+        let no_grains = (Particles::default(), walls);
+        Simulation::assemble(scene, no_grains, physics, whole.radii, |world, physics| {
+            world.inserts.next_id = whole.next_id;
+            keep(world, physics)
+        })
+    }
+
+    /// The simulation of `scene` with its grains and walls, the physics and the grains' least
+    /// and largest radius, before its first force evaluation; `keep` as for
+    /// [`Simulation::unstarted`].
+    fn assemble(
+        scene: Scene,
+        (particles, walls): (Particles, Vec<crate::walls::Wall>),
+        physics: Physics,
+        radii: [f64; 2],
+        keep: impl FnOnce(&mut World, &Physics),
+    ) -> Result<Simulation> {
+        let neighbors = crate::neighbor::start::neighbor_list(&scene, radii, physics.dt)?;
         let start = scene.simulation.start_time;
         let space = (&physics.periodic, physics.planar);
         let mut world = World::new(particles, walls, neighbors, start, space)?;
@@ -188,6 +223,30 @@ impl Simulation {
     /// Number of steps to cover the scene's duration.
     pub fn total_steps(&self) -> u64 {
         (self.scene.simulation.duration / self.physics.dt).round() as u64
+    }
+}
+
+/// What the whole run's grains decide of a run, for a process that holds only some of them (a
+/// rank of a run shared among processes, given its grains): the shortest contact time and
+/// orbital step (s, which give dt), the least and largest radius (m, which give the skin) and
+/// the id the next inserted grain gets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Whole {
+    pub times: (f64, f64),
+    pub radii: [f64; 2],
+    pub next_id: u64,
+}
+
+impl Whole {
+    /// What the grains of `world` (the whole run's, no grain to be inserted) decide under
+    /// `physics`.
+    pub(crate) fn of(world: &World, physics: &Physics) -> Whole {
+        let p = &world.particles;
+        Whole {
+            times: (physics.contact_time, physics.orbital_step),
+            radii: [p.min_radius(), p.max_radius()],
+            next_id: world.inserts.next_id,
+        }
     }
 }
 

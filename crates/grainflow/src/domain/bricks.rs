@@ -72,7 +72,7 @@ fn outer(periodic: &Periodic, [mut lo, mut hi]: [DVec3; 2]) -> ([DVec3; 2], DVec
 }
 
 /// The least and greatest coordinates of `pos` (zeros when empty).
-fn extent<'a>(pos: impl IntoIterator<Item = &'a DVec3>) -> [DVec3; 2] {
+pub(super) fn extent<'a>(pos: impl IntoIterator<Item = &'a DVec3>) -> [DVec3; 2] {
     let mut e = [DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)];
     for x in pos {
         e = [e[0].min(*x), e[1].max(*x)];
@@ -89,7 +89,12 @@ impl Bricks {
     /// whose cut faces have the least area (so the fewest copies), ties to the first in
     /// (n_x, n_y, n_z) order descending along x.
     pub fn new(ranks: usize, periodic: &Periodic, pos: &[DVec3]) -> Bricks {
-        let ([lo, hi], period) = outer(periodic, extent(pos));
+        Bricks::within(ranks, periodic, extent(pos))
+    }
+
+    /// [`Bricks::new`] for grains whose extent is `[lo, hi]`.
+    pub(crate) fn within(ranks: usize, periodic: &Periodic, extent: [DVec3; 2]) -> Bricks {
+        let ([lo, hi], period) = outer(periodic, extent);
         let side = hi - lo;
         // Cut faces: n cuts along a periodic axis (one at the wrap), n − 1 along an open one.
         let area = |n: [usize; 3]| {

@@ -15,10 +15,9 @@
 //! owner's force and torque, and the second half kick they give, so that it kicks and drifts
 //! as its owner does, to the bit.
 //!
-//! At the start every rank makes the scene's grains as one process does and keeps those of
-//! its brick and the copies before any list is built ([`Shared::unstarted`]); its list and
-//! first forces are its share's ([`Shared::start`]); a resumed run's rank reads the whole
-//! checkpoint and keeps its share of it alike ([`Shared::resumed`]).
+//! At the start rank 0 makes the scene's grains as one process does and sends each rank
+//! those of its brick and the copies before any list is built; a rank's list and first forces
+//! are its share's (`start.rs`).
 //!
 //! The list is rebuilt by all ranks together when a grain of any rank left half the skin (the
 //! skin sized from the fastest grain of all); then each grain whose brick changed moves to its
@@ -43,18 +42,20 @@ use crate::stepper::Stepper;
 use crate::walls::history::WallMember;
 use crate::world::{PairHistory, World};
 use crate::{Error, Result};
-use migrate::{migrate, Incoming};
+use migrate::migrate;
 
 pub mod bricks;
 mod migrate;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod records;
+mod start;
 pub mod transport;
 mod view;
 
 pub use bricks::{Bricks, Layout};
 use records::{put_grain, put_load, put_state, take_grain, take_load, take_state, LOAD};
+pub use start::Part;
 use transport::{all_gather, Clocked, Reader, Writer};
 pub use transport::{threads, Threads, Transport};
 
@@ -108,153 +109,7 @@ pub struct Domain {
     weight: u64,
 }
 
-/// What a rank holds of a run at its start, before its first evaluation
-/// ([`Shared::unstarted`]): its grains and copies, and what it keeps of the whole run.
-pub struct Part {
-    /// The simulation, its world holding this rank's grains and copies.
-    sim: Simulation,
-    /// The equal bricks of the start.
-    bricks: Bricks,
-    /// Each grain's index in one process, ascending.
-    global: Vec<u64>,
-    /// The skin of the first list, from the fastest grain of all (m).
-    skin: f64,
-    /// The largest radius of all grains (m).
-    r_max: f64,
-    /// Every grain as one process holds it, for self-gravity (empty without).
-    everyone: Everyone,
-    /// The touching pairs' histories of a resumed run, keyed by indices in one process.
-    pairs: Vec<PairHistory>,
-}
-
 impl Shared {
-    /// This rank's share of the run of `scene` (relative paths from `base`) over `transport`,
-    /// started: [`Shared::unstarted`], [`Shared::share`], [`Shared::start`]. Refused on more
-    /// than one rank for what the method does not share ([`refusal`]).
-    pub fn new(
-        scene: Scene,
-        base: &std::path::Path,
-        transport: Box<dyn Transport>,
-    ) -> Result<Shared> {
-        if transport.size() > 1 {
-            if let Some(e) = refusal(&scene) {
-                return Err(e);
-            }
-        }
-        let part = Shared::unstarted(scene, base, (transport.rank(), transport.size()))?;
-        let mut shared = Shared::share(part, transport);
-        shared.start()?;
-        Ok(shared)
-    }
-
-    /// What rank `rank` of `ranks` holds of the run of `scene` (relative paths from `base`) at
-    /// its start: every rank makes the whole run's grains, as one process does, and keeps
-    /// those of its brick (equal bricks) and the copies within reach of it before any list is
-    /// built, so that past the grains themselves a rank's memory follows its share. Refused
-    /// alike on every rank for what the scene gets wrong.
-    pub fn unstarted(scene: Scene, base: &std::path::Path, ranks: (usize, usize)) -> Result<Part> {
-        let mut kept = None;
-        let sim = Simulation::unstarted(scene, base, |world, physics| {
-            kept = Some(keep_share(world, physics, ranks));
-        })?;
-        let (bricks, global, skin, r_max, everyone) = kept.expect("kept at the build");
-        Ok(Part {
-            sim,
-            bricks,
-            global,
-            skin,
-            r_max,
-            everyone,
-            pairs: Vec::new(),
-        })
-    }
-
-    /// What rank `rank` of `ranks` holds of the run of `scene` (relative paths from `base`)
-    /// resumed from `ckpt`, as [`Simulation::resume`] resumes it in one process: every rank
-    /// reads the whole checkpoint and keeps its share of its grains, wall contacts and pair
-    /// histories before any list is built. The forces are the checkpoint's, so
-    /// [`Shared::share`] is all it needs before stepping.
-    pub fn resumed(
-        scene: Scene,
-        base: &std::path::Path,
-        ckpt: crate::io::checkpoint::Checkpoint,
-        ranks: (usize, usize),
-    ) -> Result<Part> {
-        // The scene's own grains give the physics, then make way for the checkpoint's.
-        let build = |scene, base: &std::path::Path| {
-            Simulation::unstarted(scene, base, |w, _| w.particles = Particles::default())
-        };
-        let (mut sim, pairs) = Simulation::resumed(scene, base, ckpt, build)?;
-        let index = sim.world.particles.index_map();
-        let global = |id: u64| index.get(&id).map(|&k| k as u64);
-        let pairs = (pairs.into_iter())
-            .filter_map(|(a, b, image, s)| Some((global(a)?, global(b)?, image, s)))
-            .collect();
-        let (bricks, global, skin, r_max, everyone) =
-            keep_share(&mut sim.world, &sim.physics, ranks);
-        Ok(Part {
-            sim,
-            bricks,
-            global,
-            skin,
-            r_max,
-            everyone,
-            pairs,
-        })
-    }
-
-    /// This rank's share of the run `part` over `transport`, before its first evaluation: the
-    /// list of its grains and copies built, and, with `simulation.balance_every`, the bricks
-    /// balanced by the work of its rows. Every rank calls it together.
-    pub fn share(part: Part, transport: Box<dyn Transport>) -> Shared {
-        let Part {
-            mut sim,
-            bricks,
-            global,
-            skin,
-            r_max,
-            everyone,
-            pairs,
-        } = part;
-        let me = transport.rank() as u32;
-        let p = &sim.world.particles;
-        let owner: Vec<u32> = (p.pos.iter()).map(|&x| bricks.rank_of(x) as u32).collect();
-        let mut domain = Domain {
-            bricks,
-            own: owner.iter().map(|&r| r == me).collect(),
-            owner: owner.clone(),
-            global,
-            r_max,
-            everyone,
-            ..Domain::new(transport, &sim.scene)
-        };
-        let w = &mut sim.world;
-        let pairs = Incoming::with_pairs(pairs);
-        domain.renew(w, &sim.physics, (owner, Vec::new(), pairs), skin);
-        if domain.balance_every.is_some() {
-            domain.cut(w, &sim.physics, false);
-            migrate::shift(&mut domain, w, &sim.physics, skin);
-        }
-        Shared { sim, domain }
-    }
-
-    /// The first force evaluation of this rank's share, as one process makes it at its start
-    /// (no history advanced), each copy given its owner's force; then what one process
-    /// refuses at its start ([`Simulation::new`]), from whichever rank meets it (the lowest).
-    /// Every rank calls it together.
-    pub fn start(&mut self) -> Result<()> {
-        let sim = &mut self.sim;
-        let Stepper::Soft(s) = &mut sim.stepper else {
-            return Err(Error::scene(
-                "simulation.method",
-                "only soft spheres are shared among ranks",
-            ));
-        };
-        sim.stats = s.start_shared(&mut sim.world, &sim.physics, &mut self.domain);
-        let check = sim.refusals();
-        self.domain.after_forces(&mut sim.world, None, check)
-    }
-
     /// Advances this rank's share by one step, with the other ranks.
     pub fn step(&mut self) -> Result<()> {
         let sim = &mut self.sim;
@@ -486,43 +341,6 @@ impl Domain {
         }
         self.weight
     }
-}
-
-/// What rank `me` of `ranks` keeps of the whole run's `world` at its start ([`Shared::unstarted`]):
-/// the grains of its equal brick and the copies within reach of it for the first list's
-/// skin, in their order, with their touching wall contacts; returns the bricks, the kept grains' indices in one process, the
-/// skin, the largest radius and, for self-gravity, every grain.
-fn keep_share(
-    world: &mut World,
-    physics: &Physics,
-    (me, ranks): (usize, usize),
-) -> (Bricks, Vec<u64>, f64, f64, Everyone) {
-    let p = &world.particles;
-    let fastest = crate::particles::fastest(&p.vel);
-    // The skin one process's first build takes ([`World::rebuild_neighbors`]).
-    let skin = world.auto_skin(fastest).unwrap_or(world.neighbors.skin);
-    let bricks = Bricks::new(ranks, &physics.periodic, &p.pos);
-    let r_max = p.max_radius();
-    let reach = bricks.reach(2.0 * r_max + skin);
-    let global: Vec<u64> = (0..p.len())
-        .filter(|&k| bricks.rank_of(p.pos[k]) == me || reach.near(me, p.pos[k]))
-        .map(|k| k as u64)
-        .collect();
-    let everyone = Everyone::new(physics, p);
-    let mut mine = Particles::default();
-    global
-        .iter()
-        .for_each(|&k| copy_grain(&mut mine, p, k as usize));
-    let h = &world.wall_history;
-    let mut walls = Vec::new();
-    for (at, &k) in global.iter().enumerate() {
-        let contacts = h.contacts(k as usize).filter(|c| c.1.touching);
-        walls.extend(contacts.map(|(m, s)| (at, m, s.clone())));
-    }
-    let n = mine.len();
-    world.particles = mine;
-    world.wall_history.restore(n, walls, &world.walls);
-    (bricks, global, skin, r_max, everyone)
 }
 
 /// The work of grain `k` for the balancing of the bricks: one for the grain and one for each

@@ -317,11 +317,11 @@ spheres = [
     }
 }
 
-/// `steps` steps on `ranks` ranks (threads), each rank starting from its part `part(rank,
-/// ranks)` (fresh, then started, or resumed): rank 0's view of the run with its histories
+/// `steps` steps on `ranks` ranks (threads), each rank starting from its part `part(its
+/// transport)` (fresh, then started, or resumed): rank 0's view of the run with its histories
 /// (as for a checkpoint).
 fn shared_view(
-    part: impl Fn((usize, usize)) -> (Part, bool) + Sync,
+    part: impl Fn(&mut dyn Transport) -> (Part, bool) + Sync,
     ranks: usize,
     steps: usize,
 ) -> Simulation {
@@ -331,7 +331,8 @@ fn shared_view(
             .into_iter()
             .map(|t| {
                 s.spawn(move || {
-                    let (me, fresh) = part((t.rank(), t.size()));
+                    let mut t = t;
+                    let (me, fresh) = part(&mut t);
                     let mut run = Shared::share(me, Box::new(t));
                     if fresh {
                         run.start().expect("starts");
@@ -359,11 +360,9 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     // for 150 more on three: every grain as in 300 steps of one process, and the gathered
     // contact counts are one process's.
     let base = std::path::Path::new(".");
-    let fresh = |ranks| {
-        (
-            Shared::unstarted(scene(BED), base, ranks).expect("builds"),
-            true,
-        )
+    let fresh = |t: &mut dyn Transport| {
+        let part = Shared::unstarted(scene(BED), base, t);
+        (part.expect("builds"), true)
     };
     let one = alone(BED, 150);
     let half = shared_view(fresh, 2, 150);
@@ -374,8 +373,8 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     );
     let ckpt = half.checkpoint();
     assert_eq!(ckpt.pairs.len(), one.checkpoint().pairs.len());
-    let resumed = |ranks| {
-        let part = Shared::resumed(scene(BED), base, ckpt.clone(), ranks);
+    let resumed = |t: &mut dyn Transport| {
+        let part = Shared::resumed(scene(BED), base, ckpt.clone(), (t.rank(), t.size()));
         (part.expect("resumes"), false)
     };
     let end = shared_view(resumed, 3, 150);
@@ -467,5 +466,45 @@ fn balanced_bricks_share_a_lopsided_bed_evenly() {
             "" => assert!(imbalance > 1.5, "{imbalance}"),
             _ => assert!(imbalance < 1.05, "{imbalance}"),
         }
+    }
+}
+
+#[test]
+fn rank_0s_refusal_of_the_scene_reaches_every_rank_and_each_rank_holds_its_share_alone() {
+    // A step above the contact time (002 eq 27) is refused by rank 0, which alone makes the
+    // grains it is sized from: every rank stops, rank 0 with one process's error, the others
+    // with it as rank 0's. With a step that fits, the grains held on 3 ranks (own and copies)
+    // are fewer than the whole run on every rank and the own grains add up to it.
+    let base = std::path::Path::new(".");
+    let coarse = BED.replace("dt = 1e-6", "dt = 1e-3");
+    let one = Simulation::new(scene(&coarse), base).expect_err("refused");
+    let said: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (threads(3).into_iter())
+            .map(|mut t| {
+                let coarse = &coarse;
+                s.spawn(move || {
+                    let part = Shared::unstarted(scene(coarse), base, &mut t);
+                    part.err().expect("refused").to_string()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("ran"))
+            .collect()
+    });
+    assert!(one.to_string().starts_with("simulation.dt: "), "{one}");
+    assert_eq!(said[0], one.to_string());
+    for s in &said[1..] {
+        assert_eq!(*s, format!("rank 0: {one}"));
+    }
+    let n = alone(BED, 0).world.particles.len();
+    let counts = on_ranks(BED, (3, 0), |run| run.counts());
+    assert_eq!(counts.iter().map(|c| c.1).sum::<usize>(), n);
+    for (rank, own, copies, _) in counts {
+        assert!(
+            own + copies < n,
+            "rank {rank} holds {own} + {copies} of {n}"
+        );
     }
 }

@@ -2,16 +2,19 @@
 //! ghosts in a periodic box.
 
 use crate::neighbor::{AutoSkin, NeighborList};
-use crate::particles::Particles;
 use crate::scene::{Method, Scene, Skin};
 use crate::{Error, Result};
 
-/// The neighbour list of a run of `scene`: its skin given, or sized from the fastest grain for
-/// soft spheres, keeping ghosts in a periodic box; refused for soft spheres when a periodic
-/// length is not above the skin.
-pub(crate) fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Result<NeighborList> {
+/// The neighbour list of a run of `scene` whose grains' radii span `[r_min, r_max]`: its skin
+/// given, or sized from the fastest grain for soft spheres, keeping ghosts in a periodic box;
+/// refused for soft spheres when a periodic length is not above the skin.
+pub(crate) fn neighbor_list(
+    scene: &Scene,
+    [r_min, r_max]: [f64; 2],
+    dt: f64,
+) -> Result<NeighborList> {
     // The default skin is also the largest an automatic one takes.
-    let default_skin = 0.2 * particles.max_radius();
+    let default_skin = 0.2 * r_max;
     let (skin, auto) = match scene.simulation.skin {
         Some(Skin::Fixed(skin)) => (skin, None),
         None if !matches!(scene.simulation.method, Method::Soft(_)) => (default_skin, None),
@@ -21,7 +24,7 @@ pub(crate) fn neighbor_list(scene: &Scene, particles: &Particles, dt: f64) -> Re
         None | Some(Skin::Auto(_)) => {
             let auto = AutoSkin {
                 dt,
-                range: [0.01 * particles.min_radius(), default_skin],
+                range: [0.01 * r_min, default_skin],
             };
             (auto.range[1], Some(auto))
         }
