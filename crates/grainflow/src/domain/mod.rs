@@ -351,8 +351,8 @@ fn work(nl: &NeighborList, k: usize) -> u64 {
 }
 
 /// Every grain of the run as one process holds it, for the self-gravity of a rank's grains:
-/// the positions all-gathered at each evaluation, the masses (which never change) kept from
-/// the start. Empty when the scene has no self-gravity.
+/// the positions all-gathered at each evaluation, the masses (which never change) gathered
+/// at the start. Empty when the scene has no self-gravity.
 #[derive(Default)]
 struct Everyone {
     /// Every grain's position (m), in the order of one process.
@@ -364,16 +364,34 @@ struct Everyone {
 }
 
 impl Everyone {
-    /// For the whole run `p` (in the order of one process) under `physics`.
-    fn new(physics: &Physics, p: &Particles) -> Everyone {
-        match physics.gravity.self_gravity {
-            Some(_) => Everyone {
-                pos: p.pos.clone(),
-                mass: p.mass.clone(),
-                wanted: vec![false; p.len()],
-            },
-            None => Everyone::default(),
+    /// Every grain's mass, all-gathered from the own grains of each rank of `d` (whose
+    /// particles are `p`) when `physics` has self-gravity; the positions follow at each
+    /// evaluation. Every rank calls it together.
+    fn gathered(d: &mut Domain, physics: &Physics, p: &Particles) -> Everyone {
+        if physics.gravity.self_gravity.is_none() {
+            return Everyone::default();
         }
+        let mut w = Writer::default();
+        for k in (0..p.len()).filter(|&k| d.own[k]) {
+            w.u64(d.global[k]);
+            w.f64(p.mass[k]);
+        }
+        d.bytes_sent += (w.0.len() * (d.transport.size() - 1)) as u64;
+        let got = all_gather(&mut d.transport, w.0);
+        let n = got.iter().map(|m| m.len() / 16).sum();
+        let mut e = Everyone {
+            pos: vec![DVec3::ZERO; n],
+            mass: vec![0.0; n],
+            wanted: vec![false; n],
+        };
+        for m in &got {
+            let mut r = Reader(m);
+            while !r.is_empty() {
+                let g = r.u64() as usize;
+                e.mass[g] = r.f64();
+            }
+        }
+        e
     }
 }
 

@@ -44,8 +44,6 @@ pub struct Part {
     skin: f64,
     /// The largest radius of all grains (m).
     r_max: f64,
-    /// Every grain as one process holds it, for self-gravity (empty without).
-    everyone: Everyone,
     /// The touching pairs' histories of a resumed run, keyed by indices in one process.
     pairs: Vec<PairHistory>,
 }
@@ -63,14 +61,13 @@ struct Deal {
 
 impl Deal {
     /// Rank `rank`'s part of the run `sim`, which holds that rank's grains.
-    fn part(mut self, rank: usize, sim: Simulation, everyone: Everyone) -> Part {
+    fn part(mut self, rank: usize, sim: Simulation) -> Part {
         Part {
             sim,
             bricks: self.bricks,
             global: std::mem::take(&mut self.held[rank]),
             skin: self.skin,
             r_max: self.r_max,
-            everyone,
             pairs: Vec::new(),
         }
     }
@@ -127,9 +124,9 @@ impl Shared {
                 return Err(e);
             }
         };
-        let (deal, everyone, out) = dealt.expect("dealt at the build");
+        let (deal, out) = dealt.expect("dealt at the build");
         transport.exchange(out);
-        together(transport, Ok(deal.part(0, sim, everyone)))
+        together(transport, Ok(deal.part(0, sim)))
     }
 
     /// What rank `rank` of `ranks` holds of the run of `scene` (relative paths from `base`)
@@ -154,11 +151,10 @@ impl Shared {
             .filter_map(|(a, b, image, s)| Some((global(a)?, global(b)?, image, s)))
             .collect();
         let deal = deal(&sim.world, &sim.physics, ranks);
-        let everyone = Everyone::new(&sim.physics, &sim.world.particles);
         keep(&mut sim.world, &deal.held[rank]);
         Ok(Part {
             pairs,
-            ..deal.part(rank, sim, everyone)
+            ..deal.part(rank, sim)
         })
     }
 
@@ -172,7 +168,6 @@ impl Shared {
             global,
             skin,
             r_max,
-            everyone,
             pairs,
         } = part;
         let me = transport.rank() as u32;
@@ -184,12 +179,12 @@ impl Shared {
             owner: owner.clone(),
             global,
             r_max,
-            everyone,
             ..Domain::new(transport, &sim.scene)
         };
         let w = &mut sim.world;
         let pairs = Incoming::with_pairs(pairs);
         domain.renew(w, &sim.physics, (owner, Vec::new(), pairs), skin);
+        domain.everyone = Everyone::gathered(&mut domain, &sim.physics, &w.particles);
         if domain.balance_every.is_some() {
             domain.cut(w, &sim.physics, false);
             shift(&mut domain, w, &sim.physics, skin);
@@ -246,13 +241,12 @@ fn deal(world: &World, physics: &Physics, ranks: usize) -> Deal {
 }
 
 /// Rank 0's deal of the whole run's `world` at its start ([`deal`]) under `physics`: its own
-/// grains kept in `world`, every grain for self-gravity, and a message to each other rank
-/// with its grains and what the whole run decides.
-fn deal_out(world: &mut World, physics: &Physics, ranks: usize) -> (Deal, Everyone, Vec<Vec<u8>>) {
+/// grains kept in `world`, and a message to each other rank with its grains and what the
+/// whole run decides.
+fn deal_out(world: &mut World, physics: &Physics, ranks: usize) -> (Deal, Vec<Vec<u8>>) {
     let deal = deal(world, physics, ranks);
     let whole = Whole::of(world, physics);
     let p = &world.particles;
-    let everyone = Everyone::new(physics, p);
     let mut out = vec![Vec::new(); ranks];
     for (q, m) in out.iter_mut().enumerate().skip(1) {
         let mut w = Writer::default();
@@ -264,11 +258,6 @@ fn deal_out(world: &mut World, physics: &Physics, ranks: usize) -> (Deal, Everyo
         w.u64(whole.next_id);
         deal.extent.iter().for_each(|&x| w.vec3(x));
         w.f64(deal.skin);
-        w.u64(everyone.pos.len() as u64);
-        for (&x, &m) in everyone.pos.iter().zip(&everyone.mass) {
-            w.vec3(x);
-            w.f64(m);
-        }
         for &k in &deal.held[q] {
             put_grain(&mut w, p, k as usize, k, &[]);
         }
@@ -276,7 +265,7 @@ fn deal_out(world: &mut World, physics: &Physics, ranks: usize) -> (Deal, Everyo
         *m = w.0;
     }
     keep(world, &deal.held[0]);
-    (deal, everyone, out)
+    (deal, out)
 }
 
 /// A rank's part from the rest `r` of rank 0's message at the start of the run of `scene`
@@ -290,13 +279,6 @@ fn receive(scene: Scene, base: &Path, mut r: Reader, ranks: usize) -> Result<Par
     };
     let extent = [r.vec3(), r.vec3()];
     let skin = r.f64();
-    let n = r.u64() as usize;
-    let mut everyone = Everyone::default();
-    for _ in 0..n {
-        everyone.pos.push(r.vec3());
-        everyone.mass.push(r.f64());
-    }
-    everyone.wanted = vec![false; n];
     let (mut grains, mut global) = (Particles::default(), Vec::new());
     while let (g, Some(_)) = take_grain(&mut r, &mut grains) {
         global.push(g);
@@ -313,7 +295,7 @@ fn receive(scene: Scene, base: &Path, mut r: Reader, ranks: usize) -> Result<Par
         r_max: whole.radii[1],
         held: vec![global],
     };
-    Ok(deal.part(0, sim, everyone))
+    Ok(deal.part(0, sim))
 }
 
 /// Keeps in `world` only the grains `global` (indices, ascending) with their touching wall
