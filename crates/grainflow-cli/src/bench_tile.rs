@@ -155,7 +155,7 @@ pub fn run(
         scene.simulation.balance_every = Some(every);
         scene.simulation.balance_by = by;
     }
-    let m = match crate::shared::ranks() {
+    let m = match crate::shared::ranks()? {
         None => alone(scene, steps)?,
         Some(transport) => {
             let rank = transport.rank();

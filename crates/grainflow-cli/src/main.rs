@@ -390,8 +390,10 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 let balance = balance_every.map(|k| (k, by));
                 return bench_tile::run(name, tile, balance, steps, json);
             }
-            if let Some(code) = name.as_deref().and_then(shared::refuse_untiled) {
-                return Ok(code);
+            if let Some(name) = &name {
+                if let Some(code) = shared::refuse_untiled(name)? {
+                    return Ok(code);
+                }
             }
             match name {
                 Some(name) if name == "gravity" => return bench_gravity::gravity_s3(json),
@@ -523,7 +525,7 @@ fn run(
     let (scene, base) = load_scene(name)?;
     budget::enforce(name, &scene, &base, false, max_memory)?;
     // Started by mpirun on several ranks (the `mpi` feature): shared among them.
-    if let Some(ranks) = shared::ranks() {
+    if let Some(ranks) = shared::ranks()? {
         return shared::run((scene, &base, name), out, resume, overwrite, ranks);
     }
     // The run would refuse them too; here the message names the scene's file.

@@ -27,24 +27,40 @@ const DUE: u8 = 1;
 const CHECKPOINT: u8 = 2;
 const SNAPSHOT: u8 = 4;
 
-/// MPI's world when the process was started by mpirun with more than one rank.
+/// MPI's world when the process was started by mpirun with more than one rank; its messages
+/// cut into pieces of `GRAINFLOW_MPI_PIECE` bytes when that is set (tests of the rounds that
+/// runs of 10⁷ grains need; docs/parallel.md).
 #[cfg(feature = "mpi")]
-pub fn ranks() -> Option<Box<dyn Transport>> {
-    let mpi = grainflow::domain::mpi::Mpi::init()?;
-    (mpi.size() > 1).then(|| Box::new(mpi) as Box<dyn Transport>)
+pub fn ranks() -> Result<Option<Box<dyn Transport>>> {
+    let Some(mut mpi) = grainflow::domain::mpi::Mpi::init() else {
+        return Ok(None);
+    };
+    if let Ok(v) = std::env::var(PIECE) {
+        let bytes = v.parse::<usize>().ok().filter(|&b| b > 0);
+        let bytes = bytes
+            .ok_or_else(|| anyhow::anyhow!("{PIECE} = {v:?}: not a positive number of bytes"))?;
+        mpi = mpi.with_piece(bytes);
+    }
+    Ok((mpi.size() > 1).then(|| Box::new(mpi) as Box<dyn Transport>))
 }
+
+/// The environment variable that cuts MPI's messages into smaller pieces.
+#[cfg(feature = "mpi")]
+const PIECE: &str = "GRAINFLOW_MPI_PIECE";
 
 /// Without the `mpi` feature every run is one process.
 #[cfg(not(feature = "mpi"))]
-pub fn ranks() -> Option<Box<dyn Transport>> {
-    None
+pub fn ranks() -> Result<Option<Box<dyn Transport>>> {
+    Ok(None)
 }
 
 /// A benchmark other than a tiled one started by mpirun on several ranks: every rank would
 /// time its own copy while the others contend for the cores, so it is refused (rank 0 says
 /// why). The exit code; None in one process.
-pub fn refuse_untiled(name: &str) -> Option<ExitCode> {
-    let mut transport = ranks()?;
+pub fn refuse_untiled(name: &str) -> Result<Option<ExitCode>> {
+    let Some(mut transport) = ranks()? else {
+        return Ok(None);
+    };
     let e = anyhow::anyhow!(
         "bench {name} on {} ranks: only `bench NAME --tile NX,NY` shares a benchmark among \
          mpirun's ranks; without it every rank runs its own copy (add --tile 1,1, or run it \
@@ -52,7 +68,7 @@ pub fn refuse_untiled(name: &str) -> Option<ExitCode> {
         transport.size()
     );
     let rank = transport.rank();
-    Some(fail_together(e, rank, || transport.any(true)))
+    Ok(Some(fail_together(e, rank, || transport.any(true))))
 }
 
 /// Runs `scene` (named `name`, files from `base`) shared among the ranks of `transport`,
