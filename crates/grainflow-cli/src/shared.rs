@@ -1,6 +1,6 @@
 //! `mpirun -np N grainflow run SCENE`: a soft-sphere run shared among N processes (the `mpi`
-//! feature). Rank 0 makes the scene's grains and sends each rank its share (a resumed run's
-//! ranks each read the checkpoint and keep theirs); rank 0 writes the outputs from the run
+//! feature). Rank 0 makes the scene's grains (or reads the checkpoint a run resumes from) and
+//! sends each rank its share; rank 0 writes the outputs from the run
 //! gathered when they are due, prints the progress and the one error that stops every rank
 //! (its rank, particle, time and cause).
 
@@ -86,10 +86,11 @@ pub fn run(
     // Every rank meets the same refusals from the same inputs: each stops, rank 0 says why.
     let built = match (refusal(&scene), resume) {
         (Some(e), _) => Err(e.into()),
-        (None, Some(path)) => Checkpoint::read(path)
-            .and_then(|c| Shared::resumed(scene, base, c, (rank, size)))
-            .map(|part| (part, Start::Resume))
-            .map_err(anyhow::Error::from),
+        (None, Some(path)) => {
+            Shared::resumed(scene, base, || Checkpoint::read(path), transport.as_mut())
+                .map(|part| (part, Start::Resume))
+                .map_err(anyhow::Error::from)
+        }
         // The message names the scene's file, as one process's does.
         (None, None) => Shared::unstarted(scene, base, transport.as_mut())
             .map(|part| (part, Start::Fresh { overwrite }))

@@ -3,8 +3,8 @@
 //! grains of its brick and the copies within reach of it, with what the whole run's grains
 //! decide (the contact time and the orbital step that give dt, the radii that give the skin,
 //! the extent the bricks divide): no other rank ever holds the whole run. A resumed run's
-//! ranks each read the whole checkpoint and keep their share of it. Each rank then builds
-//! its list and first forces from its share alone.
+//! checkpoint is read by rank 0, which sends every other rank a checkpoint of its share.
+//! Each rank then builds its list (and a fresh run's first forces) from its share alone.
 
 use std::path::Path;
 
@@ -96,16 +96,8 @@ impl Shared {
     pub fn unstarted(scene: Scene, base: &Path, transport: &mut dyn Transport) -> Result<Part> {
         let ranks = transport.size();
         if transport.rank() != 0 {
-            let got = transport.exchange(vec![Vec::new(); ranks]);
-            let mut r = Reader(&got[0]);
-            if r.u64() != MADE {
-                // Rank 0 stopped there: it meets no rank again.
-                return Err(Error::Rank {
-                    rank: 0,
-                    message: r.str(),
-                });
-            }
-            let part = receive(scene, base, r, ranks);
+            let got = heard(transport)?;
+            let part = receive(scene, base, Reader(&got[8..]), ranks);
             return together(transport, part);
         }
         let mut dealt = None;
@@ -114,48 +106,39 @@ impl Shared {
         });
         let sim = match made {
             Ok(sim) => sim,
-            Err(e) => {
-                let mut w = Writer::default();
-                w.u64(FAILED);
-                w.str(&e.to_string());
-                let mut out = vec![w.0; ranks];
-                out[0].clear();
-                transport.exchange(out);
-                return Err(e);
-            }
+            Err(e) => return Err(refuse(transport, e)),
         };
         let (deal, out) = dealt.expect("dealt at the build");
         transport.exchange(out);
         together(transport, Ok(deal.part(0, sim)))
     }
 
-    /// What rank `rank` of `ranks` holds of the run of `scene` (relative paths from `base`)
-    /// resumed from `ckpt`, as [`Simulation::resume`] resumes it in one process: every rank
-    /// reads the whole checkpoint and keeps its share of its grains, wall contacts and pair
-    /// histories before any list is built. The forces are the checkpoint's, so
-    /// [`Shared::share`] is all it needs before stepping.
+    /// What this rank holds of the run of `scene` (relative paths from `base`) resumed from
+    /// the checkpoint `read` gives, as [`Simulation::resume`] resumes it in one process: rank
+    /// 0 reads the checkpoint, keeps its share and sends every other rank its own, a
+    /// checkpoint of its grains with their wall contacts and the pairs among them (so that no
+    /// other rank holds the whole run), before any list is built. The forces are the
+    /// checkpoint's, so [`Shared::share`] is all it needs before stepping. Every rank calls it
+    /// together; an error of rank 0 (the checkpoint's) reaches every rank.
     pub fn resumed(
         scene: Scene,
         base: &Path,
-        ckpt: Checkpoint,
-        (rank, ranks): (usize, usize),
+        read: impl FnOnce() -> Result<Checkpoint>,
+        transport: &mut dyn Transport,
     ) -> Result<Part> {
-        // The scene's own grains give the physics, then make way for the checkpoint's.
-        let build = |scene, base: &Path| {
-            Simulation::unstarted(scene, base, |w, _| w.particles = Particles::default())
-        };
-        let (mut sim, pairs) = Simulation::resumed(scene, base, ckpt, build)?;
-        let index = sim.world.particles.index_map();
-        let global = |id: u64| index.get(&id).map(|&k| k as u64);
-        let pairs = (pairs.into_iter())
-            .filter_map(|(a, b, image, s)| Some((global(a)?, global(b)?, image, s)))
-            .collect();
-        let deal = deal(&sim.world, &sim.physics, ranks);
-        keep(&mut sim.world, &deal.held[rank]);
-        Ok(Part {
-            pairs,
-            ..deal.part(rank, sim)
-        })
+        let ranks = transport.size();
+        if transport.rank() != 0 {
+            let got = heard(transport)?;
+            let part = receive_resumed(scene, base, got, ranks);
+            return together(transport, part);
+        }
+        match read().and_then(|ckpt| resume_out(scene, base, ckpt, ranks)) {
+            Ok((part, out)) => {
+                transport.exchange(out);
+                together(transport, Ok(part))
+            }
+            Err(e) => Err(refuse(transport, e)),
+        }
     }
 
     /// This rank's share of the run `part` over `transport`, before its first evaluation: the
@@ -249,15 +232,7 @@ fn deal_out(world: &mut World, physics: &Physics, ranks: usize) -> (Deal, Vec<Ve
     let p = &world.particles;
     let mut out = vec![Vec::new(); ranks];
     for (q, m) in out.iter_mut().enumerate().skip(1) {
-        let mut w = Writer::default();
-        w.u64(MADE);
-        w.f64(whole.times.0);
-        w.f64(whole.times.1);
-        w.f64(whole.radii[0]);
-        w.f64(whole.radii[1]);
-        w.u64(whole.next_id);
-        deal.extent.iter().for_each(|&x| w.vec3(x));
-        w.f64(deal.skin);
+        let mut w = head(&whole, &deal);
         for &k in &deal.held[q] {
             put_grain(&mut w, p, k as usize, k, &[]);
         }
@@ -268,9 +243,25 @@ fn deal_out(world: &mut World, physics: &Physics, ranks: usize) -> (Deal, Vec<Ve
     (deal, out)
 }
 
-/// A rank's part from the rest `r` of rank 0's message at the start of the run of `scene`
-/// (relative paths from `base`) among `ranks`.
-fn receive(scene: Scene, base: &Path, mut r: Reader, ranks: usize) -> Result<Part> {
+/// The start of rank 0's message to another rank: what the whole run decides, and the deal's
+/// extent, skin and largest radius.
+fn head(whole: &Whole, deal: &Deal) -> Writer {
+    let mut w = Writer::default();
+    w.u64(MADE);
+    w.f64(whole.times.0);
+    w.f64(whole.times.1);
+    w.f64(whole.radii[0]);
+    w.f64(whole.radii[1]);
+    w.u64(whole.next_id);
+    deal.extent.iter().for_each(|&x| w.vec3(x));
+    w.f64(deal.skin);
+    w.f64(deal.r_max);
+    w
+}
+
+/// What [`head`] wrote after its first word: what the whole run decides, and a deal (of
+/// equal bricks among `ranks` in the box of `scene`) that holds no grain yet.
+fn take_head(r: &mut Reader, scene: &Scene, ranks: usize) -> (Whole, Deal) {
     let times = (r.f64(), r.f64());
     let whole = Whole {
         times,
@@ -278,7 +269,21 @@ fn receive(scene: Scene, base: &Path, mut r: Reader, ranks: usize) -> Result<Par
         next_id: r.u64(),
     };
     let extent = [r.vec3(), r.vec3()];
-    let skin = r.f64();
+    let (skin, r_max) = (r.f64(), r.f64());
+    let deal = Deal {
+        bricks: Bricks::within(ranks, &scene.boundary.periodic, extent),
+        extent,
+        skin,
+        r_max,
+        held: vec![Vec::new()],
+    };
+    (whole, deal)
+}
+
+/// A rank's part from the rest `r` of rank 0's message at the start of the run of `scene`
+/// (relative paths from `base`) among `ranks`.
+fn receive(scene: Scene, base: &Path, mut r: Reader, ranks: usize) -> Result<Part> {
+    let (whole, mut deal) = take_head(&mut r, &scene, ranks);
     let (mut grains, mut global) = (Particles::default(), Vec::new());
     while let (g, Some(_)) = take_grain(&mut r, &mut grains) {
         global.push(g);
@@ -288,14 +293,129 @@ fn receive(scene: Scene, base: &Path, mut r: Reader, ranks: usize) -> Result<Par
         world.particles = grains;
         world.wall_history.restore(n, Vec::new(), &world.walls);
     })?;
-    let deal = Deal {
-        bricks: Bricks::within(ranks, &sim.physics.periodic, extent),
-        extent,
-        skin,
-        r_max: whole.radii[1],
-        held: vec![global],
-    };
+    deal.held = vec![global];
     Ok(deal.part(0, sim))
+}
+
+/// Rank 0's part of the run of `scene` (relative paths from `base`) resumed from `ckpt`
+/// among `ranks`, and its message to each other rank: its grains' indices in one process
+/// and their checkpoint ([`part_of`]).
+fn resume_out(
+    scene: Scene,
+    base: &Path,
+    ckpt: Checkpoint,
+    ranks: usize,
+) -> Result<(Part, Vec<Vec<u8>>)> {
+    // The scene's own grains give the physics, then make way for the checkpoint's.
+    let mut whole = None;
+    let build = |scene, base: &Path| {
+        Simulation::unstarted(scene, base, |w, physics| {
+            whole = Some(Whole::of(w, physics));
+            w.particles = Particles::default();
+        })
+    };
+    let (mut sim, pairs) = Simulation::resumed(scene, base, ckpt, build)?;
+    let whole = whole.expect("made at the build");
+    let deal = deal(&sim.world, &sim.physics, ranks);
+    let mut out = vec![Vec::new(); ranks];
+    for (q, m) in out.iter_mut().enumerate().skip(1) {
+        let mut w = head(&whole, &deal);
+        w.u64(deal.held[q].len() as u64);
+        deal.held[q].iter().for_each(|&k| w.u64(k));
+        w.0.extend(part_of(&sim, &deal.held[q], &pairs).to_bytes());
+        *m = w.0;
+    }
+    let pairs = by_index(&sim.world.particles, pairs, |k| k as u64);
+    keep(&mut sim.world, &deal.held[0]);
+    Ok((
+        Part {
+            pairs,
+            ..deal.part(0, sim)
+        },
+        out,
+    ))
+}
+
+/// The checkpoint of the grains `held` (indices, ascending) of the resumed whole run `sim`:
+/// those grains with their touching wall contacts, the pairs of `pairs` (by id) between two
+/// of them, and the rest of the state whole.
+fn part_of(sim: &Simulation, held: &[u64], pairs: &[PairHistory]) -> Checkpoint {
+    let p = &sim.world.particles;
+    let mut particles = Particles::default();
+    held.iter()
+        .for_each(|&k| copy_grain(&mut particles, p, k as usize));
+    let ids: std::collections::HashSet<u64> = particles.id.iter().copied().collect();
+    let h = &sim.world.wall_history;
+    let walls = held.iter().flat_map(|&k| {
+        let touching = h.contacts(k as usize).filter(|c| c.1.touching);
+        touching.map(move |(m, s)| (p.id[k as usize], m.to_bits(), s.clone()))
+    });
+    Checkpoint {
+        walls: walls.collect(),
+        pairs: (pairs.iter())
+            .filter(|(a, b, ..)| ids.contains(a) && ids.contains(b))
+            .cloned()
+            .collect(),
+        particles,
+        ..sim.checkpoint_without_grains()
+    }
+}
+
+/// A rank's part from rank 0's message `got` at the start of the run of `scene` (relative
+/// paths from `base`) resumed among `ranks`; the message is let go once read.
+fn receive_resumed(scene: Scene, base: &Path, got: Vec<u8>, ranks: usize) -> Result<Part> {
+    let mut r = Reader(&got[8..]);
+    let (whole, mut deal) = take_head(&mut r, &scene, ranks);
+    let global: Vec<u64> = (0..r.u64()).map(|_| r.u64()).collect();
+    let ckpt = Checkpoint::from_bytes(r.0, Path::new("rank 0's share of the checkpoint"))?;
+    drop(got);
+    let build = |scene, base: &Path| Simulation::given(scene, base, &whole, |_, _| ());
+    let (sim, pairs) = Simulation::resumed(scene, base, ckpt, build)?;
+    let pairs = by_index(&sim.world.particles, pairs, |k| global[k]);
+    deal.held = vec![global];
+    Ok(Part {
+        pairs,
+        ..deal.part(0, sim)
+    })
+}
+
+/// The pairs `pairs`, keyed by the ids of grains in `p`, keyed instead by `global` of their
+/// indices there.
+fn by_index(
+    p: &Particles,
+    pairs: Vec<PairHistory>,
+    global: impl Fn(usize) -> u64,
+) -> Vec<PairHistory> {
+    let index = p.index_map();
+    let at = |id: u64| index.get(&id).map(|&k| global(k));
+    (pairs.into_iter())
+        .filter_map(|(a, b, image, s)| Some((at(a)?, at(b)?, image, s)))
+        .collect()
+}
+
+/// The message rank 0 sent this rank at the start, when it made its run (its error when
+/// not: it meets no rank again). Its first word is [`MADE`].
+fn heard(transport: &mut dyn Transport) -> Result<Vec<u8>> {
+    let mut got = transport.exchange(vec![Vec::new(); transport.size()]);
+    let mut r = Reader(&got[0]);
+    if r.u64() != MADE {
+        return Err(Error::Rank {
+            rank: 0,
+            message: r.str(),
+        });
+    }
+    Ok(std::mem::take(&mut got[0]))
+}
+
+/// Rank 0's error `e` at the start, sent to every other rank ([`heard`]).
+fn refuse(transport: &mut dyn Transport, e: Error) -> Error {
+    let mut w = Writer::default();
+    w.u64(FAILED);
+    w.str(&e.to_string());
+    let mut out = vec![w.0; transport.size()];
+    out[0].clear();
+    transport.exchange(out);
+    e
 }
 
 /// Keeps in `world` only the grains `global` (indices, ascending) with their touching wall

@@ -374,7 +374,7 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_with_the_bits_of_one_process() {
     let ckpt = half.checkpoint();
     assert_eq!(ckpt.pairs.len(), one.checkpoint().pairs.len());
     let resumed = |t: &mut dyn Transport| {
-        let part = Shared::resumed(scene(BED), base, ckpt.clone(), (t.rank(), t.size()));
+        let part = Shared::resumed(scene(BED), base, || Ok(ckpt.clone()), t);
         (part.expect("resumes"), false)
     };
     let end = shared_view(resumed, 3, 150);
@@ -502,6 +502,55 @@ fn rank_0s_refusal_of_the_scene_reaches_every_rank_and_each_rank_holds_its_share
     let counts = on_ranks(BED, (3, 0), |run| run.counts());
     assert_eq!(counts.iter().map(|c| c.1).sum::<usize>(), n);
     for (rank, own, copies, _) in counts {
+        assert!(
+            own + copies < n,
+            "rank {rank} holds {own} + {copies} of {n}"
+        );
+    }
+}
+
+#[test]
+fn rank_0s_refusal_of_a_checkpoint_reaches_every_rank_and_each_rank_resumes_its_share_alone() {
+    // A checkpoint of the bed after 20 steps, resumed under another dt: rank 0, which alone
+    // reads it, refuses it with one process's error and the other ranks stop with it as rank
+    // 0's. Resumed under its own scene on 3 ranks, every rank holds fewer grains than the
+    // whole run (its own and its copies) and the own grains add up to it.
+    let base = std::path::Path::new(".");
+    let ckpt = alone(BED, 20).checkpoint();
+    let finer = BED.replace("dt = 1e-6", "dt = 5e-7");
+    let one = Simulation::resume(scene(&finer), base, ckpt.clone()).expect_err("refused");
+    let n = ckpt.particles.len();
+    let resume_on_3 = |toml: &str| -> Vec<Result<(usize, usize, usize)>> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (threads(3).into_iter())
+                .map(|mut t| {
+                    let ckpt = &ckpt;
+                    s.spawn(move || {
+                        let part = Shared::resumed(scene(toml), base, || Ok(ckpt.clone()), &mut t)?;
+                        let (rank, own, copies, _) = Shared::share(part, Box::new(t)).counts();
+                        Ok((rank, own, copies))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("ran"))
+                .collect()
+        })
+    };
+    let said: Vec<String> = (resume_on_3(&finer).into_iter())
+        .map(|r| r.err().expect("refused").to_string())
+        .collect();
+    assert!(one.to_string().starts_with("simulation.dt"), "{one}");
+    assert_eq!(said[0], one.to_string());
+    for s in &said[1..] {
+        assert_eq!(*s, format!("rank 0: {one}"));
+    }
+    let counts: Vec<_> = (resume_on_3(BED).into_iter())
+        .map(|r| r.expect("resumes"))
+        .collect();
+    assert_eq!(counts.iter().map(|c| c.1).sum::<usize>(), n);
+    for (rank, own, copies) in counts {
         assert!(
             own + copies < n,
             "rank {rank} holds {own} + {copies} of {n}"

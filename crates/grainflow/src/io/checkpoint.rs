@@ -94,19 +94,14 @@ impl Simulation {
     pub fn checkpoint(&self) -> Checkpoint {
         let w = &self.world;
         let p = &w.particles;
-        let pairs = w.pair_history_by_id(&self.physics.periodic);
         let walls = w
             .wall_history
             .iter()
             .map(|(k, member, s)| (p.id[k], member.to_bits(), s.clone()))
             .collect();
         Checkpoint {
-            scene: self.scene.to_toml().unwrap_or_default(),
-            time: w.time,
-            step: w.step,
-            dt: self.physics.dt,
             particles: p.clone(),
-            pairs,
+            pairs: w.pair_history_by_id(&self.physics.periodic),
             walls,
             attached: w
                 .wall_runtime
@@ -115,6 +110,22 @@ impl Simulation {
                 .enumerate()
                 .filter_map(|(k, a)| a.map(|a| (p.id[k], a.wall, a.local)))
                 .collect(),
+            ..self.checkpoint_without_grains()
+        }
+    }
+
+    /// The state of a checkpoint but the grains, their pairs, wall contacts and holds.
+    pub(crate) fn checkpoint_without_grains(&self) -> Checkpoint {
+        let w = &self.world;
+        Checkpoint {
+            scene: self.scene.to_toml().unwrap_or_default(),
+            time: w.time,
+            step: w.step,
+            dt: self.physics.dt,
+            particles: Particles::default(),
+            pairs: Vec::new(),
+            walls: Vec::new(),
+            attached: Vec::new(),
             absorbed: w.wall_runtime.absorbed.clone(),
             doors: w.doors,
             tally: w.tally.clone(),
@@ -331,7 +342,21 @@ impl Checkpoint {
     /// Writes the checkpoint to `path` whole ([`super::durable::write_whole`]: a kill leaves
     /// the old file or the new one).
     pub fn write(&self, path: &Path) -> Result<()> {
-        super::durable::write_whole(path, |w| {
+        super::durable::write_whole(path, |w| self.put(w))
+    }
+
+    /// The bytes a file of this checkpoint holds.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        match self.put(&mut bytes) {
+            Ok(()) => bytes,
+            Err(_) => unreachable!("a vector takes every byte"),
+        }
+    }
+
+    /// Writes the checkpoint's bytes to `w`.
+    fn put(&self, w: &mut impl Write) -> std::io::Result<()> {
+        {
             let mut o = Out(w, crc32fast::Hasher::new());
             o.bytes(MAGIC)?;
             o.bytes(&VERSION.to_le_bytes())?;
@@ -440,7 +465,7 @@ impl Checkpoint {
             }
             let crc = o.1.clone().finalize();
             o.0.write_all(&crc.to_le_bytes())
-        })
+        }
     }
 
     /// Reads a checkpoint written by [`Checkpoint::write`].
