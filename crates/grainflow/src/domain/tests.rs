@@ -539,7 +539,7 @@ fn rank_0s_refusal_of_a_checkpoint_reaches_every_rank_and_each_rank_resumes_its_
         })
     };
     let said: Vec<String> = (resume_on_3(&finer).into_iter())
-        .map(|r| r.err().expect("refused").to_string())
+        .map(|r| r.expect_err("refused").to_string())
         .collect();
     assert!(one.to_string().starts_with("simulation.dt"), "{one}");
     assert_eq!(said[0], one.to_string());
