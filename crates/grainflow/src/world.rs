@@ -88,16 +88,25 @@ impl World {
     /// The contact history of every touching pair, keyed by the particles' ids (owner,
     /// partner) and the partner's image beside the owner (whole periods from where both are).
     pub(crate) fn pair_history_by_id(&self, periodic: &Periodic) -> Vec<PairHistory> {
+        self.pair_histories(periodic, |_| true).collect()
+    }
+
+    /// [`World::pair_history_by_id`], one pair after another, of the rows of grains `row`
+    /// takes.
+    pub(crate) fn pair_histories<'a>(
+        &'a self,
+        periodic: &Periodic,
+        row: impl Fn(usize) -> bool + 'a,
+    ) -> impl Iterator<Item = PairHistory> + 'a {
         let (p, nl) = (&self.particles, &self.neighbors);
         let period = periodic.lengths();
         (0..nl.len())
-            .filter(|&s| nl.slip[s].touching())
-            .map(|s| {
+            .filter(move |&s| nl.slip[s].touching() && row(nl.owner(s)))
+            .map(move |s| {
                 let i = nl.owner(s);
                 let (k, image) = nl.image_now(i, nl.partner[s] as usize, &p.pos, period);
                 (p.id[i], p.id[k], Some(image), nl.history(s))
             })
-            .collect()
     }
 
     /// Puts back, after a rebuild, the history of the pairs `pairs` keyed by ids (owner,

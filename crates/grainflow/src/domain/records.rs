@@ -11,6 +11,11 @@ use crate::walls::history::WallMember;
 /// The global index that ends a run of grains in a message.
 const END: u64 = u64::MAX;
 
+/// The bytes of a grain without wall contacts in a message ([`put_grain`]), and of a pair
+/// history ([`super::put_pair`]).
+pub(super) const GRAIN_BYTES: usize = 187;
+pub(super) const PAIR_BYTES: usize = 84;
+
 /// Grain `k` of `p`, every property, with its index in one process `global` and its wall
 /// contacts `contacts`, into a message.
 pub(super) fn put_grain(
@@ -130,5 +135,30 @@ pub(super) fn take_state(r: &mut Reader) -> ContactState {
         },
         touching: true,
         ..ContactState::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grain_and_a_pair_take_the_bytes_reserved_for_them() {
+        let mut p = Particles::default();
+        let spec = crate::particles::ParticleSpec {
+            pos: DVec3::ONE,
+            vel: DVec3::X,
+            omega: DVec3::ZERO,
+            radius: 1e-3,
+            material: 0,
+            mobility: Mobility::Free,
+        };
+        p.push(1, &spec, 1e-6);
+        let mut w = Writer::default();
+        put_grain(&mut w, &p, 0, 7, &[]);
+        assert_eq!(w.0.len(), GRAIN_BYTES);
+        let mut w = Writer::default();
+        super::super::put_pair(&mut w, &(1, 2, Some([0, 1, -1]), ContactState::default()));
+        assert_eq!(w.0.len(), PAIR_BYTES);
     }
 }

@@ -2,7 +2,7 @@
 //! grains in the order of one process, the clock, the contact counts and, for checkpoints,
 //! the wall contacts and pair histories.
 
-use super::records::{put_end, put_grain, take_grain};
+use super::records::{put_end, put_grain, take_grain, GRAIN_BYTES, PAIR_BYTES};
 use super::transport::{Reader, Transport, Writer};
 use super::{put_pair, take_pair, Shared, WallContact};
 use crate::particles::Particles;
@@ -50,7 +50,11 @@ impl Shared {
         let pairs = (0..nl.len()).filter(|&s| nl.slip[s].touching() && own(nl.owner(s)));
         let touching = |k: usize| w.wall_history.contacts(k).filter(|c| c.1.touching).count();
         let walls: usize = (0..p.len()).filter(|&k| own(k)).map(touching).sum();
-        m.u64(pairs.count() as u64);
+        let pairs = pairs.count();
+        // Room for the whole message at once (wall contacts aside).
+        let room = GRAIN_BYTES * d.own.iter().filter(|&&o| o).count();
+        m.0.reserve(room + if histories { PAIR_BYTES * pairs } else { 0 });
+        m.u64(pairs as u64);
         m.u64(walls as u64);
         m.f64(self.sim.stats.max_overlap_ratio);
         for k in (0..p.len()).filter(|&k| own(k)) {
@@ -66,12 +70,8 @@ impl Shared {
         }
         put_end(&mut m);
         if histories {
-            let index = p.index_map();
-            let periodic = &self.sim.physics.periodic;
-            for entry in w.pair_history_by_id(periodic) {
-                if own(index[&entry.0]) {
-                    put_pair(&mut m, &entry);
-                }
+            for entry in w.pair_histories(&self.sim.physics.periodic, own) {
+                put_pair(&mut m, &entry);
             }
         }
         let mut out = vec![Vec::new(); self.domain.transport.size()];
