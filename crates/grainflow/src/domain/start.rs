@@ -29,6 +29,8 @@ use crate::{Error, Result};
 /// follows).
 const MADE: u64 = 0;
 const FAILED: u64 = 1;
+/// The bytes of that word.
+const WORD: usize = 8;
 
 /// What a rank holds of a run at its start, before its first evaluation
 /// ([`Shared::unstarted`], [`Shared::resumed`]): its grains and copies, and what it keeps of
@@ -97,7 +99,7 @@ impl Shared {
         let ranks = transport.size();
         if transport.rank() != 0 {
             let got = heard(transport)?;
-            let part = receive(scene, base, Reader(&got[8..]), ranks);
+            let part = receive(scene, base, Reader(&got[WORD..]), ranks);
             return together(transport, part);
         }
         let mut dealt = None;
@@ -364,7 +366,7 @@ fn part_of(sim: &Simulation, held: &[u64], pairs: &[PairHistory]) -> Checkpoint 
 /// A rank's part from rank 0's message `got` at the start of the run of `scene` (relative
 /// paths from `base`) resumed among `ranks`; the message is let go once read.
 fn receive_resumed(scene: Scene, base: &Path, got: Vec<u8>, ranks: usize) -> Result<Part> {
-    let mut r = Reader(&got[8..]);
+    let mut r = Reader(&got[WORD..]);
     let (whole, mut deal) = take_head(&mut r, &scene, ranks);
     let global: Vec<u64> = (0..r.u64()).map(|_| r.u64()).collect();
     let ckpt = Checkpoint::from_bytes(r.0, Path::new("rank 0's share of the checkpoint"))?;
