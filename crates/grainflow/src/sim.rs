@@ -52,10 +52,7 @@ impl Simulation {
         base: &Path,
         keep: impl FnOnce(&mut World, &Physics),
     ) -> Result<Simulation> {
-        if let Some(first) = scene.problems().into_iter().next() {
-            return Err(first);
-        }
-        let walls = make_walls(&scene, base)?;
+        let walls = checked_walls(&scene, base)?;
         let particles = make_particles(&scene, base, &walls)?;
         // Contact time, dt and skin cover the grains inserts will add.
         let probe = crate::drive::insert::with_probes(&particles, &scene);
@@ -74,10 +71,7 @@ impl Simulation {
         whole: &Whole,
         keep: impl FnOnce(&mut World, &Physics),
     ) -> Result<Simulation> {
-        if let Some(first) = scene.problems().into_iter().next() {
-            return Err(first);
-        }
-        let walls = make_walls(&scene, base)?;
+        let walls = checked_walls(&scene, base)?;
         let physics = Physics::timed(&scene, whole.times)?;
         let no_grains = (Particles::default(), walls);
         Simulation::assemble(scene, no_grains, physics, whole.radii, |world, physics| {
@@ -224,6 +218,15 @@ impl Simulation {
     pub fn total_steps(&self) -> u64 {
         (self.scene.simulation.duration / self.physics.dt).round() as u64
     }
+}
+
+/// The walls of `scene` (relative paths from `base`), once the scene's values were found to
+/// fit together: the first problem otherwise.
+fn checked_walls(scene: &Scene, base: &Path) -> Result<Vec<crate::walls::Wall>> {
+    if let Some(first) = scene.problems().into_iter().next() {
+        return Err(first);
+    }
+    make_walls(scene, base)
 }
 
 /// What the whole run's grains decide of a run, for a process that holds only some of them (a
